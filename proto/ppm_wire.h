@@ -1,0 +1,55 @@
+/* The event frame and routing types shared by the BPF driver and userspace.
+ * No libc here: the BPF side gets __u64 and friends from vmlinux.h. */
+#ifndef PPM_WIRE_H
+#define PPM_WIRE_H
+
+#ifndef __bpf__
+#include <linux/types.h>
+#endif
+
+#include "schema_events.h"
+#include "schema_flags.h"
+
+/* Every event starts with this 26-byte packed header, then nparams u16 lengths,
+ * then the parameter bytes back to back (FORMATS.md section 1). */
+struct ppm_evt_hdr {
+	__u64 ts;	/* ns since the Unix epoch */
+	__u64 tid;
+	__u32 len;	/* whole event, header included */
+	__u16 type;	/* enum ppm_event_code */
+	__u32 nparams;
+} __attribute__((packed));
+
+#define PPM_HDR_LEN 26
+#define PPM_MAX_ARG_SIZE 65000
+/* A perf sample size is a u16, so a whole event stays below this. */
+#define PPM_MAX_EVENT_SIZE 65000
+
+#define PPME_IS_ENTER(code) (((code) & 1) == 0)
+#define PPME_IS_EXIT(code) (((code) & 1) == 1)
+
+/* Socket family bytes in SOCKADDR / SOCKTUPLE params. */
+#define PPM_AF_UNIX 1
+#define PPM_AF_INET 2
+#define PPM_AF_INET6 10
+
+/* Flags of a syscall route (sysdig's UF_*). */
+enum ppm_syscall_flags {
+	UF_NONE = 0,
+	UF_USED = 1 << 0,
+	UF_NEVER_DROP = 1 << 1,
+	UF_ALWAYS_DROP = 1 << 2,
+	UF_SIMPLEDRIVER_KEEP = 1 << 3,
+	UF_ATOMIC = 1 << 4,
+	UF_UNINTERESTING = 1 << 5,
+};
+
+/* Where a native syscall number goes: its event pair and its PPM_SC code. */
+struct syscall_route {
+	__u16 enter_event;
+	__u16 exit_event;
+	__u16 ppm_sc;
+	__u16 flags;
+};
+
+#endif

@@ -1,0 +1,77 @@
+/* The capture layer (scap-like): one ordered stream of event frames from an engine
+ * (live BPF through per-CPU perf rings, synthetic test input, later capture files). */
+#ifndef CAPTURE_H
+#define CAPTURE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ppm_wire.h"
+
+#define CAPTURE_MAX_CPUS 256
+
+/* One event handed out by capture__next. FRAME points into the ring (or into the
+ * slack area for a record that wrapped) and stays valid until the next call. */
+struct capture_event {
+	const struct ppm_evt_hdr *frame;
+	uint32_t len;	/* bytes available at frame (>= frame->len once validated) */
+	uint16_t cpu;
+};
+
+/* Counters of one CPU (or the total). The drv_* ones are the driver's own. */
+struct capture_cpu_stats {
+	uint64_t n_evts;		/* events handed out */
+	uint64_t n_bytes;		/* bytes of those events */
+	uint64_t n_lost;		/* samples the kernel reported lost (PERF_RECORD_LOST) */
+	uint64_t n_corrupt;		/* records skipped as truncated/oversized/malformed */
+	uint64_t drv_evts;		/* events the driver sent */
+	uint64_t drv_drops_buffer;	/* perf ring full */
+	uint64_t drv_drops_pf;		/* user memory unreadable */
+	uint64_t drv_drops_bug;		/* bugs and verifier limits */
+	uint64_t drv_drops_scratch;	/* event larger than the scratch frame */
+};
+
+struct capture_stats {
+	uint32_t ncpus;
+	struct capture_cpu_stats total;
+	struct capture_cpu_stats cpu[CAPTURE_MAX_CPUS];
+	const char *mode;	/* "double-map", "slack-copy", "synthetic", "file" */
+};
+
+/* The operations an engine provides. */
+struct capture_engine_ops {
+	const char *name;
+	/* 0 and *ev set; -EAGAIN when nothing came within timeout_ms (0: do not wait,
+	 * <0: wait forever); -EINTR when a signal interrupted the wait; -ENODATA at the
+	 * end of a finite source. */
+	int (*next)(void *engine, struct capture_event *ev, int timeout_ms);
+	int (*stats)(void *engine, struct capture_stats *st);
+	void (*close)(void *engine);
+};
+
+struct capture;
+
+struct capture_live_opts {
+	uint32_t ring_pages;	/* data pages per CPU ring, a power of two; 0 = 8 MiB */
+	uint32_t snaplen;	/* bytes of I/O buffers captured; 0 = 80 */
+	bool drop_failed;	/* do not send exit events of failed syscalls */
+	bool force_slack;	/* skip the double-map attempt (tests, benchmarks) */
+	uint32_t wakeup_bytes;	/* wakeup watermark; 0 = a default batch size */
+};
+
+/* Opens, loads and attaches the driver and maps one ring per online CPU. Returns
+ * NULL and sets errno on failure. */
+struct capture *capture__open_live(const struct capture_live_opts *opts);
+
+/* An engine over caller-provided ops (synthetic input, capture files). */
+struct capture *capture__open_engine(const struct capture_engine_ops *ops, void *engine);
+
+int capture__next(struct capture *c, struct capture_event *ev, int timeout_ms);
+int capture__stats(struct capture *c, struct capture_stats *st);
+void capture__close(struct capture *c);
+
+/* The live driver behind a capture (NULL for other engines): for the
+ * interesting-syscalls bitmap and settings. */
+struct driver *capture__driver(struct capture *c);
+
+#endif

@@ -1,0 +1,69 @@
+/* The inspector: turns raw event frames into parsed events with thread and fd
+ * context, keeping the thread and fd tables current. */
+#ifndef INSPECT_H
+#define INSPECT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "capture.h"
+#include "schema.h"
+#include "state.h"
+
+/* A parsed event. Points into the frame it came from: valid until the next event. */
+struct ievt {
+	uint64_t num;			/* 1-based event number (evt.num) */
+	uint16_t cpu;
+	const struct ppm_evt_hdr *hdr;	/* the frame */
+	uint16_t type;			/* hdr->type */
+	uint64_t ts;			/* hdr->ts */
+	int64_t tid;
+	const struct ppm_event_info *info;
+	struct schema_params params;
+	/* Generic events: the syscall's name, else info->name. */
+	const char *name;
+	struct thread_info *thread;	/* NULL when the thread is unknown */
+	/* The fd this event operates on (from its fd param, or for an exit event from
+	 * its paired enter event), and its table entry if known. */
+	int64_t fdnum;			/* -1: none */
+	struct fd_info *fd;
+	/* Exit events: the paired enter frame (NULL if missed) and the result. */
+	const struct ppm_evt_hdr *enter;
+	bool has_res;
+	int64_t res;
+	uint64_t latency;		/* ns from enter to exit, 0 when unpaired */
+};
+
+struct inspector_opts {
+	const char *host_root;	/* prefix for /proc and /etc; NULL: $HOST_ROOT or "" */
+	uint32_t max_threads;	/* 0: 131072 */
+	bool no_proc_scan;	/* tests: start with empty tables */
+};
+
+struct inspector;
+
+struct inspector *inspector__new(const struct inspector_opts *opts);
+void inspector__free(struct inspector *in);
+
+/* Fills the thread and fd tables from HOST_ROOT/proc. Unreadable entries are
+ * counted (inspector__counters) and skipped. */
+int inspector__scan_proc(struct inspector *in);
+
+/* Parses one event and updates state. Returns 0, or -EINVAL for a malformed frame
+ * (counted, state untouched). */
+int inspector__process(struct inspector *in, const struct capture_event *cev, struct ievt *out);
+
+struct inspector_counters {
+	uint64_t n_events;
+	uint64_t n_malformed;
+	uint64_t n_proc_unreadable;	/* /proc entries skipped at scan */
+	uint64_t n_threads;		/* in the table now */
+	uint64_t n_threads_purged;	/* removed because their exit was missed */
+	uint64_t n_unpaired_exits;
+};
+
+void inspector__counters(const struct inspector *in, struct inspector_counters *c);
+
+struct thread_table *inspector__threads(struct inspector *in);
+
+#endif

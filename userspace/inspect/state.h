@@ -1,0 +1,92 @@
+/* Thread and fd state kept by the inspector (sinsp-like). Filled from /proc at start
+ * and kept current by events. Read by field extraction, filters and formatters. */
+#ifndef INSPECT_STATE_H
+#define INSPECT_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum fd_type {
+	FDT_UNKNOWN = 0,
+	FDT_FILE,
+	FDT_DIRECTORY,
+	FDT_IPV4_SOCK,
+	FDT_IPV6_SOCK,
+	FDT_UNIX_SOCK,
+	FDT_PIPE,
+	FDT_EVENT,
+	FDT_SIGNALFD,
+	FDT_EVENTPOLL,
+	FDT_INOTIFY,
+	FDT_TIMERFD,
+	FDT_NETLINK,
+	FDT_BPF,
+	FDT_MEMFD,
+	FDT_OTHER_SOCK,
+};
+
+/* sysdig's single-letter fd.type characters and names, by enum fd_type. */
+extern const char fd_type_chars[];
+extern const char *const fd_type_names[];
+
+struct fd_info {
+	int64_t fd;
+	enum fd_type type;
+	char *name;		/* absolute path, or "1.2.3.4:5->6.7.8.9:10", or unix path */
+	uint32_t open_flags;	/* PPM_FILE_FLAGS_* wire bits (O_CLOEXEC matters on exec) */
+	uint64_t ino;
+	uint32_t dev;
+	/* Sockets: addresses in network byte order, ports in host order. */
+	uint8_t family;		/* PPM_AF_* */
+	uint8_t l4proto;	/* IPPROTO_TCP / IPPROTO_UDP / 0 */
+	uint8_t sip[16], dip[16];
+	uint16_t sport, dport;
+	bool is_server;		/* from accept (we are the server side) */
+};
+
+/* One process's fd table: shared by its threads (CLONE_FILES), refcounted. */
+struct fd_table;
+
+struct fd_info *fd_table__find(struct fd_table *t, int64_t fd);
+size_t fd_table__count(const struct fd_table *t);
+
+struct thread_info {
+	int64_t tid, pid, ptid;
+	int64_t vtid, vpid;
+	int64_t pgid, sid;
+	char comm[16];
+	char *exe;		/* argv[0] as sysdig reports it (proc.exe) */
+	char *exepath;		/* /proc/PID/exe target (proc.exepath) */
+	char *args;		/* arguments after argv[0], NUL-separated */
+	size_t args_len;
+	char *cwd;		/* always ends with '/' */
+	char *cgroups;		/* "cpu=/a\0memory=/b\0..." NUL-separated */
+	size_t cgroups_len;
+	uint32_t uid, gid;
+	uint32_t loginuid;	/* UINT32_MAX when unset */
+	uint32_t tty;
+	uint64_t start_ts;	/* ns since epoch (clone time or /proc start time) */
+	uint64_t last_ts;	/* ns of the last event of this thread */
+	bool exited;
+	struct fd_table *fds;
+	/* The last enter event of this thread, copied so its exit can be paired with
+	 * it (fd and size of a read, path of an open). lastenter_len 0: none. */
+	uint8_t lastenter[512];
+	uint32_t lastenter_len;
+};
+
+struct thread_table;
+
+struct thread_info *thread_table__find(struct thread_table *t, int64_t tid);
+size_t thread_table__count(const struct thread_table *t);
+
+/* The main thread of T's process (T itself when it is the main thread, NULL when
+ * unknown). */
+struct thread_info *thread_table__main(struct thread_table *t, const struct thread_info *ti);
+
+/* User and group names from HOST_ROOT/etc/passwd and /etc/group; NULL if unknown. */
+const char *users__name(uint32_t uid);
+const char *groups__name(uint32_t gid);
+
+#endif

@@ -1,0 +1,59 @@
+/* The dispatchers on the raw syscall tracepoints: skip what is not wanted, then
+ * tail-call the event's filler; syscalls without one get the generic event here. */
+#include "frame.bpf.h"
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+static const struct syscall_route routes[SYSCALL_TABLE_SIZE] = SCHEMA_SYSCALL_ROUTES;
+
+/* Common checks of both directions: capture on, not our own process, a wanted
+ * syscall. Returns the syscall's route or NULL. */
+static __always_inline const struct syscall_route *route__wanted(long id)
+{
+	if (!settings.capture)
+		return 0;
+	if ((bpf_get_current_pid_tgid() >> 32) == settings.own_tgid)
+		return 0;
+	if ((unsigned long)id >= SYSCALL_TABLE_SIZE || !interesting[id])
+		return 0;
+	return &routes[id];
+}
+
+SEC("raw_tp/sys_enter")
+int sys_enter(struct bpf_raw_tracepoint_args *ctx)
+{
+	long id = (long)ctx->args[1];
+	const struct syscall_route *r = route__wanted(id);
+	struct filler f;
+
+	if (!r)
+		return 0;
+	if (r->enter_event != PPME_GENERIC_E)
+		bpf_tail_call(ctx, &fillers, r->enter_event);
+	/* No filler (or the tail call failed): the generic event names the syscall. */
+	if (FILLER_BEGIN(&f, ctx, GENERIC_E))
+		return 0;
+	filler__u16(&f, r->ppm_sc);
+	filler__u16(&f, (__u16)id);
+	return filler__submit(&f);
+}
+
+SEC("raw_tp/sys_exit")
+int sys_exit(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
+	long id = BPF_CORE_READ(regs, orig_ax);
+	const struct syscall_route *r = route__wanted(id);
+	struct filler f;
+
+	if (!r)
+		return 0;
+	if (settings.drop_failed && (long)ctx->args[1] < 0)
+		return 0;
+	if (r->exit_event != PPME_GENERIC_X)
+		bpf_tail_call(ctx, &fillers, r->exit_event);
+	if (FILLER_BEGIN(&f, ctx, GENERIC_X))
+		return 0;
+	filler__u16(&f, r->ppm_sc);
+	return filler__submit(&f);
+}

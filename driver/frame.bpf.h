@@ -1,0 +1,215 @@
+/* Building an event in the per-CPU scratch frame and sending it. Every filler uses
+ * these: filler__begin, one filler__* call per param in table order, filler__submit. */
+#ifndef FRAME_BPF_H
+#define FRAME_BPF_H
+
+#include "maps.bpf.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+
+/* Offsets into data are masked with this so the verifier sees them bounded. */
+#define FRAME_MASK (FRAME_HALF - 1)
+#define PARAMS_MASK 31
+
+struct filler {
+	struct scratch *s;
+	void *ctx;
+	struct pt_regs *regs;	/* the syscall's saved user registers */
+	long ret;		/* exit events: the syscall's return value */
+};
+
+static __always_inline struct driver_counters *counters__get(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&counters, &zero);
+}
+
+/* The drop counters are per CPU: a plain increment is enough. */
+#define COUNT(field)                                            \
+	do {                                                    \
+		struct driver_counters *__c = counters__get();  \
+		if (__c)                                        \
+			__c->field++;                           \
+	} while (0)
+
+static __always_inline struct scratch *scratch__get(void)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	return bpf_map_lookup_elem(&frames, &cpu);
+}
+
+/* Starts event TYPE with NPARAMS params. CTX is the raw tracepoint's context:
+ * args[0] the pt_regs, args[1] the syscall id (enter) or return value (exit). */
+static __always_inline int filler__begin(struct filler *f, void *ctx, __u16 type, __u32 nparams)
+{
+	struct bpf_raw_tracepoint_args *a = ctx;
+
+	f->s = scratch__get();
+	if (!f->s) {
+		COUNT(n_drops_bug);
+		return -1;
+	}
+	f->ctx = ctx;
+	f->regs = (struct pt_regs *)a->args[0];
+	f->ret = (long)a->args[1];
+	f->s->type = type;
+	f->s->nparams = nparams;
+	f->s->curarg = 0;
+	f->s->overflow = 0;
+	f->s->off = PPM_HDR_LEN + nparams * 2;
+	return 0;
+}
+
+/* Records that the param just written at s->off is LEN bytes long. */
+static __always_inline void filler__commit(struct filler *f, __u32 len)
+{
+	struct scratch *s = f->s;
+	__u32 slot = PPM_HDR_LEN + 2 * (s->curarg & PARAMS_MASK);
+
+	*(__u16 *)&s->data[slot] = (__u16)len;
+	s->off += len;
+	s->curarg++;
+	if (s->off > PPM_MAX_EVENT_SIZE)
+		s->overflow = 1;
+}
+
+#define FILLER_PUT(fname, ctype)                                                 \
+	static __always_inline void fname(struct filler *f, ctype v)             \
+	{                                                                        \
+		struct scratch *s = f->s;                                        \
+		__builtin_memcpy(&s->data[s->off & FRAME_MASK], &v, sizeof(v));  \
+		filler__commit(f, sizeof(v));                                    \
+	}
+
+FILLER_PUT(filler__u8, __u8)
+FILLER_PUT(filler__u16, __u16)
+FILLER_PUT(filler__u32, __u32)
+FILLER_PUT(filler__u64, __u64)
+FILLER_PUT(filler__s64, __s64)
+
+/* An empty param: length 0 means "not available". */
+static __always_inline void filler__empty(struct filler *f)
+{
+	filler__commit(f, 0);
+}
+
+/* A NUL-terminated string from user memory, at most DRIVER_MAX_STR bytes. */
+static __always_inline void filler__str_user(struct filler *f, const void *uptr)
+{
+	struct scratch *s = f->s;
+	long n = 0;
+
+	if (uptr) {
+		n = bpf_probe_read_user_str(&s->data[s->off & FRAME_MASK], DRIVER_MAX_STR, uptr);
+		if (n < 0) {
+			COUNT(n_drops_pf);
+			n = 0;
+		}
+	}
+	filler__commit(f, n);
+}
+
+/* A NUL-terminated string from kernel memory. */
+static __always_inline void filler__str_kernel(struct filler *f, const void *kptr)
+{
+	struct scratch *s = f->s;
+	long n = 0;
+
+	if (kptr) {
+		n = bpf_probe_read_kernel_str(&s->data[s->off & FRAME_MASK], DRIVER_MAX_STR, kptr);
+		if (n < 0)
+			n = 0;
+	}
+	filler__commit(f, n);
+}
+
+/* LEN bytes of user memory, cut to MAX (the snaplen or a param limit). */
+static __always_inline void filler__buf_user(struct filler *f, const void *uptr, __u64 len, __u32 max)
+{
+	struct scratch *s = f->s;
+
+	if (len > max)
+		len = max;
+	if (len > PPM_MAX_ARG_SIZE)
+		len = PPM_MAX_ARG_SIZE;
+	if (!uptr || !len) {
+		filler__commit(f, 0);
+		return;
+	}
+	if (bpf_probe_read_user(&s->data[s->off & FRAME_MASK], len, uptr)) {
+		COUNT(n_drops_pf);
+		len = 0;
+	}
+	filler__commit(f, len);
+}
+
+/* LEN bytes of kernel memory (LEN a constant or bounded by the caller). */
+static __always_inline void filler__buf_kernel(struct filler *f, const void *kptr, __u32 len)
+{
+	struct scratch *s = f->s;
+
+	if (len > PPM_MAX_ARG_SIZE)
+		len = PPM_MAX_ARG_SIZE;
+	if (bpf_probe_read_kernel(&s->data[s->off & FRAME_MASK], len, kptr))
+		len = 0;
+	filler__commit(f, len);
+}
+
+/* Writes the header and sends the event into this CPU's perf ring. */
+static __always_inline int filler__submit(struct filler *f)
+{
+	struct scratch *s = f->s;
+	struct ppm_evt_hdr *h = (struct ppm_evt_hdr *)s->data;
+	__u32 len = s->off;
+
+	if (s->overflow || len > PPM_MAX_EVENT_SIZE) {
+		COUNT(n_drops_scratch);
+		return 0;
+	}
+	if (s->curarg != s->nparams) {
+		COUNT(n_drops_bug);
+		return 0;
+	}
+	h->ts = settings.boot_time + bpf_ktime_get_boot_ns();
+	h->tid = (__u32)bpf_get_current_pid_tgid();
+	h->len = len;
+	h->type = s->type;
+	h->nparams = s->nparams;
+	if (len < PPM_HDR_LEN)
+		return 0;
+	if (bpf_perf_event_output(f->ctx, &events, BPF_F_CURRENT_CPU, s->data, len)) {
+		COUNT(n_drops_buffer);
+		return 0;
+	}
+	COUNT(n_evts);
+	return 0;
+}
+
+/* Syscall argument I (0..5) from the saved user registers (x86_64 ABI). */
+static __always_inline unsigned long syscall__arg(struct pt_regs *regs, int i)
+{
+	switch (i) {
+	case 0: return BPF_CORE_READ(regs, di);
+	case 1: return BPF_CORE_READ(regs, si);
+	case 2: return BPF_CORE_READ(regs, dx);
+	case 3: return BPF_CORE_READ(regs, r10);
+	case 4: return BPF_CORE_READ(regs, r8);
+	case 5: return BPF_CORE_READ(regs, r9);
+	}
+	return 0;
+}
+
+static __always_inline unsigned long filler__arg(struct filler *f, int i)
+{
+	return syscall__arg(f->regs, i);
+}
+
+/* The event's size must match the table: generated counts keep fillers honest. */
+#define FILLER_BEGIN(f, ctx, ID) filler__begin(f, ctx, PPME_##ID, PPME_##ID##_NPARAMS)
+
+/* Declares the filler program of event ID; its name is how the loader finds it. */
+#define FILLER(name) SEC("raw_tp") int name(struct bpf_raw_tracepoint_args *ctx)
+
+#endif

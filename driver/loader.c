@@ -1,0 +1,273 @@
+/* The driver's userspace side: skeleton lifecycle, filler table, settings, counters. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+/* The skeleton names struct driver_settings: driver.h (via loader.h) comes first. */
+#include "loader.h"
+#include "schema.h"
+#include "agent_driver.skel.h"
+
+struct driver {
+	struct agent_driver *skel;
+	struct bpf_link *links[3];
+	int nlinks;
+	int ncpus;
+	bool loaded;
+	uint8_t has_filler[PPM_EVENT_MAX];
+};
+
+static int silent_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	/* Library code does not print; the verifier log reaches callers as errors. */
+	return 0;
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+struct driver *driver__open(void)
+{
+	struct driver *d = calloc(1, sizeof(*d));
+	int err;
+
+	if (!d)
+		return NULL;
+	if (!getenv("AGENT_LIBBPF_DEBUG"))
+		libbpf_set_print(silent_print);
+	d->skel = agent_driver__open();
+	if (!d->skel) {
+		err = errno ? errno : EINVAL;
+		free(d);
+		errno = err;
+		return NULL;
+	}
+	d->ncpus = libbpf_num_possible_cpus();
+	if (d->ncpus <= 0) {
+		err = -d->ncpus;
+		driver__close(d);
+		errno = err ? err : EINVAL;
+		return NULL;
+	}
+	bpf_map__set_max_entries(d->skel->maps.frames, d->ncpus);
+	bpf_map__set_max_entries(d->skel->maps.events, d->ncpus);
+	d->skel->bss->settings.snaplen = DRIVER_DEFAULT_SNAPLEN;
+	d->skel->bss->settings.own_tgid = getpid();
+	d->skel->bss->settings.procexit = 1;
+	memset(d->skel->bss->interesting, 1, sizeof(d->skel->bss->interesting));
+	return d;
+}
+
+int driver__configure(struct driver *d, const struct driver_config *cfg)
+{
+	if (d->loaded)
+		return -EBUSY;
+	d->skel->bss->settings.snaplen = cfg->snaplen ? cfg->snaplen : DRIVER_DEFAULT_SNAPLEN;
+	if (d->skel->bss->settings.snaplen > PPM_MAX_ARG_SIZE)
+		return -EINVAL;
+	d->skel->bss->settings.drop_failed = cfg->drop_failed;
+	d->skel->bss->settings.own_tgid = cfg->own_tgid ? cfg->own_tgid : (uint32_t)getpid();
+	return 0;
+}
+
+/* Filler programs are named after their event id in lower case. */
+static int filler_code(const char *prog_name)
+{
+	char id[64];
+	size_t i;
+
+	for (i = 0; prog_name[i] && i < sizeof(id) - 1; i++)
+		id[i] = toupper((unsigned char)prog_name[i]);
+	id[i] = 0;
+	return schema__event_by_id(id);
+}
+
+static bool is_dispatcher(const struct bpf_program *p)
+{
+	const char *n = bpf_program__name(p);
+
+	return !strcmp(n, "sys_enter") || !strcmp(n, "sys_exit") ||
+	       !strcmp(n, "sched_process_exit");
+}
+
+int driver__load(struct driver *d)
+{
+	struct bpf_program *p;
+	int table, err;
+
+	if (d->loaded)
+		return -EBUSY;
+	/* Timestamps are boot-clock ns in BPF: this offset turns them into epoch ns. */
+	d->skel->bss->settings.boot_time = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_BOOTTIME);
+	err = agent_driver__load(d->skel);
+	if (err)
+		return err < 0 ? err : -err;
+	d->loaded = true;
+	table = bpf_map__fd(d->skel->maps.fillers);
+	bpf_object__for_each_program(p, d->skel->obj) {
+		int code, fd;
+
+		if (is_dispatcher(p))
+			continue;
+		code = filler_code(bpf_program__name(p));
+		if (code < 0)
+			return -ENOENT;	/* a program not named after an event */
+		fd = bpf_program__fd(p);
+		if (bpf_map_update_elem(table, &code, &fd, BPF_ANY))
+			return -errno;
+		d->has_filler[code] = 1;
+	}
+	return 0;
+}
+
+int driver__attach(struct driver *d)
+{
+	static const struct {
+		const char *tp;
+		size_t prog_off;
+	} hooks[] = {
+		{ "sys_enter", offsetof(struct agent_driver, progs.sys_enter) },
+		{ "sys_exit", offsetof(struct agent_driver, progs.sys_exit) },
+		{ "sched_process_exit", offsetof(struct agent_driver, progs.sched_process_exit) },
+	};
+
+	if (!d->loaded)
+		return -EINVAL;
+	if (d->nlinks)
+		return -EBUSY;
+	for (size_t i = 0; i < sizeof(hooks) / sizeof(hooks[0]); i++) {
+		struct bpf_program *p = *(struct bpf_program **)((char *)d->skel + hooks[i].prog_off);
+		struct bpf_link *l = bpf_program__attach_raw_tracepoint(p, hooks[i].tp);
+
+		if (!l) {
+			int err = -errno;
+
+			driver__detach(d);
+			return err;
+		}
+		d->links[d->nlinks++] = l;
+	}
+	d->skel->bss->settings.capture = 1;
+	return 0;
+}
+
+void driver__detach(struct driver *d)
+{
+	if (!d)
+		return;
+	if (d->loaded)
+		d->skel->bss->settings.capture = 0;
+	while (d->nlinks > 0)
+		bpf_link__destroy(d->links[--d->nlinks]);
+}
+
+void driver__close(struct driver *d)
+{
+	if (!d)
+		return;
+	driver__detach(d);
+	agent_driver__destroy(d->skel);
+	free(d);
+}
+
+int driver__perf_map_fd(const struct driver *d)
+{
+	return d->loaded ? bpf_map__fd(d->skel->maps.events) : -EINVAL;
+}
+
+int driver__set_perf_fd(struct driver *d, uint32_t cpu, int fd)
+{
+	int map = driver__perf_map_fd(d);
+
+	if (map < 0)
+		return map;
+	if (cpu >= (uint32_t)d->ncpus)
+		return -ERANGE;
+	return bpf_map_update_elem(map, &cpu, &fd, BPF_ANY) ? -errno : 0;
+}
+
+int driver__set_interesting(struct driver *d, const uint8_t *bitmap)
+{
+	for (int i = 0; i < SYSCALL_TABLE_SIZE; i++)
+		d->skel->bss->interesting[i] = bitmap[i] ? 1 : 0;
+	return 0;
+}
+
+int driver__set_syscall(struct driver *d, uint32_t nr, bool on)
+{
+	if (nr >= SYSCALL_TABLE_SIZE)
+		return -ERANGE;
+	d->skel->bss->interesting[nr] = on;
+	return 0;
+}
+
+int driver__set_procexit(struct driver *d, bool on)
+{
+	d->skel->bss->settings.procexit = on;
+	return 0;
+}
+
+int driver__set_capture(struct driver *d, bool on)
+{
+	d->skel->bss->settings.capture = on;
+	return 0;
+}
+
+int driver__set_snaplen(struct driver *d, uint32_t snaplen)
+{
+	if (snaplen > PPM_MAX_ARG_SIZE)
+		return -EINVAL;
+	d->skel->bss->settings.snaplen = snaplen;
+	return 0;
+}
+
+int driver__counters(const struct driver *d, struct driver_counters *per_cpu, int ncpu,
+		     struct driver_counters *total)
+{
+	struct driver_counters *vals;
+	uint32_t zero = 0;
+	int err = 0;
+
+	if (!d->loaded)
+		return -EINVAL;
+	vals = calloc(d->ncpus, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(d->skel->maps.counters), &zero, vals)) {
+		err = -errno;
+		goto cleanup;
+	}
+	if (total)
+		memset(total, 0, sizeof(*total));
+	for (int c = 0; c < d->ncpus; c++) {
+		if (per_cpu && c < ncpu)
+			per_cpu[c] = vals[c];
+		if (total) {
+			total->n_evts += vals[c].n_evts;
+			total->n_drops_buffer += vals[c].n_drops_buffer;
+			total->n_drops_pf += vals[c].n_drops_pf;
+			total->n_drops_bug += vals[c].n_drops_bug;
+			total->n_drops_scratch += vals[c].n_drops_scratch;
+		}
+	}
+	err = d->ncpus;
+cleanup:
+	free(vals);
+	return err;
+}
+
+bool driver__has_filler(const struct driver *d, uint16_t event_code)
+{
+	return event_code < PPM_EVENT_MAX && d->has_filler[event_code];
+}

@@ -1,0 +1,53 @@
+/* The driver's userspace side: open, configure, load, attach, read counters, set the
+ * interesting syscalls, detach. Used by the capture layer. */
+#ifndef DRIVER_LOADER_H
+#define DRIVER_LOADER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "driver.h"
+#include "schema_syscalls.h"
+
+struct driver;
+
+struct driver_config {
+	uint32_t snaplen;	/* 0: DRIVER_DEFAULT_SNAPLEN */
+	bool drop_failed;
+	uint32_t own_tgid;	/* process never captured; 0: getpid(), UINT32_MAX: none (tests) */
+};
+
+/* Opens the BPF object. NULL and errno on failure. */
+struct driver *driver__open(void);
+/* Before load. */
+int driver__configure(struct driver *d, const struct driver_config *cfg);
+/* Loads the programs (verifier) and fills the filler table. */
+int driver__load(struct driver *d);
+/* Attaches to sys_enter, sys_exit and the sched tracepoints. Capture starts on. */
+int driver__attach(struct driver *d);
+void driver__detach(struct driver *d);
+void driver__close(struct driver *d);
+
+/* The BPF_MAP_TYPE_PERF_EVENT_ARRAY the capture layer stores its ring fds in. */
+int driver__perf_map_fd(const struct driver *d);
+int driver__set_perf_fd(struct driver *d, uint32_t cpu, int fd);
+
+/* Whether native syscall NR produces events (default: all). BITMAP has
+ * SYSCALL_TABLE_SIZE bytes, nonzero = interesting. */
+int driver__set_interesting(struct driver *d, const uint8_t *bitmap);
+int driver__set_syscall(struct driver *d, uint32_t nr, bool on);
+/* Whether sched_process_exit produces procexit events. */
+int driver__set_procexit(struct driver *d, bool on);
+int driver__set_capture(struct driver *d, bool on);
+int driver__set_snaplen(struct driver *d, uint32_t snaplen);
+
+/* Per-CPU counters into PER_CPU (ncpu entries, may be NULL) and their sum into
+ * TOTAL (may be NULL). Returns the number of possible CPUs or a negative errno. */
+int driver__counters(const struct driver *d, struct driver_counters *per_cpu, int ncpu,
+		     struct driver_counters *total);
+
+/* Event codes with a dedicated filler program loaded (others fall back to the
+ * generic event). */
+bool driver__has_filler(const struct driver *d, uint16_t event_code);
+
+#endif

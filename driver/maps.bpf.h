@@ -1,0 +1,58 @@
+/* Maps and globals shared by every BPF file of the driver. Declared __weak so that
+ * each file can include this and `bpftool gen object` keeps one copy. */
+#ifndef MAPS_BPF_H
+#define MAPS_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+
+#include "driver.h"
+#include "schema_syscalls.h"
+
+/* One per CPU (indexed by CPU id): the event under construction. The fields before
+ * data carry the state of a filler across helper calls. */
+struct scratch {
+	__u32 off;	/* next byte to write in data */
+	__u32 curarg;	/* params written so far */
+	__u32 nparams;	/* params the event must have */
+	__u16 type;
+	__u8 overflow;	/* a param did not fit: the event is dropped at submit */
+	__u8 pad;
+	__u8 data[FRAME_SIZE];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} events __weak SEC(".maps");
+
+/* max_entries is set to the number of possible CPUs by the loader. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} frames __weak SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct driver_counters);
+} counters __weak SEC(".maps");
+
+/* Event code -> filler program, filled by the loader. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, PPM_EVENT_MAX);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} fillers __weak SEC(".maps");
+
+/* Written by userspace through the mmapped .bss while the driver runs. */
+struct driver_settings settings __weak;
+/* Native syscall number -> nonzero when its events are wanted. */
+__u8 interesting[SYSCALL_TABLE_SIZE] __weak;
+
+#endif

@@ -1,0 +1,259 @@
+/* A deliberately simple ring reader for driver tests: one mapping, records copied. */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+int harness_failures, harness_checks;
+
+struct ring {
+	int fd;
+	void *base;
+	size_t data_size;
+};
+
+struct harness {
+	struct driver *d;
+	int ncpus;
+	struct ring *rings;
+	size_t page;
+	struct hevt *evts;
+	int n, cap;
+	uint64_t lost;
+};
+
+static void die(const char *what, int err)
+{
+	fprintf(stderr, "harness: %s: %s\n", what, strerror(err < 0 ? -err : err));
+	exit(1);
+}
+
+struct harness *harness__open(uint32_t ring_pages, const struct driver_config *cfg)
+{
+	struct harness *h = calloc(1, sizeof(*h));
+	int err;
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "skip: live driver tests need root\n");
+		exit(SKIP);
+	}
+	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
+		fprintf(stderr, "skip: kernel has no BTF\n");
+		exit(SKIP);
+	}
+	h->page = sysconf(_SC_PAGESIZE);
+	h->d = driver__open();
+	if (!h->d)
+		die("driver__open", errno);
+	if (cfg && (err = driver__configure(h->d, cfg)))
+		die("driver__configure", err);
+	err = driver__load(h->d);
+	if (err == -EPERM || err == -ENOSYS) {
+		fprintf(stderr, "skip: BPF not permitted here (%s)\n", strerror(-err));
+		exit(SKIP);
+	}
+	if (err)
+		die("driver__load", err);
+	h->ncpus = sysconf(_SC_NPROCESSORS_CONF);
+	h->rings = calloc(h->ncpus, sizeof(*h->rings));
+	for (int c = 0; c < h->ncpus; c++) {
+		struct perf_event_attr a = {
+			.type = PERF_TYPE_SOFTWARE, .size = sizeof(a),
+			.config = PERF_COUNT_SW_BPF_OUTPUT, .sample_type = PERF_SAMPLE_RAW,
+			.sample_period = 1, .wakeup_events = 1,
+		};
+		struct ring *r = &h->rings[c];
+
+		r->fd = syscall(SYS_perf_event_open, &a, -1, c, -1, PERF_FLAG_FD_CLOEXEC);
+		if (r->fd < 0) {
+			r->fd = -1;	/* offline CPU */
+			continue;
+		}
+		r->data_size = (size_t)ring_pages * h->page;
+		r->base = mmap(NULL, h->page + r->data_size, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
+		if (r->base == MAP_FAILED)
+			die("mmap ring", errno);
+		if ((err = driver__set_perf_fd(h->d, c, r->fd)))
+			die("driver__set_perf_fd", err);
+		ioctl(r->fd, PERF_EVENT_IOC_ENABLE, 0);
+	}
+	if ((err = driver__attach(h->d)))
+		die("driver__attach", err);
+	return h;
+}
+
+struct driver *harness__driver(struct harness *h)
+{
+	return h->d;
+}
+
+static void keep(struct harness *h, const uint8_t *raw, uint32_t size, int cpu)
+{
+	struct hevt *e;
+
+	if (size < PPM_HDR_LEN || schema__validate(raw, size)) {
+		fprintf(stderr, "harness: malformed frame on cpu %d\n", cpu);
+		harness_failures++;
+		return;
+	}
+	if (h->n == h->cap) {
+		h->cap = h->cap ? 2 * h->cap : 1024;
+		h->evts = realloc(h->evts, h->cap * sizeof(*h->evts));
+	}
+	e = &h->evts[h->n++];
+	e->frame = malloc(size);
+	memcpy(e->frame, raw, size);
+	memcpy(&e->hdr, raw, sizeof(e->hdr));
+	schema__params(e->frame, &e->p);
+	e->cpu = cpu;
+}
+
+static int by_ts(const void *a, const void *b)
+{
+	const struct hevt *x = a, *y = b;
+
+	return x->hdr.ts < y->hdr.ts ? -1 : x->hdr.ts > y->hdr.ts;
+}
+
+int harness__drain(struct harness *h, int64_t tid)
+{
+	static uint8_t rec[1 << 17];
+
+	for (int i = 0; i < h->n; i++)
+		free(h->evts[i].frame);
+	h->n = 0;
+	for (int c = 0; c < h->ncpus; c++) {
+		struct ring *r = &h->rings[c];
+		struct perf_event_mmap_page *mp = r->base;
+		uint8_t *data;
+		uint64_t head, tail;
+
+		if (r->fd < 0)
+			continue;
+		data = (uint8_t *)r->base + h->page;
+		head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
+		tail = mp->data_tail;
+		while (tail < head) {
+			struct perf_event_header eh;
+			size_t off = tail % r->data_size;
+
+			/* Copy the record out piecewise: it may wrap. */
+			for (size_t k = 0; k < sizeof(eh); k++)
+				((uint8_t *)&eh)[k] = data[(off + k) % r->data_size];
+			if (eh.size < sizeof(eh) || tail + eh.size > head)
+				die("corrupt ring record", EIO);
+			for (size_t k = 0; k < eh.size; k++)
+				rec[k] = data[(off + k) % r->data_size];
+			if (eh.type == PERF_RECORD_SAMPLE) {
+				uint32_t raw;
+
+				memcpy(&raw, rec + sizeof(eh), 4);
+				struct ppm_evt_hdr hd;
+				memcpy(&hd, rec + sizeof(eh) + 4, sizeof(hd));
+				if (tid < 0 || (int64_t)hd.tid == tid)
+					keep(h, rec + sizeof(eh) + 4, raw, c);
+			} else if (eh.type == PERF_RECORD_LOST) {
+				uint64_t lost;
+
+				memcpy(&lost, rec + sizeof(eh) + 8, 8);
+				h->lost += lost;
+			}
+			tail += eh.size;
+		}
+		__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
+	}
+	qsort(h->evts, h->n, sizeof(*h->evts), by_ts);
+	return h->n;
+}
+
+int harness__count(struct harness *h)
+{
+	return h->n;
+}
+
+struct hevt *harness__get(struct harness *h, int i)
+{
+	return i >= 0 && i < h->n ? &h->evts[i] : NULL;
+}
+
+struct hevt *harness__find(struct harness *h, uint16_t type, int *from)
+{
+	for (int i = from ? *from : 0; i < h->n; i++) {
+		if (h->evts[i].hdr.type == type) {
+			if (from)
+				*from = i + 1;
+			return &h->evts[i];
+		}
+	}
+	return NULL;
+}
+
+uint64_t harness__lost(struct harness *h)
+{
+	return h->lost;
+}
+
+void harness__close(struct harness *h)
+{
+	if (!h)
+		return;
+	driver__close(h->d);
+	for (int c = 0; c < h->ncpus; c++) {
+		if (h->rings[c].fd >= 0) {
+			munmap(h->rings[c].base, h->page + h->rings[c].data_size);
+			close(h->rings[c].fd);
+		}
+	}
+	for (int i = 0; i < h->n; i++)
+		free(h->evts[i].frame);
+	free(h->evts);
+	free(h->rings);
+	free(h);
+}
+
+int64_t hevt__int(const struct hevt *e, uint32_t i)
+{
+	int64_t v = INT64_MIN;
+
+	if (i < e->p.n)
+		schema__param_int(schema_events[e->hdr.type].params[i].type, e->p.val[i], e->p.len[i], &v);
+	return v;
+}
+
+int hevt__str_eq(const struct hevt *e, uint32_t i, const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	if (i >= e->p.n || e->p.len[i] != n || memcmp(e->p.val[i], s, n) != 0) {
+		fprintf(stderr, "  param %u: want \"%s\", got \"%.*s\" (len %u)\n", i, s,
+			i < e->p.n ? e->p.len[i] : 0, i < e->p.n ? (const char *)e->p.val[i] : "",
+			i < e->p.n ? e->p.len[i] : 0);
+		return 0;
+	}
+	return 1;
+}
+
+void hevt__expect_header(const struct hevt *e, uint16_t type, int64_t tid)
+{
+	uint32_t sum = PPM_HDR_LEN + 2 * e->hdr.nparams;
+
+	for (uint32_t i = 0; i < e->p.n; i++)
+		sum += e->p.len[i];
+	EXPECT(e->hdr.type == type);
+	EXPECT((int64_t)e->hdr.tid == tid);
+	EXPECT(e->hdr.len == sum);
+	EXPECT(e->hdr.nparams == schema_events[type].nparams);
+}
+
+int harness__report(const char *name)
+{
+	printf("%s: %d checks, %d failed\n", name, harness_checks, harness_failures);
+	printf("%d passed, %d failed\n", harness_checks - harness_failures, harness_failures);
+	return harness_failures ? 1 : 0;
+}

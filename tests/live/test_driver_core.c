@@ -1,0 +1,183 @@
+/* The driver's core paths on the real kernel: a dedicated filler (close), the
+ * generic event, procexit, timestamps, the interesting-syscalls bitmap, skipping the
+ * agent's own process, and drops counted when the ring is full. */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static const struct driver_config capture_self = { .own_tgid = UINT32_MAX };
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static void test_close_and_generic(void)
+{
+	struct harness *h = harness__open(64, &capture_self);
+	int64_t tid = syscall(SYS_gettid);
+	uint64_t t0, t1;
+	struct hevt *e;
+	int at = 0;
+
+	harness__drain(h, -1);
+	t0 = now_ns();
+	close(-12345);
+	syscall(SYS_getppid);
+	t1 = now_ns();
+	harness__drain(h, tid);
+
+	e = harness__find(h, PPME_SYSCALL_CLOSE_E, &at);
+	while (e && hevt__int(e, 0) != -12345)
+		e = harness__find(h, PPME_SYSCALL_CLOSE_E, &at);
+	EXPECT(e != NULL);
+	if (e) {
+		hevt__expect_header(e, PPME_SYSCALL_CLOSE_E, tid);
+		EXPECT_PARAM_INT(e, 0, -12345);
+		EXPECT(e->hdr.ts >= t0 && e->hdr.ts <= t1);
+	}
+	e = harness__find(h, PPME_SYSCALL_CLOSE_X, &at);
+	EXPECT(e != NULL);
+	if (e) {
+		hevt__expect_header(e, PPME_SYSCALL_CLOSE_X, tid);
+		EXPECT_PARAM_INT(e, 0, -EBADF);
+	}
+	/* getppid has no dedicated event: the generic one names it. */
+	e = harness__find(h, PPME_GENERIC_E, &at);
+	EXPECT(e != NULL);
+	if (e) {
+		hevt__expect_header(e, PPME_GENERIC_E, tid);
+		EXPECT_PARAM_INT(e, 0, schema_syscall_routes[SYS_getppid].ppm_sc);
+		EXPECT(strcmp(schema__ppm_sc_name(hevt__int(e, 0)), "getppid") == 0);
+		EXPECT_PARAM_INT(e, 1, SYS_getppid);
+		EXPECT(e->hdr.ts >= t0 && e->hdr.ts <= t1);
+	}
+	e = harness__find(h, PPME_GENERIC_X, &at);
+	EXPECT(e != NULL);
+	if (e) {
+		hevt__expect_header(e, PPME_GENERIC_X, tid);
+		EXPECT_PARAM_INT(e, 0, schema_syscall_routes[SYS_getppid].ppm_sc);
+	}
+	harness__close(h);
+}
+
+static void test_procexit(void)
+{
+	struct harness *h = harness__open(64, &capture_self);
+	pid_t child;
+	struct hevt *e = NULL;
+	int at = 0;
+
+	child = fork();
+	if (child == 0)
+		_exit(3);
+	waitpid(child, NULL, 0);
+	harness__drain(h, child);
+	e = harness__find(h, PPME_PROCEXIT_1_E, &at);
+	EXPECT(e != NULL);
+	if (e) {
+		hevt__expect_header(e, PPME_PROCEXIT_1_E, child);
+		EXPECT_PARAM_INT(e, 0, 3 << 8);
+		EXPECT_PARAM_INT(e, 1, 3);
+		EXPECT_PARAM_INT(e, 2, 0);
+		EXPECT_PARAM_INT(e, 3, 0);
+	}
+	harness__close(h);
+}
+
+static uint64_t sent(struct harness *h)
+{
+	struct driver_counters t;
+
+	driver__counters(harness__driver(h), NULL, 0, &t);
+	return t.n_evts + t.n_drops_buffer + t.n_drops_pf + t.n_drops_bug + t.n_drops_scratch;
+}
+
+static void test_bitmap(void)
+{
+	struct harness *h = harness__open(64, &capture_self);
+	struct driver *d = harness__driver(h);
+	uint8_t none[SYSCALL_TABLE_SIZE] = { 0 };
+	uint64_t before;
+
+	/* Nothing interesting and no procexit: the kernel sends nothing at all. */
+	driver__set_interesting(d, none);
+	driver__set_procexit(d, false);
+	before = sent(h);
+	for (int i = 0; i < 1000; i++)
+		syscall(SYS_getppid);
+	EXPECT(sent(h) == before);
+	/* getppid alone: at least our 2000 events, and only getppid events arrive. */
+	driver__set_syscall(d, SYS_getppid, true);
+	harness__drain(h, -1);
+	before = sent(h);
+	for (int i = 0; i < 1000; i++)
+		syscall(SYS_getppid);
+	EXPECT(sent(h) - before >= 2000);
+	harness__drain(h, -1);
+	int others = 0;
+	for (int i = 0; i < harness__count(h); i++) {
+		struct hevt *e = harness__get(h, i);
+		if (e->hdr.type > PPME_GENERIC_X || hevt__int(e, 0) != schema_syscall_routes[SYS_getppid].ppm_sc)
+			others++;
+	}
+	EXPECT(others == 0);
+	EXPECT(harness__count(h) >= 2000);
+	harness__close(h);
+}
+
+static void test_own_process_skipped(void)
+{
+	struct harness *h = harness__open(64, NULL);	/* default: skip getpid() */
+
+	for (int i = 0; i < 100; i++)
+		close(-777);
+	harness__drain(h, -1);
+	for (int i = 0; i < harness__count(h); i++)
+		EXPECT(harness__get(h, i)->hdr.tid != (uint64_t)syscall(SYS_gettid));
+	harness__close(h);
+}
+
+static void test_full_ring_counts_drops(void)
+{
+	struct harness *h = harness__open(1, &capture_self);	/* a one-page ring */
+	struct driver *d = harness__driver(h);
+	uint8_t none[SYSCALL_TABLE_SIZE] = { 0 };
+	struct driver_counters t0, t1;
+	int got;
+
+	driver__set_interesting(d, none);
+	driver__set_procexit(d, false);
+	driver__set_syscall(d, SYS_getppid, true);
+	harness__drain(h, -1);
+	driver__counters(d, NULL, 0, &t0);
+	for (int i = 0; i < 10000; i++)
+		syscall(SYS_getppid);
+	driver__counters(d, NULL, 0, &t1);
+	got = harness__drain(h, -1);
+	EXPECT(t1.n_drops_buffer - t0.n_drops_buffer > 0);
+	/* Every event made is either delivered or counted as dropped. */
+	EXPECT((uint64_t)got + (t1.n_drops_buffer - t0.n_drops_buffer) >= 20000);
+	EXPECT(t1.n_evts - t0.n_evts == (uint64_t)got);
+	printf("full ring: %d delivered, %llu counted as dropped\n", got,
+	       (unsigned long long)(t1.n_drops_buffer - t0.n_drops_buffer));
+	harness__close(h);
+}
+
+int main(void)
+{
+	test_close_and_generic();
+	test_procexit();
+	test_bitmap();
+	test_own_process_skipped();
+	test_full_ring_counts_drops();
+	return harness__report("driver_core");
+}

@@ -12,6 +12,8 @@
 /* Longest path or string param the driver copies. */
 #define DRIVER_MAX_STR 4096
 #define DRIVER_DEFAULT_SNAPLEN 80
+/* Fillers too big for one program continue in up to FILLER_PARTS - 1 parts. */
+#define FILLER_PARTS 4
 
 /* Settings userspace may change while the driver runs (in .bss, mmapped). */
 struct driver_settings {

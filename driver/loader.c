@@ -81,15 +81,23 @@ int driver__configure(struct driver *d, const struct driver_config *cfg)
 	return 0;
 }
 
-/* Filler programs are named after their event id in lower case. */
-static int filler_code(const char *prog_name)
+/* Filler programs are named after their event id in lower case, continuation parts
+ * "<id>_partN". Returns the event code and sets *part (0 for the filler itself). */
+static int filler_code(const char *prog_name, int *part)
 {
 	char id[64];
 	size_t i;
+	char *p;
 
 	for (i = 0; prog_name[i] && i < sizeof(id) - 1; i++)
 		id[i] = toupper((unsigned char)prog_name[i]);
 	id[i] = 0;
+	*part = 0;
+	p = strstr(id, "_PART");
+	if (p && p[5] >= '1' && p[5] < '0' + FILLER_PARTS && !p[6]) {
+		*part = p[5] - '0';
+		*p = 0;
+	}
 	return schema__event_by_id(id);
 }
 
@@ -104,7 +112,7 @@ static bool is_dispatcher(const struct bpf_program *p)
 int driver__load(struct driver *d)
 {
 	struct bpf_program *p;
-	int table, err;
+	int table, parts, err;
 
 	if (d->loaded)
 		return -EBUSY;
@@ -115,18 +123,21 @@ int driver__load(struct driver *d)
 		return err < 0 ? err : -err;
 	d->loaded = true;
 	table = bpf_map__fd(d->skel->maps.fillers);
+	parts = bpf_map__fd(d->skel->maps.filler_parts);
 	bpf_object__for_each_program(p, d->skel->obj) {
-		int code, fd;
+		int code, part, fd, key;
 
 		if (is_dispatcher(p))
 			continue;
-		code = filler_code(bpf_program__name(p));
+		code = filler_code(bpf_program__name(p), &part);
 		if (code < 0)
 			return -ENOENT;	/* a program not named after an event */
 		fd = bpf_program__fd(p);
-		if (bpf_map_update_elem(table, &code, &fd, BPF_ANY))
+		key = part ? code * FILLER_PARTS + part : code;
+		if (bpf_map_update_elem(part ? parts : table, &key, &fd, BPF_ANY))
 			return -errno;
-		d->has_filler[code] = 1;
+		if (!part)
+			d->has_filler[code] = 1;
 	}
 	return 0;
 }

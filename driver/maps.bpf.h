@@ -50,6 +50,17 @@ struct {
 	__uint(value_size, sizeof(__u32));
 } fillers __weak SEC(".maps");
 
+/* Continuation programs of fillers too big for one program: a filler for event
+ * CODE tail-calls part N (1..3) at index CODE * 4 + N. Programs named
+ * "<event id>_partN" in lower case are put here by the loader. */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, PPM_EVENT_MAX * FILLER_PARTS);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} filler_parts __weak SEC(".maps");
+
 /* Written by userspace through the mmapped .bss while the driver runs. */
 struct driver_settings settings __weak;
 /* Native syscall number -> nonzero when its events are wanted. */

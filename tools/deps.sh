@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the Debian packages that building and testing the agent need.
+# Idempotent; needs root (apt-get).
+set -euo pipefail
+
+pkgs=(meson ninja-build pkg-config python3 gcc clang llvm bpftool
+      libbpf-dev libelf-dev zlib1g-dev valgrind)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	if [ "$(id -u)" != 0 ]; then
+		echo "deps: missing packages: ${missing[*]}; run as root to install them" >&2
+		exit 1
+	fi
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

@@ -1,0 +1,69 @@
+# Shared helpers for the end-to-end tests: run the real agent binary as a user would.
+# Usage: source lib.sh; AGENT is the binary (first argument of every test).
+set -u
+AGENT=${AGENT:?AGENT must name the agent binary}
+checks=0
+failures=0
+TMP=$(mktemp -d /tmp/agent-e2e.XXXXXX)
+trap 'cleanup_e2e' EXIT
+
+cleanup_e2e() {
+	[ -n "${AGENT_PID:-}" ] && kill -9 "$AGENT_PID" 2>/dev/null
+	rm -rf "$TMP"
+}
+
+need_live() {
+	local why=""
+	[ "$(id -u)" = 0 ] || why="end-to-end tests need root"
+	[ -r /sys/kernel/btf/vmlinux ] || why="the kernel has no BTF"
+	if [ -n "$why" ]; then
+		if [ -n "${AGENT_REQUIRE_LIVE:-}" ]; then
+			echo "FAIL: $why, but AGENT_REQUIRE_LIVE is set"; exit 1
+		fi
+		echo "skip: $why"; exit 77
+	fi
+}
+
+expect() {	# expect DESCRIPTION COMMAND...
+	local what=$1; shift
+	checks=$((checks + 1))
+	if "$@"; then
+		echo "ok: $what"
+	else
+		failures=$((failures + 1))
+		echo "FAIL: $what"
+	fi
+}
+
+# Starts the agent in the background with stdout/stderr to files; waits until the
+# driver is attached (the agent says so on stderr with -v).
+start_agent() {	# start_agent OUT ERR ARGS...
+	local out=$1 err=$2; shift 2
+	"$AGENT" -v "$@" >"$out" 2>"$err" &
+	AGENT_PID=$!
+	for _ in $(seq 1 200); do
+		grep -q 'capturing' "$err" 2>/dev/null && return 0
+		kill -0 "$AGENT_PID" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+
+# Stops it with SIGTERM and waits; returns its exit status.
+stop_agent() {
+	kill -TERM "$AGENT_PID" 2>/dev/null
+	local rc=0
+	wait "$AGENT_PID" || rc=$?
+	AGENT_PID=
+	return $rc
+}
+
+our_progs_loaded() {	# true if any of the driver's programs is still in the kernel
+	command -v bpftool >/dev/null || PATH=$PATH:/usr/sbin
+	bpftool prog show 2>/dev/null | grep -Eq 'name (sys_enter|sys_exit|sched_process_e|syscall_close_e)'
+}
+
+finish() {
+	echo "$((checks - failures)) passed, $failures failed"
+	[ "$failures" = 0 ]
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The agent's command line: help, version, listings, bad flags and bad filters give
+# one clear line and a nonzero status; no root needed for these.
+source "$(dirname "$0")/lib.sh"
+
+"$AGENT" --help >"$TMP/help" 2>&1; rc=$?
+expect "--help exits 0" [ $rc = 0 ]
+expect "--help shows usage" grep -q '^Usage: agent' "$TMP/help"
+"$AGENT" --version >"$TMP/ver" 2>&1; rc=$?
+expect "--version exits 0 and names the version" bash -c "[ $rc = 0 ] && grep -Eq '^agent [0-9]+\.[0-9]+' '$TMP/ver'"
+
+"$AGENT" --bogus >"$TMP/out" 2>"$TMP/err"; rc=$?
+expect "a bad flag exits 2" [ $rc = 2 ]
+expect "a bad flag is named on one line" bash -c "[ \$(wc -l <'$TMP/err') = 1 ] && grep -q \"unknown option '--bogus'\" '$TMP/err'"
+"$AGENT" -n abc >/dev/null 2>"$TMP/err"; rc=$?
+expect "-n with a non-number is refused" bash -c "[ $rc = 2 ] && grep -q -- '-n takes' '$TMP/err'"
+
+"$AGENT" --filter 'evt.type=open and' >/dev/null 2>"$TMP/err"; rc=$?
+expect "a bad filter exits nonzero" [ $rc != 0 ]
+expect "a bad filter names the column" grep -q 'column 18' "$TMP/err"
+"$AGENT" --filter 'proc.nme=cat' >/dev/null 2>"$TMP/err"; rc=$?
+expect "an unknown field suggests the closest" bash -c "[ $rc != 0 ] && grep -q 'proc.name' '$TMP/err'"
+
+"$AGENT" -L >"$TMP/L" 2>&1; rc=$?
+expect "-L lists events with parameters" bash -c "[ $rc = 0 ] && grep -q '^< openat(FD fd, FD dirfd, FSRELPATH name' '$TMP/L'"
+"$AGENT" -l >"$TMP/l" 2>&1; rc=$?
+expect "-l lists fields" bash -c "[ $rc = 0 ] && grep -q 'proc.name' '$TMP/l' && grep -q 'fd.name' '$TMP/l'"
+finish

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# The real agent on the real kernel: what users do first.
+source "$(dirname "$0")/lib.sh"
+need_live
+
+# 1. cat of a unique file: exactly cat's openat events, the file's with the right
+#    fields (relative path made absolute, result, process).
+mkdir -p "$TMP/dir"
+echo hello >"$TMP/dir/unique-file-$$"
+start_agent "$TMP/o1" "$TMP/e1" -j -p '%evt.num %evt.type %evt.dir %proc.name %fd.name %evt.res %evt.info' \
+	--filter 'evt.type=openat and proc.name=cat'
+expect "agent starts" [ -n "${AGENT_PID:-}" ]
+(cd "$TMP/dir" && cat "./unique-file-$$" >/dev/null)
+sleep 0.5
+stop_agent; rc=$?
+expect "agent exits 0 on SIGTERM" [ $rc = 0 ]
+python3 - "$TMP/o1" "$TMP/dir/unique-file-$$" >"$TMP/check1" 2>&1 <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+path = sys.argv[2]
+assert lines, "no events"
+for e in lines:
+    assert e["evt.type"] == "openat", e
+    assert e["proc.name"] == "cat", e
+mine = [e for e in lines if e.get("fd.name") == path]
+exits = [e for e in mine if e["evt.dir"] == "<"]
+assert len(exits) == 1, ("exit events for the file", mine)
+x = exits[0]
+assert x["evt.res"] == "SUCCESS", x
+assert "name=./unique-file-" in x["evt.info"] and "O_RDONLY" in x["evt.info"], x
+enters = [e for e in lines if e["evt.dir"] == ">" and e["evt.num"] == x["evt.num"] - 1]
+assert enters and enters[0]["evt.type"] == "openat", ("paired enter", enters)
+print("ok", len(lines), "events")
+PY
+expect "cat's openat of the unique file comes out right" grep -q '^ok' "$TMP/check1" || cat "$TMP/check1"
+expect "the summary reports drops on stderr" grep -q 'dropped' "$TMP/e1"
+expect "no driver program is left loaded after SIGTERM" bash -c '! our_progs_loaded'
+
+# 2. A connect to a local listener: the tuple as fd.name, the result.
+port=$((20000 + $$ % 20000))
+python3 -c "
+import socket, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(('127.0.0.1', $port)); s.listen(5); s.settimeout(10)
+c, _ = s.accept(); time.sleep(0.2)" &
+lpid=$!
+sleep 0.3
+start_agent "$TMP/o2" "$TMP/e2" -j -p '%evt.type %evt.dir %proc.name %fd.name %evt.res %fd.sport' \
+	--filter "evt.type=connect and evt.dir=< and fd.sport=$port"
+bash -c "exec 3<>/dev/tcp/127.0.0.1/$port; sleep 0.1"
+sleep 0.5
+stop_agent
+wait $lpid
+python3 - "$TMP/o2" "$port" >"$TMP/check2" 2>&1 <<'PY'
+import json, sys, re
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert len(lines) == 1, lines
+e = lines[0]
+assert e["proc.name"] == "bash" and e["evt.res"] == "SUCCESS", e
+assert re.fullmatch(r"127\.0\.0\.1:\d+->127\.0\.0\.1:%s" % sys.argv[2], e["fd.name"]), e
+print("ok")
+PY
+expect "connect to a local listener comes out with its tuple" grep -q '^ok' "$TMP/check2" || cat "$TMP/check2"
+
+# 3. -n 5 stops by itself after exactly 5 events.
+timeout 20 "$AGENT" -n 5 >"$TMP/o3" 2>"$TMP/e3"; rc=$?
+expect "-n 5 exits 0 by itself" [ $rc = 0 ]
+expect "-n 5 prints 5 events" [ "$(wc -l <"$TMP/o3")" = 5 ]
+
+# 4. A closed pipe ends the agent cleanly, and it detaches.
+timeout 20 bash -c "\"$AGENT\" | head -1 >'$TMP/o4'; echo \${PIPESTATUS[0]} >'$TMP/rc4'"
+expect "agent | head -1 prints one line" [ "$(wc -l <"$TMP/o4")" = 1 ]
+expect "agent | head -1 exits 0" [ "$(cat "$TMP/rc4")" = 0 ]
+expect "no driver program is left loaded after the pipe closed" bash -c '! our_progs_loaded'
+
+# 5. -M stops after the given seconds; evt.type=open warns about openat.
+timeout 20 "$AGENT" -M 1 -q --filter 'evt.type=open' >/dev/null 2>"$TMP/e5"; rc=$?
+expect "-M 1 exits 0 by itself" [ $rc = 0 ]
+expect "evt.type=open warns that glibc uses openat" grep -q 'openat' "$TMP/e5"
+finish

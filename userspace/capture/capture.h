@@ -3,7 +3,9 @@
 #ifndef CAPTURE_H
 #define CAPTURE_H
 
+#include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ppm_wire.h"
@@ -57,6 +59,11 @@ struct capture_live_opts {
 	bool drop_failed;	/* do not send exit events of failed syscalls */
 	bool force_slack;	/* skip the double-map attempt (tests, benchmarks) */
 	uint32_t wakeup_bytes;	/* wakeup watermark; 0 = a default batch size */
+	uint32_t own_tgid;	/* process never captured: 0 = this one, UINT32_MAX = none */
+	/* An event is handed out only once every other CPU's ring has been read
+	 * this long after the event's timestamp, so that no event of another CPU
+	 * still on its way can be older. 0 = default, UINT32_MAX = no such wait. */
+	uint32_t order_window_us;
 };
 
 /* Opens, loads and attaches the driver and maps one ring per online CPU. Returns
@@ -73,5 +80,18 @@ void capture__close(struct capture *c);
 /* The live driver behind a capture (NULL for other engines): for the
  * interesting-syscalls bitmap and settings. */
 struct driver *capture__driver(struct capture *c);
+
+/* Test input: serves the frames laid back to back in BUF (LEN bytes, copied), in
+ * order and as CPU 0, then -ENODATA. A frame whose len is below the header size or
+ * runs past the end is counted in n_corrupt and ends the input. NULL and errno on
+ * failure. */
+struct capture *capture__open_memory(const void *buf, size_t len);
+
+/* The signal mask to wait with (ppoll). A handler that runs while capture__next
+ * waits makes it return -EINTR; one that runs just before the wait is not seen
+ * by it (the wait goes on up to its timeout). To close that gap, block SIGINT/
+ * SIGTERM in the caller and pass a mask without them here: they can then only be
+ * delivered during the wait. -EOPNOTSUPP for engines that never wait. */
+int capture__set_sigmask(struct capture *c, const sigset_t *mask);
 
 #endif

@@ -1,0 +1,61 @@
+/* The capture object: one engine behind a table of operations. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "ringset.h"
+
+struct capture *capture__open_engine(const struct capture_engine_ops *ops, void *engine)
+{
+	struct capture *c;
+
+	if (!ops || !ops->next) {
+		errno = EINVAL;
+		return NULL;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->ops = ops;
+	c->engine = engine;
+	return c;
+}
+
+int capture__next(struct capture *c, struct capture_event *ev, int timeout_ms)
+{
+	return c->ops->next(c->engine, ev, timeout_ms);
+}
+
+int capture__stats(struct capture *c, struct capture_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (!c->ops->stats)
+		return -EOPNOTSUPP;
+	return c->ops->stats(c->engine, st);
+}
+
+void capture__close(struct capture *c)
+{
+	if (!c)
+		return;
+	if (c->ops->close)
+		c->ops->close(c->engine);
+	free(c);
+}
+
+struct driver *capture__driver(struct capture *c)
+{
+	return c->ops == &live_engine_ops ? live__driver(c->engine) : NULL;
+}
+
+int capture__set_sigmask(struct capture *c, const sigset_t *mask)
+{
+	if (c->ops == &live_engine_ops)
+		return live__set_sigmask(c->engine, mask);
+	if (c->ops == &ringset_engine_ops) {
+		ringset__set_sigmask(c->engine, mask);
+		return 0;
+	}
+	return -EOPNOTSUPP;
+}

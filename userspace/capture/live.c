@@ -1,0 +1,250 @@
+/* The live engine: the BPF driver writing into one perf ring per online CPU. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <linux/perf_event.h>
+
+#include "engine.h"
+#include "loader.h"
+#include "ringset.h"
+
+#define DEFAULT_RING_PAGES 2048	/* 8 MiB with 4 KiB pages */
+#define DEFAULT_ORDER_WINDOW_US 2000
+
+struct live {
+	struct driver *drv;
+	struct ringset *rs;
+	int nfds;
+	int fds[CAPTURE_MAX_CPUS];
+	uint16_t cpus[CAPTURE_MAX_CPUS];
+	struct driver_counters *drv_cpu;	/* one per possible CPU */
+	int ncpu_possible;
+};
+
+/* Marks in ONLINE the CPUs listed in a sysfs cpu list ("0-3,6"). Returns 0 or
+ * a negative errno. */
+static int read_cpu_list(const char *path, bool *online, int max)
+{
+	char buf[4096], *p, *end;
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	if (!f)
+		return -errno;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	for (p = buf; *p && *p != '\n';) {
+		long a = strtol(p, &end, 10), b = a;
+
+		if (end == p || a < 0)
+			return -EINVAL;
+		p = end;
+		if (*p == '-') {
+			b = strtol(p + 1, &end, 10);
+			if (end == p + 1 || b < a)
+				return -EINVAL;
+			p = end;
+		}
+		for (long c = a; c <= b && c < max; c++)
+			online[c] = true;
+		if (*p == ',')
+			p++;
+		else if (*p && *p != '\n')
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static int open_perf(int cpu, uint32_t wakeup_bytes)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_BPF_OUTPUT,
+		.sample_type = PERF_SAMPLE_RAW,
+		.sample_period = 1,
+		/* Wake a poller per batch of bytes, not per sample. */
+		.watermark = 1,
+		.wakeup_watermark = wakeup_bytes,
+	};
+	int fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+static void live_free(struct live *l)
+{
+	if (!l)
+		return;
+	/* Detach first so that nothing writes into rings being unmapped. */
+	driver__close(l->drv);
+	ringset__free(l->rs);
+	for (int i = 0; i < l->nfds; i++)
+		close(l->fds[i]);
+	free(l->drv_cpu);
+	free(l);
+}
+
+static int live_setup(struct live *l, const struct capture_live_opts *o)
+{
+	struct driver_config cfg = {
+		.snaplen = o->snaplen,
+		.drop_failed = o->drop_failed,
+		.own_tgid = o->own_tgid,
+	};
+	struct ringset_opts ro = {0};
+	uint32_t pages = o->ring_pages ? o->ring_pages : DEFAULT_RING_PAGES;
+	uint64_t ring_bytes = (uint64_t)pages * sysconf(_SC_PAGESIZE);
+	uint32_t wakeup = o->wakeup_bytes ? o->wakeup_bytes : ring_bytes / 4;
+	bool online[CAPTURE_MAX_CPUS] = {0};
+	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
+	int err;
+
+	if (pages & (pages - 1))
+		return -EINVAL;
+	if (wakeup > ring_bytes / 2)
+		wakeup = ring_bytes / 2;
+	/* Needed before 5.11 only (memcg accounting since); fails without
+	 * CAP_SYS_RESOURCE, which is harmless on newer kernels. */
+	setrlimit(RLIMIT_MEMLOCK, &unlimited);
+
+	err = read_cpu_list("/sys/devices/system/cpu/online", online, CAPTURE_MAX_CPUS);
+	if (err)
+		return err;
+	l->drv = driver__open();
+	if (!l->drv)
+		return -errno;
+	err = driver__configure(l->drv, &cfg);
+	if (!err)
+		err = driver__load(l->drv);
+	if (err)
+		return err;
+	l->ncpu_possible = driver__counters(l->drv, NULL, 0, NULL);
+	if (l->ncpu_possible <= 0)
+		return l->ncpu_possible < 0 ? l->ncpu_possible : -EINVAL;
+	l->drv_cpu = calloc(l->ncpu_possible, sizeof(*l->drv_cpu));
+	if (!l->drv_cpu)
+		return -ENOMEM;
+
+	if (o->order_window_us != UINT32_MAX)
+		ro.order_window_ns = (o->order_window_us ? o->order_window_us
+							 : DEFAULT_ORDER_WINDOW_US) * 1000ull;
+	l->rs = ringset__new(&ro);
+	if (!l->rs)
+		return -errno;
+	for (int cpu = 0; cpu < l->ncpu_possible && cpu < CAPTURE_MAX_CPUS; cpu++) {
+		struct ring *r;
+		int fd;
+
+		if (!online[cpu])
+			continue;
+		fd = open_perf(cpu, wakeup);
+		if (fd < 0)
+			return fd;
+		l->fds[l->nfds] = fd;
+		l->cpus[l->nfds++] = cpu;
+		r = ring__map(fd, pages, o->force_slack ? RING_SLACK_COPY : RING_AUTO);
+		if (!r)
+			return -errno;
+		err = ringset__add(l->rs, r, cpu);
+		if (!err)
+			err = driver__set_perf_fd(l->drv, cpu, fd);
+		if (!err && ioctl(fd, PERF_EVENT_IOC_ENABLE, 0))
+			err = -errno;
+		if (err)
+			return err;
+	}
+	if (!l->nfds)
+		return -ENODEV;
+	return driver__attach(l->drv);
+}
+
+struct capture *capture__open_live(const struct capture_live_opts *opts)
+{
+	struct capture_live_opts defaults = {0};
+	struct live *l = calloc(1, sizeof(*l));
+	struct capture *c;
+	int err;
+
+	if (!l)
+		return NULL;
+	err = live_setup(l, opts ? opts : &defaults);
+	if (err)
+		goto fail;
+	c = capture__open_engine(&live_engine_ops, l);
+	if (!c) {
+		err = -errno;
+		goto fail;
+	}
+	return c;
+fail:
+	live_free(l);
+	errno = -err;
+	return NULL;
+}
+
+static int live_next(void *e, struct capture_event *ev, int timeout_ms)
+{
+	struct live *l = e;
+
+	return ringset__next(l->rs, ev, timeout_ms);
+}
+
+static int live_stats(void *e, struct capture_stats *st)
+{
+	struct live *l = e;
+	struct driver_counters tot;
+	int err, n;
+
+	err = ringset__stats(l->rs, st);
+	if (err)
+		return err;
+	n = driver__counters(l->drv, l->drv_cpu, l->ncpu_possible, &tot);
+	if (n < 0)
+		return n;
+	for (int c = 0; c < n && c < CAPTURE_MAX_CPUS; c++) {
+		st->cpu[c].drv_evts = l->drv_cpu[c].n_evts;
+		st->cpu[c].drv_drops_buffer = l->drv_cpu[c].n_drops_buffer;
+		st->cpu[c].drv_drops_pf = l->drv_cpu[c].n_drops_pf;
+		st->cpu[c].drv_drops_bug = l->drv_cpu[c].n_drops_bug;
+		st->cpu[c].drv_drops_scratch = l->drv_cpu[c].n_drops_scratch;
+		if (c + 1u > st->ncpus)
+			st->ncpus = c + 1;
+	}
+	st->total.drv_evts = tot.n_evts;
+	st->total.drv_drops_buffer = tot.n_drops_buffer;
+	st->total.drv_drops_pf = tot.n_drops_pf;
+	st->total.drv_drops_bug = tot.n_drops_bug;
+	st->total.drv_drops_scratch = tot.n_drops_scratch;
+	return 0;
+}
+
+static void live_close(void *e)
+{
+	live_free(e);
+}
+
+const struct capture_engine_ops live_engine_ops = {
+	.name = "live",
+	.next = live_next,
+	.stats = live_stats,
+	.close = live_close,
+};
+
+struct driver *live__driver(void *engine)
+{
+	return ((struct live *)engine)->drv;
+}
+
+int live__set_sigmask(void *engine, const sigset_t *mask)
+{
+	ringset__set_sigmask(((struct live *)engine)->rs, mask);
+	return 0;
+}

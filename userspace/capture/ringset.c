@@ -1,0 +1,266 @@
+/* Ordered merge of per-CPU rings and the batched wait. */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ringset.h"
+
+#define NS_PER_MS 1000000ull
+#define BACKOFF_MIN_NS (1 * NS_PER_MS)
+#define BACKOFF_MAX_NS (30 * NS_PER_MS)
+/* A wait that brought less than this is "nearly empty": wait longer next time. */
+#define NEARLY_EMPTY_BYTES (16 * 1024)
+
+struct member {
+	struct ring *ring;
+	uint64_t horizon;	/* events of this ring not yet read have ts above this */
+	uint16_t cpu;
+};
+
+struct ringset {
+	struct member *m;
+	struct pollfd *pfd;
+	int n;
+	uint64_t window;
+	uint64_t (*clock)(void *ctx);
+	void *clock_ctx;
+	int64_t boot_to_epoch;	/* default clock */
+	uint64_t backoff_min, backoff_max, backoff;
+	uint64_t harvest;	/* bytes found since the last wait */
+	bool last_wait_polled;	/* and it reported readiness */
+	bool has_mask;
+	sigset_t mask;
+};
+
+static uint64_t clock_read(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static uint64_t default_clock(void *ctx)
+{
+	const struct ringset *s = ctx;
+
+	return clock_read(CLOCK_BOOTTIME) + s->boot_to_epoch;
+}
+
+struct ringset *ringset__new(const struct ringset_opts *opts)
+{
+	struct ringset *s = calloc(1, sizeof(*s));
+	struct ringset_opts o = {0};
+
+	if (!s)
+		return NULL;
+	if (opts)
+		o = *opts;
+	s->window = o.order_window_ns;
+	s->boot_to_epoch = (int64_t)(clock_read(CLOCK_REALTIME) - clock_read(CLOCK_BOOTTIME));
+	s->clock = o.clock_ns ? o.clock_ns : default_clock;
+	s->clock_ctx = o.clock_ns ? o.clock_ctx : s;
+	s->backoff_min = o.backoff_min_us ? o.backoff_min_us * 1000ull : BACKOFF_MIN_NS;
+	s->backoff_max = o.backoff_max_us ? o.backoff_max_us * 1000ull : BACKOFF_MAX_NS;
+	if (s->backoff_max < s->backoff_min)
+		s->backoff_max = s->backoff_min;
+	s->backoff = s->backoff_min;
+	return s;
+}
+
+int ringset__add(struct ringset *s, struct ring *r, uint16_t cpu)
+{
+	struct member *m;
+	struct pollfd *p;
+
+	if (s->n >= CAPTURE_MAX_CPUS || cpu >= CAPTURE_MAX_CPUS) {
+		ring__unmap(r);
+		return -ERANGE;
+	}
+	m = realloc(s->m, (s->n + 1) * sizeof(*m));
+	if (m)
+		s->m = m;
+	p = realloc(s->pfd, (s->n + 1) * sizeof(*p));
+	if (p)
+		s->pfd = p;
+	if (!m || !p) {
+		ring__unmap(r);
+		return -ENOMEM;
+	}
+	s->m[s->n] = (struct member){ .ring = r, .cpu = cpu };
+	s->pfd[s->n] = (struct pollfd){ .fd = ring__fd(r), .events = POLLIN };
+	s->n++;
+	return 0;
+}
+
+void ringset__set_sigmask(struct ringset *s, const sigset_t *mask)
+{
+	s->has_mask = mask != NULL;
+	if (mask)
+		s->mask = *mask;
+}
+
+/* The ring holding the next event to hand out, or NULL. With an order window, a
+ * ring without pending events is read again only when the candidate is newer than
+ * what its last read covered; if the candidate is still too new, *BLOCK_NS says
+ * how long to wait for it. */
+static struct member *pick(struct ringset *s, uint64_t *block_ns)
+{
+	struct member *best = NULL;
+	uint64_t best_ts = 0, ts, now = 0;
+	int i;
+
+	*block_ns = 0;
+	for (i = 0; i < s->n; i++) {
+		if (ring__peek(s->m[i].ring, NULL, &ts) && (!best || ts < best_ts)) {
+			best = &s->m[i];
+			best_ts = ts;
+		}
+	}
+	for (i = 0; i < s->n; i++) {
+		struct member *m = &s->m[i];
+
+		if (!ring__exhausted(m->ring))
+			continue;
+		/* Give consumed space back at once, even if we do not read further. */
+		ring__release(m->ring);
+		if (best && s->window && best_ts <= m->horizon)
+			continue;
+		if (s->window) {
+			if (!now)
+				now = s->clock(s->clock_ctx);
+			/* Read before the head: whatever the head misses is newer. */
+			m->horizon = now > s->window ? now - s->window : 0;
+		}
+		s->harvest += ring__refresh(m->ring);
+		if (ring__peek(m->ring, NULL, &ts) && (!best || ts < best_ts)) {
+			best = m;
+			best_ts = ts;
+		}
+	}
+	if (!best || !s->window)
+		return best;
+	for (i = 0; i < s->n; i++) {
+		struct member *m = &s->m[i];
+
+		if (ring__exhausted(m->ring) && best_ts > m->horizon &&
+		    best_ts - m->horizon > *block_ns)
+			*block_ns = best_ts - m->horizon;
+	}
+	return *block_ns ? NULL : best;
+}
+
+/* Sleeps up to NS, on the ring fds when POLL. 0, or -EINTR. */
+static int wait_rings(struct ringset *s, uint64_t ns, bool poll)
+{
+	struct timespec ts = { .tv_sec = ns / 1000000000ull, .tv_nsec = ns % 1000000000ull };
+	int n;
+
+	n = ppoll(poll ? s->pfd : NULL, poll ? s->n : 0, &ts, s->has_mask ? &s->mask : NULL);
+	if (n < 0)
+		return errno == EINTR ? -EINTR : -errno;
+	s->last_wait_polled = poll && n > 0;
+	return 0;
+}
+
+int ringset__next(struct ringset *s, struct capture_event *ev, int timeout_ms)
+{
+	uint64_t deadline = 0, now, block_ns, wait;
+	struct member *m;
+	bool poll;
+	int err;
+
+	for (;;) {
+		m = pick(s, &block_ns);
+		if (m) {
+			ring__peek(m->ring, ev, NULL);
+			ev->cpu = m->cpu;
+			ring__consume(m->ring);
+			return 0;
+		}
+		if (timeout_ms == 0)
+			return -EAGAIN;
+		now = clock_read(CLOCK_MONOTONIC);
+		if (timeout_ms > 0) {
+			if (!deadline)
+				deadline = now + timeout_ms * NS_PER_MS;
+			else if (now >= deadline)
+				return -EAGAIN;
+		}
+		if (block_ns) {
+			/* Events are there but too new to be sure of their order. */
+			wait = block_ns < s->backoff_max ? block_ns : s->backoff_max;
+			poll = false;
+		} else {
+			/* Batch: a wait that brought little means a quiet system. */
+			if (s->harvest >= NEARLY_EMPTY_BYTES)
+				s->backoff = s->backoff_min;
+			else if (s->backoff < s->backoff_max)
+				s->backoff = s->backoff * 2 < s->backoff_max ? s->backoff * 2
+									   : s->backoff_max;
+			wait = s->backoff;
+			/* A ready fd that then gave nothing (a memfd, a stale wakeup):
+			 * sleep instead of polling again at once. */
+			poll = !(s->last_wait_polled && s->harvest == 0);
+		}
+		s->harvest = 0;
+		if (timeout_ms > 0 && wait > deadline - now)
+			wait = deadline - now;
+		err = wait_rings(s, wait, poll);
+		if (err)
+			return err;
+	}
+}
+
+int ringset__stats(const struct ringset *s, struct capture_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->mode = s->n ? ring__mode_name(ring__mode(s->m[0].ring)) : "none";
+	for (int i = 0; i < s->n; i++) {
+		struct capture_cpu_stats *c = &st->cpu[s->m[i].cpu];
+
+		ring__stats(s->m[i].ring, c);
+		st->total.n_evts += c->n_evts;
+		st->total.n_bytes += c->n_bytes;
+		st->total.n_lost += c->n_lost;
+		st->total.n_corrupt += c->n_corrupt;
+		if (s->m[i].cpu + 1u > st->ncpus)
+			st->ncpus = s->m[i].cpu + 1u;
+	}
+	return 0;
+}
+
+void ringset__free(struct ringset *s)
+{
+	if (!s)
+		return;
+	for (int i = 0; i < s->n; i++)
+		ring__unmap(s->m[i].ring);
+	free(s->m);
+	free(s->pfd);
+	free(s);
+}
+
+static int engine_next(void *e, struct capture_event *ev, int timeout_ms)
+{
+	return ringset__next(e, ev, timeout_ms);
+}
+
+static int engine_stats(void *e, struct capture_stats *st)
+{
+	return ringset__stats(e, st);
+}
+
+static void engine_close(void *e)
+{
+	ringset__free(e);
+}
+
+const struct capture_engine_ops ringset_engine_ops = {
+	.name = "rings",
+	.next = engine_next,
+	.stats = engine_stats,
+	.close = engine_close,
+};

@@ -1,0 +1,248 @@
+/* evt.* fields. */
+#include <errno.h>
+#include <pthread.h>
+
+#include "fields_int.h"
+
+/* Index of the "data" param (evt.buffer) of each exit event, 0xff if none. */
+static uint8_t data_idx[PPM_EVENT_MAX];
+static pthread_once_t data_idx_once = PTHREAD_ONCE_INIT;
+
+static void data_idx__init(void)
+{
+	for (unsigned t = 0; t < PPM_EVENT_MAX; t++) {
+		const struct ppm_event_info *ei = &schema_events[t];
+
+		data_idx[t] = 0xff;
+		if (!PPME_IS_EXIT(t))
+			continue;
+		for (uint32_t p = 0; p < ei->nparams && p < PPM_MAX_EVENT_PARAMS; p++) {
+			if (ei->params[p].type == PT_BYTEBUF && ei->params[p].name &&
+			    strcmp(ei->params[p].name, "data") == 0) {
+				data_idx[t] = (uint8_t)p;
+				break;
+			}
+		}
+	}
+}
+
+static int event__buffer(const struct ievt *ev, const uint8_t **p, uint16_t *len)
+{
+	uint8_t i;
+
+	pthread_once(&data_idx_once, data_idx__init);
+	if (ev->type >= PPM_EVENT_MAX)
+		return -ENOENT;
+	i = data_idx[ev->type];
+	if (i == 0xff || i >= ev->params.n)
+		return -ENOENT;
+	*p = ev->params.val[i];
+	*len = ev->params.len[i];
+	return 0;
+}
+
+const char *event_category__name(const struct ievt *ev)
+{
+	if (!ev->info)
+		return "unknown";
+	switch (ev->info->category) {
+	case EC_OTHER: return "other";
+	case EC_FILE: return "file";
+	case EC_NET: return "net";
+	case EC_IPC: return "IPC";
+	case EC_MEMORY: return "memory";
+	case EC_PROCESS: return "process";
+	case EC_SLEEP: return "sleep";
+	case EC_SYSTEM: return "system";
+	case EC_SIGNAL: return "signal";
+	case EC_USER: return "user";
+	case EC_TIME: return "time";
+	case EC_PROCESSING: return "processing";
+	case EC_WAIT: return "wait";
+	case EC_SCHEDULER: return "scheduler";
+	case EC_INTERNAL: return "internal";
+	case EC_IO_READ:
+	case EC_IO_WRITE:
+	case EC_IO_OTHER:
+		/* I/O takes the kind of the fd it works on */
+		if (!ev->fd)
+			return "unknown";
+		switch (ev->fd->type) {
+		case FDT_FILE: case FDT_DIRECTORY:
+			return "file";
+		case FDT_IPV4_SOCK: case FDT_IPV6_SOCK:
+			return "net";
+		case FDT_UNIX_SOCK: case FDT_PIPE: case FDT_EVENT: case FDT_SIGNALFD:
+		case FDT_INOTIFY:
+			return "ipc";
+		default:
+			return "other";
+		}
+	default:
+		return "unknown";
+	}
+}
+
+/* Param index a FARG_PARAM/FARG_NAME reference points at for EV, or -1. */
+static int param__index(const struct field_ref *ref, const struct ievt *ev)
+{
+	int idx;
+
+	if (ref->param_idx)
+		idx = ev->type < PPM_EVENT_MAX ? ref->param_idx[ev->type] : 0xff;
+	else
+		idx = ref->index;
+	if (idx < 0 || idx == 0xff || (uint32_t)idx >= ev->params.n || !ev->info ||
+	    (uint32_t)idx >= ev->info->nparams)
+		return -1;
+	return idx;
+}
+
+static int rawarg__extract(const struct ievt *ev, int idx, struct field_ctx *ctx,
+			   struct field_value *out)
+{
+	const struct ppm_param_info *pi = &ev->info->params[idx];
+	const uint8_t *val = ev->params.val[idx];
+	uint16_t len = ev->params.len[idx];
+	const void *nul;
+	int64_t v;
+
+	switch (pi->type) {
+	case PT_CHARBUF: case PT_FSPATH: case PT_FSRELPATH:
+		nul = memchr(val, 0, len);
+		return value__str(out, (const char *)val,
+				  nul ? (size_t)((const uint8_t *)nul - val) : len);
+	case PT_BYTEBUF:
+		out->type = FT_BUFFER;
+		out->s.ptr = (const char *)val;
+		out->s.len = len;
+		return 0;
+	default:
+		break;
+	}
+	if (schema__param_int(pi->type, val, len, &v) == 0) {
+		switch (pi->type) {
+		case PT_INT8: case PT_INT16: case PT_INT32: case PT_INT64:
+		case PT_ERRNO: case PT_FD: case PT_PID:
+			return value__i64(out, v);
+		default:
+			return value__u64(out, (uint64_t)v);
+		}
+	}
+	sbuf__reset(&ctx->scratch);
+	param__render(ev, (uint32_t)idx, ctx, &ctx->scratch, PM_RAW);
+	if (ctx->scratch.err)
+		return ctx->scratch.err;
+	return value__str(out, ctx->scratch.buf ? ctx->scratch.buf : "", ctx->scratch.len);
+}
+
+int fields__extract_evt(const struct field_ref *ref, const struct ievt *ev,
+			struct field_ctx *ctx, unsigned n, struct field_value *out)
+{
+	uint32_t flags = ev->info ? ev->info->flags : 0;
+	const uint8_t *buf;
+	uint16_t buflen;
+	int idx;
+
+	if (n)
+		return -ENOENT;
+	switch (ref->info->id) {
+	case F_EVT_NUM:
+		return value__u64(out, ev->num);
+	case F_EVT_TIME: case F_EVT_TIME_S: case F_EVT_TIME_ISO8601:
+	case F_EVT_DATETIME: case F_EVT_DATETIME_S: case F_EVT_OUTPUTTIME:
+		out->type = FT_ABSTIME;
+		out->u = ev->ts;
+		return 0;
+	case F_EVT_RAWTIME:
+		return value__u64(out, ev->ts);
+	case F_EVT_RAWTIME_S:
+		return value__u64(out, ev->ts / 1000000000ULL);
+	case F_EVT_RAWTIME_NS:
+		return value__u64(out, ev->ts % 1000000000ULL);
+	case F_EVT_LATENCY:
+		return value__u64(out, ev->latency);
+	case F_EVT_LATENCY_S:
+		return value__u64(out, ev->latency / 1000000000ULL);
+	case F_EVT_LATENCY_NS:
+		return value__u64(out, ev->latency % 1000000000ULL);
+	case F_EVT_DIR:
+		return value__str(out, PPME_IS_ENTER(ev->type) ? ">" : "<", 1);
+	case F_EVT_TYPE:
+		if (ev->name)
+			return value__cstr(out, ev->name);
+		if (ev->info && ev->info->name)
+			return value__cstr(out, ev->info->name);
+		return -ENOENT;
+	case F_EVT_CATEGORY:
+		return value__cstr(out, event_category__name(ev));
+	case F_EVT_CPU:
+		return value__i64(out, ev->cpu);
+	case F_EVT_ARGS:
+	case F_EVT_INFO:
+		sbuf__reset(&ctx->scratch);
+		params__render_info(ev, ctx, &ctx->scratch);
+		if (ctx->scratch.err)
+			return ctx->scratch.err;
+		return value__str(out, ctx->scratch.buf ? ctx->scratch.buf : "", ctx->scratch.len);
+	case F_EVT_ARG:
+		idx = param__index(ref, ev);
+		if (idx < 0)
+			return -ENOENT;
+		sbuf__reset(&ctx->scratch);
+		param__render(ev, (uint32_t)idx, ctx, &ctx->scratch, PM_ARG);
+		if (ctx->scratch.err)
+			return ctx->scratch.err;
+		return value__str(out, ctx->scratch.buf ? ctx->scratch.buf : "", ctx->scratch.len);
+	case F_EVT_RAWARG:
+		idx = param__index(ref, ev);
+		if (idx < 0)
+			return -ENOENT;
+		return rawarg__extract(ev, idx, ctx, out);
+	case F_EVT_BUFFER:
+		if (event__buffer(ev, &buf, &buflen))
+			return -ENOENT;
+		out->type = FT_BUFFER;
+		out->s.ptr = (const char *)buf;
+		out->s.len = buflen;
+		return 0;
+	case F_EVT_BUFLEN:
+		if (event__buffer(ev, &buf, &buflen))
+			return -ENOENT;
+		return value__u64(out, buflen);
+	case F_EVT_RES:
+		if (!ev->has_res)
+			return -ENOENT;
+		if (ev->res >= 0)
+			return value__str(out, "SUCCESS", 7);
+		if (errno__name(ev->res))
+			return value__cstr(out, errno__name(ev->res));
+		sbuf__reset(&ctx->scratch);
+		sbuf__i64(&ctx->scratch, ev->res);
+		if (ctx->scratch.err)
+			return ctx->scratch.err;
+		return value__str(out, ctx->scratch.buf, ctx->scratch.len);
+	case F_EVT_RAWRES:
+		if (!ev->has_res)
+			return -ENOENT;
+		return value__i64(out, ev->res);
+	case F_EVT_FAILED:
+		return value__bool(out, ev->has_res && ev->res < 0);
+	case F_EVT_IS_IO:
+		return value__bool(out, flags & (EF_READS_FROM_FD | EF_WRITES_TO_FD));
+	case F_EVT_IS_IO_READ:
+		return value__bool(out, flags & EF_READS_FROM_FD);
+	case F_EVT_IS_IO_WRITE:
+		return value__bool(out, flags & EF_WRITES_TO_FD);
+	case F_EVT_IO_DIR:
+		if (flags & EF_READS_FROM_FD)
+			return value__str(out, "read", 4);
+		if (flags & EF_WRITES_TO_FD)
+			return value__str(out, "write", 5);
+		return -ENOENT;
+	case F_EVT_IS_WAIT:
+		return value__bool(out, flags & EF_WAITS);
+	default:
+		return -ENOENT;
+	}
+}

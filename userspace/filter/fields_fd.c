@@ -1,0 +1,129 @@
+/* fd.* fields.
+ *
+ * Socket ends: state.h keeps a socket's tuple as sip:sport -> dip:dport in the
+ * order the driver reports it, which (as in sysdig) is always client -> server,
+ * for connect and accept alike. So the client is (sip, sport), the server
+ * (dip, dport), and is_server picks which end is local. */
+#include <errno.h>
+
+#include "fields_int.h"
+
+static bool fd__is_ip(const struct fd_info *fd)
+{
+	return (fd->type == FDT_IPV4_SOCK || fd->type == FDT_IPV6_SOCK) &&
+	       (fd->family == PPM_AF_INET || fd->family == PPM_AF_INET6);
+}
+
+static int ip__value(struct field_value *out, const struct fd_info *fd, const uint8_t *addr)
+{
+	out->type = FT_IPADDR;
+	out->ip.family = fd->family;
+	memset(out->ip.addr, 0, sizeof(out->ip.addr));
+	memcpy(out->ip.addr, addr, fd->family == PPM_AF_INET6 ? 16 : 4);
+	return 0;
+}
+
+static const char *l4proto__name(uint8_t proto)
+{
+	switch (proto) {
+	case 6: return "tcp";
+	case 17: return "udp";
+	case 1: case 58: return "icmp";
+	case 255: return "raw";
+	default: return NULL;
+	}
+}
+
+int fields__extract_fd(const struct field_ref *ref, const struct ievt *ev,
+		       struct field_ctx *ctx, unsigned n, struct field_value *out)
+{
+	const struct fd_info *fd = ev->fd;
+	uint32_t flags = ev->info ? ev->info->flags : 0;
+	const char *slash, *name;
+	bool client;
+
+	if (ref->info->id == F_FD_NUM) {
+		/* sysdig shows -1 for fd events that have no fd (yet) */
+		if (n || (ev->fdnum < 0 && !fd &&
+			  !(flags & (EF_CREATES_FD | EF_USES_FD | EF_DESTROYS_FD))))
+			return -ENOENT;
+		return value__i64(out, fd ? fd->fd : ev->fdnum);
+	}
+	if (!fd || n > (ref->info->flags & FF_MULTI ? 1u : 0u))
+		return -ENOENT;
+	name = fd->name ? fd->name : "";
+
+	switch (ref->info->id) {
+	case F_FD_TYPE:
+		if ((unsigned)fd->type > FDT_OTHER_SOCK || !fd_type_names[fd->type])
+			return -ENOENT;
+		return value__cstr(out, fd_type_names[fd->type]);
+	case F_FD_TYPECHAR:
+		if ((unsigned)fd->type > FDT_OTHER_SOCK || !fd_type_chars[fd->type])
+			return -ENOENT;
+		return value__str(out, &fd_type_chars[fd->type], 1);
+	case F_FD_NAME:
+		return value__cstr(out, name);
+	case F_FD_DIRECTORY:
+		if (fd->type == FDT_DIRECTORY)
+			return value__cstr(out, name);
+		if (fd->type != FDT_FILE || !(slash = strrchr(name, '/')))
+			return -ENOENT;
+		return value__str(out, name, slash == name ? 1 : (size_t)(slash - name));
+	case F_FD_FILENAME:
+		if (fd->type != FDT_FILE)
+			return -ENOENT;
+		slash = strrchr(name, '/');
+		return value__cstr(out, slash ? slash + 1 : name);
+	case F_FD_L4PROTO:
+		if (!fd__is_ip(fd) || !(name = l4proto__name(fd->l4proto)))
+			return -ENOENT;
+		return value__cstr(out, name);
+	case F_FD_SOCKFAMILY:
+		if (fd__is_ip(fd))
+			return value__str(out, "ip", 2);
+		if (fd->type == FDT_UNIX_SOCK)
+			return value__str(out, "unix", 4);
+		return -ENOENT;
+	case F_FD_IS_SERVER:
+		if (!fd__is_ip(fd) && fd->type != FDT_UNIX_SOCK)
+			return -ENOENT;
+		return value__bool(out, fd->is_server);
+	default:
+		break;
+	}
+
+	/* addresses and ports: IP sockets only */
+	if (!fd__is_ip(fd))
+		return -ENOENT;
+	switch (ref->info->id) {
+	case F_FD_IP:
+		client = n == 0;
+		break;
+	case F_FD_PORT:
+		return value__u64(out, n == 0 ? fd->sport : fd->dport);
+	case F_FD_CIP:
+		client = true;
+		break;
+	case F_FD_SIP: case F_FD_DIP:
+		client = false;
+		break;
+	case F_FD_LIP:
+		client = !fd->is_server;
+		break;
+	case F_FD_RIP:
+		client = fd->is_server;
+		break;
+	case F_FD_CPORT:
+		return value__u64(out, fd->sport);
+	case F_FD_SPORT: case F_FD_DPORT:
+		return value__u64(out, fd->dport);
+	case F_FD_LPORT:
+		return value__u64(out, fd->is_server ? fd->dport : fd->sport);
+	case F_FD_RPORT:
+		return value__u64(out, fd->is_server ? fd->sport : fd->dport);
+	default:
+		return -ENOENT;
+	}
+	return ip__value(out, fd, client ? fd->sip : fd->dip);
+}

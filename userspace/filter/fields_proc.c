@@ -1,0 +1,195 @@
+/* proc.*, thread.*, user.* and group.* fields. */
+#include <errno.h>
+
+#include "fields_int.h"
+
+/* Ancestor walks stop here, so a corrupt ptid cycle cannot hang us. */
+#define MAX_ANCESTORS 64
+
+static const struct thread_info *main_of(struct field_ctx *ctx, const struct thread_info *ti)
+{
+	const struct thread_info *m;
+
+	if (ti->tid == ti->pid || !ctx->threads)
+		return ti;
+	m = thread_table__main(ctx->threads, ti);
+	return m ? m : ti;
+}
+
+struct thread_info *thread__parent(struct field_ctx *ctx, const struct thread_info *ti)
+{
+	const struct thread_info *m;
+	struct thread_info *p;
+
+	if (!ctx->threads)
+		return NULL;
+	m = main_of(ctx, ti);
+	if (m->ptid <= 0 || m->ptid == m->pid)
+		return NULL;
+	p = thread_table__find(ctx->threads, m->ptid);
+	if (!p)
+		return NULL;
+	return (struct thread_info *)main_of(ctx, p);
+}
+
+/* The Nth ancestor (0: the process itself), or NULL. */
+static const struct thread_info *ancestor(struct field_ctx *ctx, const struct thread_info *ti,
+					  unsigned n)
+{
+	const struct thread_info *cur = main_of(ctx, ti);
+
+	for (unsigned i = 0; i < n && cur; i++) {
+		if (i >= MAX_ANCESTORS)
+			return NULL;
+		cur = thread__parent(ctx, cur);
+	}
+	return cur;
+}
+
+static size_t comm__len(const struct thread_info *ti)
+{
+	return strnlen(ti->comm, sizeof(ti->comm));
+}
+
+/* NUL-separated strings joined by spaces (proc.args, thread.cgroups). */
+static void joined__append(struct sbuf *o, const char *p, size_t len)
+{
+	while (len && p[len - 1] == '\0')
+		len--;
+	if (sbuf__reserve(o, len))
+		return;
+	for (size_t i = 0; i < len; i++)
+		o->buf[o->len++] = p[i] ? p[i] : ' ';
+}
+
+static void cmdline__append(struct sbuf *o, const char *first, size_t flen,
+			    const struct thread_info *ti)
+{
+	sbuf__append(o, first, flen);
+	if (ti->args && ti->args_len && ti->args[0]) {
+		sbuf__putc(o, ' ');
+		joined__append(o, ti->args, ti->args_len);
+	}
+}
+
+static int scratch__value(struct field_ctx *ctx, struct field_value *out)
+{
+	if (ctx->scratch.err)
+		return ctx->scratch.err;
+	return value__str(out, ctx->scratch.buf ? ctx->scratch.buf : "", ctx->scratch.len);
+}
+
+static int64_t loginuid__value(uint32_t uid)
+{
+	return uid == UINT32_MAX ? -1 : (int64_t)uid;
+}
+
+int fields__extract_proc(const struct field_ref *ref, const struct ievt *ev,
+			 struct field_ctx *ctx, unsigned n, struct field_value *out)
+{
+	const struct thread_info *ti = ev->thread, *t;
+	const char *name;
+	uint64_t start;
+
+	if (ref->info->id == F_THREAD_TID)
+		return n ? -ENOENT : value__i64(out, ev->tid);
+	if (!ti)
+		return -ENOENT;
+	/* proc.apid / proc.aname without an index yield every ancestor */
+	if (n && !(ref->index < 0 && (ref->info->id == F_PROC_APID ||
+				      ref->info->id == F_PROC_ANAME)))
+		return -ENOENT;
+
+	switch (ref->info->id) {
+	case F_PROC_PID:
+		return value__i64(out, ti->pid);
+	case F_PROC_EXE:
+		return ti->exe ? value__cstr(out, ti->exe) : -ENOENT;
+	case F_PROC_NAME:
+		return value__str(out, ti->comm, comm__len(ti));
+	case F_PROC_ARGS:
+		sbuf__reset(&ctx->scratch);
+		if (ti->args)
+			joined__append(&ctx->scratch, ti->args, ti->args_len);
+		return scratch__value(ctx, out);
+	case F_PROC_CMDLINE:
+		sbuf__reset(&ctx->scratch);
+		cmdline__append(&ctx->scratch, ti->comm, comm__len(ti), ti);
+		return scratch__value(ctx, out);
+	case F_PROC_EXELINE:
+		if (!ti->exe)
+			return -ENOENT;
+		sbuf__reset(&ctx->scratch);
+		cmdline__append(&ctx->scratch, ti->exe, strlen(ti->exe), ti);
+		return scratch__value(ctx, out);
+	case F_PROC_CWD:
+		return ti->cwd ? value__cstr(out, ti->cwd) : -ENOENT;
+	case F_PROC_PPID:
+		return value__i64(out, main_of(ctx, ti)->ptid);
+	case F_PROC_PNAME:
+		t = thread__parent(ctx, ti);
+		return t ? value__str(out, t->comm, comm__len(t)) : -ENOENT;
+	case F_PROC_PCMDLINE:
+		t = thread__parent(ctx, ti);
+		if (!t)
+			return -ENOENT;
+		sbuf__reset(&ctx->scratch);
+		cmdline__append(&ctx->scratch, t->comm, comm__len(t), t);
+		return scratch__value(ctx, out);
+	case F_PROC_APID:
+		/* [k] is the pid of ancestor k; ancestor k-1's ptid when k itself
+		 * is not in the table */
+		if (ref->index == 0)
+			return value__i64(out, main_of(ctx, ti)->pid);
+		t = ancestor(ctx, ti, ref->index > 0 ? (unsigned)ref->index - 1 : n);
+		if (!t || main_of(ctx, t)->ptid <= 0)
+			return -ENOENT;
+		return value__i64(out, main_of(ctx, t)->ptid);
+	case F_PROC_ANAME:
+		t = ancestor(ctx, ti, ref->index >= 0 ? (unsigned)ref->index : n + 1);
+		return t ? value__str(out, t->comm, comm__len(t)) : -ENOENT;
+	case F_PROC_DURATION:
+		start = main_of(ctx, ti)->start_ts;
+		if (!start || ev->ts < start)
+			return -ENOENT;
+		return value__i64(out, (int64_t)(ev->ts - start));
+	case F_PROC_TTY:
+		return value__i64(out, ti->tty);
+	case F_PROC_EXEPATH:
+		return ti->exepath ? value__cstr(out, ti->exepath) : -ENOENT;
+	case F_PROC_VPID:
+		return ti->vpid < 0 ? -ENOENT : value__i64(out, ti->vpid);
+	case F_PROC_SID:
+		return value__i64(out, ti->sid);
+	case F_PROC_LOGINUID:
+	case F_USER_LOGINUID:
+		return value__i64(out, loginuid__value(ti->loginuid));
+	case F_THREAD_VTID:
+		return ti->vtid < 0 ? -ENOENT : value__i64(out, ti->vtid);
+	case F_THREAD_ISMAIN:
+		return value__bool(out, ti->tid == ti->pid);
+	case F_THREAD_CGROUPS:
+		if (!ti->cgroups)
+			return -ENOENT;
+		sbuf__reset(&ctx->scratch);
+		joined__append(&ctx->scratch, ti->cgroups, ti->cgroups_len);
+		return scratch__value(ctx, out);
+	case F_USER_UID:
+		return value__u64(out, ti->uid);
+	case F_USER_NAME:
+		name = users__name(ti->uid);
+		return name ? value__cstr(out, name) : -ENOENT;
+	case F_USER_LOGINNAME:
+		if (ti->loginuid == UINT32_MAX)
+			return -ENOENT;
+		name = users__name(ti->loginuid);
+		return name ? value__cstr(out, name) : -ENOENT;
+	case F_GROUP_GID:
+		return value__u64(out, ti->gid);
+	case F_GROUP_NAME:
+		name = groups__name(ti->gid);
+		return name ? value__cstr(out, name) : -ENOENT;
+	default:
+		return -ENOENT;
+	}
+}

@@ -38,6 +38,9 @@ struct inspector_opts {
 	const char *host_root;	/* prefix for /proc and /etc; NULL: $HOST_ROOT or "" */
 	uint32_t max_threads;	/* 0: 131072 */
 	bool no_proc_scan;	/* tests: start with empty tables */
+	/* Never read /proc for threads first seen in events (replaying a capture
+	 * file: its tids are not this host's). */
+	bool no_proc_lookup;
 };
 
 struct inspector;
@@ -60,10 +63,23 @@ struct inspector_counters {
 	uint64_t n_threads;		/* in the table now */
 	uint64_t n_threads_purged;	/* removed because their exit was missed */
 	uint64_t n_unpaired_exits;
+	uint64_t n_enter_too_big;	/* enter events too big to keep for pairing */
+	uint64_t n_lazy_threads;	/* threads first seen in an event */
+	uint64_t n_lazy_unreadable;	/* ... whose /proc entry could not be read */
+	uint64_t n_threads_dropped;	/* not added: table full even after a purge */
 };
 
 void inspector__counters(const struct inspector *in, struct inspector_counters *c);
 
 struct thread_table *inspector__threads(struct inspector *in);
+
+/* Adds a thread by hand (capture-file process lists, tests): pid, its own fd
+ * table or, when PID's main thread is known, that one's. The caller fills the
+ * rest; its strings must be malloc()ed (the table frees them). NULL with errno
+ * EEXIST, ENOSPC (table full) or ENOMEM. */
+struct thread_info *inspector__add_thread(struct inspector *in, int64_t tid, int64_t pid);
+/* Adds (or empties) fd FD in TI's fd table; the caller fills it (name
+ * malloc()ed). NULL with errno set. */
+struct fd_info *inspector__add_fd(struct inspector *in, struct thread_info *ti, int64_t fd);
 
 #endif

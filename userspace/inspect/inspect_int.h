@@ -1,0 +1,202 @@
+/* Internals of the inspector shared by its source files. */
+#ifndef INSPECT_INT_H
+#define INSPECT_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hmap.h"
+#include "inspect.h"
+#include "state.h"
+
+/* Linux open(2) flag values on x86_64 as /proc/PID/fdinfo prints them (glibc
+ * defines O_LARGEFILE as 0 on 64-bit, so the kernel's numbers are spelled out). */
+#define LINUX_O_ACCMODE 03
+#define LINUX_O_WRONLY 01
+#define LINUX_O_RDWR 02
+#define LINUX_O_CREAT 0100
+#define LINUX_O_EXCL 0200
+#define LINUX_O_TRUNC 01000
+#define LINUX_O_APPEND 02000
+#define LINUX_O_NONBLOCK 04000
+#define LINUX_O_DSYNC 010000
+#define LINUX_O_DIRECT 040000
+#define LINUX_O_LARGEFILE 0100000
+#define LINUX_O_DIRECTORY 0200000
+#define LINUX_O_SYNC 04010000
+#define LINUX_O_CLOEXEC 02000000
+#define LINUX_O_TMPFILE 020200000
+
+#define PPM_AT_FDCWD (-100)
+
+/* ---- fd tables (fd_table.c) ---- */
+
+struct fd_entry {
+	struct hnode node;
+	struct fd_info fi;
+};
+
+struct fd_table {
+	struct hmap map;
+	uint32_t refs;
+};
+
+struct fd_table *fd_table__new(void);
+struct fd_table *fd_table__ref(struct fd_table *t);
+void fd_table__unref(struct fd_table *t);
+/* A private deep copy (fork without CLONE_FILES). */
+struct fd_table *fd_table__clone(const struct fd_table *t);
+/* The entry of FD, created empty (or emptied when it already exists). */
+struct fd_info *fd_table__add(struct fd_table *t, int64_t fd);
+/* Unlinks FD's entry and returns it (free with fd_info__free), or NULL. */
+struct fd_info *fd_table__detach(struct fd_table *t, int64_t fd);
+/* Frees the fds marked O_CLOEXEC (exec). Returns how many. */
+size_t fd_table__close_cloexec(struct fd_table *t);
+/* Copies SRC's contents (name duplicated) into DST, keeping DST's fd. */
+int fd_info__copy(struct fd_info *dst, const struct fd_info *src);
+int fd_info__set_name(struct fd_info *fi, const char *name, size_t len);
+void fd_info__free(struct fd_info *fi);
+uint32_t fd_flags__from_linux(uint32_t oflags);
+
+/* ---- thread table (thread_table.c) ---- */
+
+struct thread_entry {
+	struct hnode node;
+	struct thread_info ti;
+	/* Main threads: threads of the process known to the table, itself
+	 * included (decides whether exit/exec must look for siblings). */
+	uint32_t nthreads;
+	struct thread_entry *pending_next;
+};
+
+struct thread_table {
+	struct hmap map;
+	/* Removed entries, freed at the start of the next event so that pointers
+	 * handed out with the current event stay valid. */
+	struct thread_entry *pending;
+};
+
+struct thread_table *thread_table__new(void);
+void thread_table__free(struct thread_table *t);
+/* A new entry for TID (which must be absent) with defaults: pid/ptid -1,
+ * loginuid UINT32_MAX, no fd table. NULL on ENOMEM. */
+struct thread_info *thread_table__add(struct thread_table *t, int64_t tid);
+/* Unlinks TI and keeps it until thread_table__flush. Keeps the main thread's
+ * count of threads. */
+void thread_table__remove(struct thread_table *t, struct thread_info *ti);
+void thread_table__flush(struct thread_table *t);
+/* Registers TI (already added) as one more thread of its process. */
+void thread_table__count_sibling(struct thread_table *t, struct thread_info *ti);
+uint32_t thread_table__nthreads(struct thread_table *t, const struct thread_info *main);
+/* Frees the heap strings and fd table reference of TI. */
+void thread_info__release(struct thread_info *ti);
+int thread_info__set_str(char **dst, const char *s, size_t len);
+int thread_info__set_buf(char **dst, size_t *dlen, const void *s, size_t len);
+/* Sets the cwd from a path, adding the trailing '/'. */
+int thread_info__set_cwd(struct thread_info *ti, const char *path);
+
+/* ---- paths (path.c) ---- */
+
+/* Resolves PATH against the absolute directory BASE (ignored when PATH is
+ * absolute) into OUT: absolute, "." and ".." and duplicate slashes removed, no
+ * trailing slash but for "/". Returns the length or -ENAMETOOLONG. */
+int path__resolve(const char *base, const char *path, char *out, size_t n);
+
+/* ---- sockets (sockets.c) ---- */
+
+/* Fills FI from a SOCKTUPLE param (type, family, addresses, ports, name). */
+int sock__from_tuple(struct fd_info *fi, const uint8_t *v, uint16_t len);
+/* Fills FI from a bound SOCKADDR param: the address becomes the server side
+ * (dip/dport) and the name "ip:port" or the unix path. */
+int sock__from_addr(struct fd_info *fi, const uint8_t *v, uint16_t len);
+/* "ip:port" of an IPv4 or IPv6 address (network byte order) into OUT. */
+int sock__format_addr(uint8_t family, const uint8_t *ip, uint16_t port, char *out, size_t n);
+/* Sets FI's name to "sip:sport->dip:dport" from its fields. */
+int sock__set_tuple_name(struct fd_info *fi);
+
+/* ---- /proc (procfs.c, procfs_fd.c, procfs_net.c) ---- */
+
+struct procfs;
+
+struct procfs *procfs__new(const char *root);
+void procfs__free(struct procfs *p);
+/* Reads the thread TID of process PID into TI (entry fields only; no fd
+ * table). MAIN, when given, supplies what all threads of a process share
+ * (exe, args, cwd, ...). Returns 0 or -errno when status/stat are unreadable. */
+int procfs__read_thread(struct procfs *p, int64_t pid, int64_t tid, struct thread_info *ti,
+			const struct thread_info *main);
+/* The Tgid of TID, from /proc/TID/status. */
+int procfs__tgid(struct procfs *p, int64_t tid, int64_t *pid);
+/* Adds the fds of process PID to T. Counts unreadable fds in *N_BAD. */
+int procfs__read_fds(struct procfs *p, int64_t pid, struct fd_table *t, uint64_t *n_bad);
+/* Fills a socket fd from the socket tables of PID's network namespace.
+ * Returns 0, or -ENOENT when the inode is in no table. */
+int procfs__lookup_socket(struct procfs *p, int64_t pid, uint64_t ino, struct fd_info *fi);
+/* Whether /proc/PID/task/TID (or /proc/TID when PID is unknown) exists. */
+bool procfs__task_alive(struct procfs *p, int64_t pid, int64_t tid);
+/* Calls FN for every numeric entry of /proc (processes) or of
+ * /proc/PID/task (threads). */
+int procfs__list(struct procfs *p, int64_t pid, int (*fn)(void *ctx, int64_t id), void *ctx);
+const char *procfs__root(const struct procfs *p);
+
+/* procfs_net.c */
+struct sock_tables;
+struct sock_tables *sock_tables__load(const char *root, int64_t pid);
+void sock_tables__free(struct sock_tables *st);
+int sock_tables__lookup(const struct sock_tables *st, uint64_t ino, struct fd_info *fi);
+
+/* ---- users.c ---- */
+void users__set_root(const char *root);
+
+/* ---- the inspector (inspector.c, parse_*.c) ---- */
+
+struct inspector {
+	struct inspector_opts opts;
+	char *root;
+	uint32_t max_threads;
+	struct thread_table *threads;
+	struct procfs *proc;
+	struct inspector_counters c;
+	uint64_t num;
+	/* fds removed by the current event, freed at the next one */
+	struct fd_info *pending_fd[4];
+	uint32_t npending_fd;
+	int64_t cur_tid;
+	uint64_t cur_ts;
+	uint64_t last_purge_ts;
+	uint64_t last_full_purge_ts;
+};
+
+/* A param of the current event (or of its paired enter), bounds-checked. */
+struct evt_params {
+	const struct ppm_event_info *info;
+	const struct schema_params *p;
+};
+
+bool evp__has(const struct evt_params *e, uint32_t i);
+/* Integer param I, or DFLT when missing or of the wrong size. */
+int64_t evp__int(const struct evt_params *e, uint32_t i, int64_t dflt);
+/* Copies string param I into BUF (NUL-terminated, cut at the first NUL).
+ * Returns its length, 0 when missing or empty. */
+size_t evp__str(const struct evt_params *e, uint32_t i, char *buf, size_t n);
+
+/* Finds TID, reading /proc/TID when unknown (at most once: an entry is made
+ * even when /proc is unreadable). NULL only when the table is full. */
+struct thread_info *inspector__thread(struct inspector *in, int64_t tid);
+/* A new thread entry, making room (purge) when the table is full. */
+struct thread_info *inspector__new_thread(struct inspector *in, int64_t tid);
+void inspector__purge(struct inspector *in, uint64_t older_than_ts);
+void inspector__defer_fd(struct inspector *in, struct fd_info *fi);
+
+/* parse_thread.c: clone/fork/exec/exit/chdir. */
+void parse__clone_exit(struct inspector *in, struct ievt *ev, const struct evt_params *x);
+void parse__execve_exit(struct inspector *in, struct ievt *ev, const struct evt_params *x,
+			const struct evt_params *e);
+void parse__procexit(struct inspector *in, struct ievt *ev);
+void parse__chdir_exit(struct inspector *in, struct ievt *ev, const struct evt_params *x,
+		       const struct evt_params *e);
+/* parse_fd.c: events that create, change or destroy fds. */
+void parse__fd_exit(struct inspector *in, struct ievt *ev, const struct evt_params *x,
+		    const struct evt_params *e);
+
+#endif

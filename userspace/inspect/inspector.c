@@ -1,0 +1,499 @@
+/* The inspector: validates frames, pairs exits with their enter events, finds
+ * the thread and fd of each event and dispatches the events that change state. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "inspect_int.h"
+
+#define DEFAULT_MAX_THREADS 131072
+/* Threads idle this long are checked against /proc, this often. */
+#define PURGE_INTERVAL_NS (30ULL * 1000000000ULL)
+/* A full table is purged at most this often (event time). */
+#define FULL_PURGE_INTERVAL_NS 1000000000ULL
+
+struct inspector *inspector__new(const struct inspector_opts *opts)
+{
+	struct inspector_opts o = { 0 };
+	struct inspector *in;
+	const char *root;
+
+	if (opts)
+		o = *opts;
+	root = o.host_root ? o.host_root : getenv("HOST_ROOT");
+	if (!root)
+		root = "";
+	in = calloc(1, sizeof(*in));
+	if (!in)
+		return NULL;
+	in->opts = o;
+	in->max_threads = o.max_threads ? o.max_threads : DEFAULT_MAX_THREADS;
+	in->root = strdup(root);
+	/* "/" and "" both mean the real root: keep paths free of "//" */
+	if (in->root && strcmp(in->root, "/") == 0)
+		in->root[0] = '\0';
+	in->threads = thread_table__new();
+	in->proc = in->root ? procfs__new(in->root) : NULL;
+	if (!in->root || !in->threads || !in->proc) {
+		inspector__free(in);
+		errno = ENOMEM;
+		return NULL;
+	}
+	users__set_root(in->root);
+	if (!o.no_proc_scan && inspector__scan_proc(in) < 0) {
+		int err = errno;
+
+		inspector__free(in);
+		errno = err;
+		return NULL;
+	}
+	return in;
+}
+
+static void inspector__flush(struct inspector *in)
+{
+	thread_table__flush(in->threads);
+	for (uint32_t i = 0; i < in->npending_fd; i++)
+		fd_info__free(in->pending_fd[i]);
+	in->npending_fd = 0;
+}
+
+void inspector__free(struct inspector *in)
+{
+	if (!in)
+		return;
+	if (in->threads)
+		inspector__flush(in);
+	thread_table__free(in->threads);
+	procfs__free(in->proc);
+	free(in->root);
+	free(in);
+}
+
+void inspector__defer_fd(struct inspector *in, struct fd_info *fi)
+{
+	if (in->npending_fd == sizeof(in->pending_fd) / sizeof(in->pending_fd[0])) {
+		/* only the last ones can be referenced by the current event */
+		fd_info__free(in->pending_fd[0]);
+		memmove(in->pending_fd, in->pending_fd + 1,
+			sizeof(in->pending_fd) - sizeof(in->pending_fd[0]));
+		in->npending_fd--;
+	}
+	in->pending_fd[in->npending_fd++] = fi;
+}
+
+void inspector__counters(const struct inspector *in, struct inspector_counters *c)
+{
+	*c = in->c;
+	c->n_threads = thread_table__count(in->threads);
+}
+
+struct thread_table *inspector__threads(struct inspector *in)
+{
+	return in->threads;
+}
+
+/* ---- threads: creation, lazy /proc lookup, purge ---- */
+
+void inspector__purge(struct inspector *in, uint64_t older_than_ts)
+{
+	struct thread_table *t = in->threads;
+	struct hnode *n, *nx;
+	uint32_t i;
+
+	hmap__for_each(&t->map, i, n, nx) {
+		struct thread_info *ti = &container_of(n, struct thread_entry, node)->ti;
+
+		if (ti->tid == in->cur_tid || ti->last_ts >= older_than_ts)
+			continue;
+		if (procfs__task_alive(in->proc, ti->pid, ti->tid))
+			continue;
+		thread_table__remove(t, ti);
+		in->c.n_threads_purged++;
+	}
+}
+
+struct thread_info *inspector__new_thread(struct inspector *in, int64_t tid)
+{
+	struct thread_info *ti;
+
+	if (thread_table__count(in->threads) >= in->max_threads) {
+		/* Threads whose exit we missed are the ones /proc no longer has. */
+		if (!in->last_full_purge_ts ||
+		    in->cur_ts - in->last_full_purge_ts >= FULL_PURGE_INTERVAL_NS) {
+			inspector__purge(in, UINT64_MAX);
+			in->last_full_purge_ts = in->cur_ts ? in->cur_ts : 1;
+		}
+		if (thread_table__count(in->threads) >= in->max_threads) {
+			in->c.n_threads_dropped++;
+			return NULL;
+		}
+	}
+	ti = thread_table__add(in->threads, tid);
+	if (!ti)
+		in->c.n_threads_dropped++;
+	return ti;
+}
+
+/* A process (main thread) and its fds from /proc. Unreadable: a minimal entry. */
+static struct thread_info *inspector__read_process(struct inspector *in, int64_t pid)
+{
+	struct thread_info *ti = inspector__new_thread(in, pid);
+
+	if (!ti)
+		return NULL;
+	ti->fds = fd_table__new();
+	if (procfs__read_thread(in->proc, pid, pid, ti, NULL) < 0) {
+		in->c.n_lazy_unreadable++;
+		return ti;
+	}
+	if (ti->fds)
+		procfs__read_fds(in->proc, pid, ti->fds, &in->c.n_lazy_unreadable);
+	return ti;
+}
+
+static struct thread_info *inspector__lazy_thread(struct inspector *in, int64_t tid)
+{
+	struct thread_info *ti, *main;
+	int64_t pid;
+
+	in->c.n_lazy_threads++;
+	if (in->opts.no_proc_lookup || procfs__tgid(in->proc, tid, &pid) < 0) {
+		if (!in->opts.no_proc_lookup)
+			in->c.n_lazy_unreadable++;
+		ti = inspector__new_thread(in, tid);
+		if (ti)
+			ti->fds = fd_table__new();
+		return ti;
+	}
+	if (pid == tid)
+		return inspector__read_process(in, tid);
+	main = thread_table__find(in->threads, pid);
+	if (!main)
+		main = inspector__read_process(in, pid);
+	ti = inspector__new_thread(in, tid);
+	if (!ti)
+		return NULL;
+	if (procfs__read_thread(in->proc, pid, tid, ti, main) < 0)
+		in->c.n_lazy_unreadable++;
+	ti->pid = pid;
+	ti->fds = main ? fd_table__ref(main->fds) : fd_table__new();
+	thread_table__count_sibling(in->threads, ti);
+	return ti;
+}
+
+struct thread_info *inspector__thread(struct inspector *in, int64_t tid)
+{
+	struct thread_info *ti = thread_table__find(in->threads, tid);
+
+	return ti ? ti : inspector__lazy_thread(in, tid);
+}
+
+struct thread_info *inspector__add_thread(struct inspector *in, int64_t tid, int64_t pid)
+{
+	struct thread_info *ti, *main = NULL;
+
+	if (thread_table__find(in->threads, tid)) {
+		errno = EEXIST;
+		return NULL;
+	}
+	if (pid != tid)
+		main = thread_table__find(in->threads, pid);
+	ti = inspector__new_thread(in, tid);
+	if (!ti) {
+		errno = ENOSPC;
+		return NULL;
+	}
+	ti->pid = pid;
+	ti->fds = main ? fd_table__ref(main->fds) : fd_table__new();
+	if (!ti->fds) {
+		thread_table__remove(in->threads, ti);
+		errno = ENOMEM;
+		return NULL;
+	}
+	thread_table__count_sibling(in->threads, ti);
+	return ti;
+}
+
+struct fd_info *inspector__add_fd(struct inspector *in, struct thread_info *ti, int64_t fd)
+{
+	struct fd_info *fi = ti && ti->fds ? fd_table__add(ti->fds, fd) : NULL;
+
+	if (!fi)
+		errno = ti ? ENOMEM : EINVAL;
+	return fi;
+}
+
+/* ---- the /proc scan ---- */
+
+struct scan_ctx {
+	struct inspector *in;
+	struct thread_info *main;
+};
+
+static int scan__task(void *ctx, int64_t tid)
+{
+	struct scan_ctx *s = ctx;
+	struct inspector *in = s->in;
+	struct thread_info *ti;
+
+	if (tid == s->main->tid || thread_table__find(in->threads, tid))
+		return 0;
+	ti = inspector__new_thread(in, tid);
+	if (!ti)
+		return 0;
+	if (procfs__read_thread(in->proc, s->main->tid, tid, ti, s->main) < 0) {
+		in->c.n_proc_unreadable++;
+		thread_table__remove(in->threads, ti);
+		return 0;
+	}
+	ti->fds = fd_table__ref(s->main->fds);
+	thread_table__count_sibling(in->threads, ti);
+	return 0;
+}
+
+static int scan__process(void *ctx, int64_t pid)
+{
+	struct inspector *in = ctx;
+	struct scan_ctx s = { .in = in };
+	struct thread_info *ti;
+
+	if (thread_table__find(in->threads, pid))
+		return 0;
+	ti = inspector__new_thread(in, pid);
+	if (!ti)
+		return 0;
+	if (procfs__read_thread(in->proc, pid, pid, ti, NULL) < 0) {
+		in->c.n_proc_unreadable++;
+		thread_table__remove(in->threads, ti);
+		return 0;
+	}
+	ti->fds = fd_table__new();
+	if (!ti->fds)
+		return -ENOMEM;
+	if (procfs__read_fds(in->proc, pid, ti->fds, &in->c.n_proc_unreadable) < 0)
+		in->c.n_proc_unreadable++;
+	s.main = ti;
+	procfs__list(in->proc, pid, scan__task, &s);
+	return 0;
+}
+
+int inspector__scan_proc(struct inspector *in)
+{
+	int err = procfs__list(in->proc, -1, scan__process, in);
+
+	thread_table__flush(in->threads);
+	if (err < 0)
+		errno = -err;
+	return err;
+}
+
+/* ---- params ---- */
+
+bool evp__has(const struct evt_params *e, uint32_t i)
+{
+	return e && e->p && i < e->p->n && e->p->len[i] > 0;
+}
+
+int64_t evp__int(const struct evt_params *e, uint32_t i, int64_t dflt)
+{
+	int64_t v;
+
+	if (!evp__has(e, i) ||
+	    schema__param_int(e->info->params[i].type, e->p->val[i], e->p->len[i], &v) < 0)
+		return dflt;
+	return v;
+}
+
+size_t evp__str(const struct evt_params *e, uint32_t i, char *buf, size_t n)
+{
+	size_t len;
+
+	if (!evp__has(e, i)) {
+		buf[0] = '\0';
+		return 0;
+	}
+	len = strnlen((const char *)e->p->val[i], e->p->len[i]);
+	if (len > n - 1)
+		len = n - 1;
+	memcpy(buf, e->p->val[i], len);
+	buf[len] = '\0';
+	return len;
+}
+
+static int64_t first_fd_param(const struct evt_params *e, uint32_t from)
+{
+	for (uint32_t i = from; e && e->p && i < e->p->n; i++)
+		if (e->info->params[i].type == PT_FD)
+			return evp__int(e, i, -1);
+	return -1;
+}
+
+/* ---- one event ---- */
+
+static bool is_clone_exit(uint16_t type)
+{
+	return type == PPME_SYSCALL_CLONE_20_X || type == PPME_SYSCALL_FORK_20_X ||
+	       type == PPME_SYSCALL_VFORK_20_X || type == PPME_SYSCALL_CLONE3_X;
+}
+
+/* Enter events with a real exit event get stored for pairing; one-shot events
+ * (procexit, signals, page faults) must not overwrite a syscall's enter. */
+static bool has_exit(uint16_t type)
+{
+	return type + 1 < PPM_EVENT_MAX && !(schema_events[type + 1].flags & EF_UNUSED);
+}
+
+static void evt__pair(struct inspector *in, struct ievt *ev, bool clone_child)
+{
+	struct thread_info *ti = ev->thread;
+	struct ppm_evt_hdr eh;
+
+	if (ti && ti->lastenter_len >= PPM_HDR_LEN) {
+		memcpy(&eh, ti->lastenter, sizeof(eh));
+		if (eh.type + 1 == ev->type) {
+			ev->enter = (const struct ppm_evt_hdr *)ti->lastenter;
+			ev->latency = ev->ts >= eh.ts ? ev->ts - eh.ts : 0;
+		}
+		/* that syscall is over either way */
+		ti->lastenter_len = 0;
+	}
+	if (!ev->enter && !clone_child)
+		in->c.n_unpaired_exits++;
+}
+
+static void evt__find_fd(struct ievt *ev, const struct evt_params *x, const struct evt_params *e)
+{
+	uint16_t flags = ev->info->flags;
+
+	if (PPME_IS_ENTER(ev->type)) {
+		if (flags & EF_USES_FD)
+			ev->fdnum = first_fd_param(x, 0);
+	} else if ((flags & EF_CREATES_FD) && ev->has_res && ev->res >= 0) {
+		/* the new fd: the result, or fd1 of pipe/socketpair (res is 0) */
+		ev->fdnum = x->info->params[0].type == PT_FD ? ev->res : first_fd_param(x, 1);
+	} else if (flags & EF_USES_FD) {
+		ev->fdnum = e ? first_fd_param(e, 0) : -1;
+		if (ev->fdnum < 0)
+			ev->fdnum = first_fd_param(x, 1);
+	}
+}
+
+int inspector__process(struct inspector *in, const struct capture_event *cev, struct ievt *ev)
+{
+	struct evt_params x, e, *ep = NULL;
+	struct schema_params enter_params;
+	struct ppm_evt_hdr h;
+	bool clone_child;
+
+	inspector__flush(in);
+	if (!cev || !cev->frame || schema__validate(cev->frame, cev->len) < 0) {
+		in->c.n_malformed++;
+		return -EINVAL;
+	}
+	memcpy(&h, cev->frame, sizeof(h));
+	memset(ev, 0, sizeof(*ev));
+	ev->num = ++in->num;
+	ev->cpu = cev->cpu;
+	ev->hdr = cev->frame;
+	ev->type = h.type;
+	ev->ts = h.ts;
+	ev->tid = (int64_t)h.tid;
+	ev->info = &schema_events[h.type];
+	ev->name = ev->info->name;
+	ev->fdnum = -1;
+	schema__params(cev->frame, &ev->params);
+	x.info = ev->info;
+	x.p = &ev->params;
+	in->c.n_events++;
+	in->cur_tid = ev->tid;
+	in->cur_ts = ev->ts;
+
+	if ((h.type == PPME_GENERIC_E || h.type == PPME_GENERIC_X) && ev->params.n >= 1 &&
+	    ev->params.len[0] == 2) {
+		const char *sc = schema__ppm_sc_name(schema__u16(ev->params.val[0]));
+
+		if (sc)
+			ev->name = sc;
+	}
+	if (PPME_IS_EXIT(h.type) && ev->params.n >= 1 && ev->params.len[0] == 8) {
+		uint8_t t0 = ev->info->params[0].type;
+
+		if (t0 == PT_ERRNO || t0 == PT_FD || t0 == PT_PID) {
+			ev->has_res = true;
+			ev->res = (int64_t)schema__u64(ev->params.val[0]);
+		}
+	}
+
+	if (!in->last_purge_ts) {
+		in->last_purge_ts = ev->ts;
+	} else if (ev->ts - in->last_purge_ts >= PURGE_INTERVAL_NS && ev->ts > in->last_purge_ts) {
+		inspector__purge(in, ev->ts - PURGE_INTERVAL_NS);
+		in->last_purge_ts = ev->ts;
+	}
+
+	/* The child's first event creates it from the event's own params. */
+	clone_child = is_clone_exit(h.type) && ev->has_res && ev->res == 0;
+	if (clone_child) {
+		parse__clone_exit(in, ev, &x);
+		ev->thread = thread_table__find(in->threads, ev->tid);
+	} else if (h.type == PPME_PROCEXIT_1_E || h.type == PPME_PROCEXIT_E) {
+		ev->thread = thread_table__find(in->threads, ev->tid);
+	} else {
+		ev->thread = inspector__thread(in, ev->tid);
+	}
+	if (ev->thread)
+		ev->thread->last_ts = ev->ts;
+
+	if (PPME_IS_ENTER(h.type)) {
+		struct thread_info *ti = ev->thread;
+
+		if (ti && has_exit(h.type)) {
+			if (h.len <= sizeof(ti->lastenter)) {
+				memcpy(ti->lastenter, cev->frame, h.len);
+				ti->lastenter_len = h.len;
+			} else {
+				ti->lastenter_len = 0;
+				in->c.n_enter_too_big++;
+			}
+		}
+	} else {
+		evt__pair(in, ev, clone_child);
+		if (ev->enter && schema__params(ev->enter, &enter_params) == 0) {
+			e.info = &schema_events[ev->type - 1];
+			e.p = &enter_params;
+			ep = &e;
+		}
+	}
+	evt__find_fd(ev, &x, ep);
+
+	switch (h.type) {
+	case PPME_SYSCALL_CLONE_20_X:
+	case PPME_SYSCALL_FORK_20_X:
+	case PPME_SYSCALL_VFORK_20_X:
+	case PPME_SYSCALL_CLONE3_X:
+		if (!clone_child)
+			parse__clone_exit(in, ev, &x);
+		break;
+	case PPME_SYSCALL_EXECVE_19_X:
+	case PPME_SYSCALL_EXECVEAT_X:
+		parse__execve_exit(in, ev, &x, ep);
+		break;
+	case PPME_PROCEXIT_1_E:
+	case PPME_PROCEXIT_E:
+		parse__procexit(in, ev);
+		break;
+	case PPME_SYSCALL_CHDIR_X:
+	case PPME_SYSCALL_FCHDIR_X:
+		parse__chdir_exit(in, ev, &x, ep);
+		break;
+	default:
+		if (PPME_IS_EXIT(h.type) && (ev->info->flags & (EF_CREATES_FD | EF_DESTROYS_FD |
+								 EF_MODIFIES_STATE)))
+			parse__fd_exit(in, ev, &x, ep);
+		break;
+	}
+	if (!ev->fd && ev->fdnum >= 0 && ev->thread)
+		ev->fd = fd_table__find(ev->thread->fds, ev->fdnum);
+	return 0;
+}

@@ -1,0 +1,300 @@
+/* Exit events that create, change or destroy fds. Param indexes are those of
+ * proto/events.def; fds the exit does not carry come from the paired enter. */
+#include <limits.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "inspect_int.h"
+
+#define LINUX_SOCK_TYPE_MASK 0xf
+#define LINUX_SOCK_STREAM 1
+#define LINUX_SOCK_DGRAM 2
+#define LINUX_SOCK_CLOEXEC 02000000
+#define PPM_AF_NETLINK 16
+
+static struct fd_info *fd__new(struct ievt *ev, int64_t fd, enum fd_type type)
+{
+	struct fd_info *fi;
+
+	if (fd < 0 || !ev->thread || !ev->thread->fds)
+		return NULL;
+	fi = fd_table__add(ev->thread->fds, fd);
+	if (!fi)
+		return NULL;
+	fi->type = type;
+	ev->fdnum = fd;
+	ev->fd = fi;
+	return fi;
+}
+
+/* open/openat/openat2/creat: the path made absolute against the dirfd or cwd. */
+static void fd__open(struct ievt *ev, int64_t fd, int64_t dirfd, const char *name,
+		     uint32_t flags, uint32_t dev)
+{
+	struct thread_info *ti = ev->thread;
+	const char *base = ti->cwd ? ti->cwd : "/";
+	char path[PATH_MAX];
+	struct fd_info *fi;
+	int len;
+
+	if (fd < 0)
+		return;
+	if (name[0] != '/' && dirfd != PPM_AT_FDCWD) {
+		struct fd_info *d = fd_table__find(ti->fds, dirfd);
+
+		base = d && d->name && d->name[0] == '/' ? d->name : NULL;
+	}
+	if (base || name[0] == '/')
+		len = path__resolve(base, name, path, sizeof(path));
+	else	/* relative to a dirfd we do not know: keep what we have */
+		len = snprintf(path, sizeof(path), "%s", name);
+	fi = fd__new(ev, fd, (flags & PPM_FILE_FLAGS_O_DIRECTORY) ? FDT_DIRECTORY : FDT_FILE);
+	if (!fi || len < 0)
+		return;
+	fi->open_flags = flags;
+	fi->dev = dev;
+	fd_info__set_name(fi, path, (size_t)len);
+}
+
+static void fd__socket(struct ievt *ev, int64_t fd, const struct evt_params *e)
+{
+	int64_t domain = evp__int(e, 0, -1), type = evp__int(e, 1, 0), proto = evp__int(e, 2, 0);
+	enum fd_type t;
+	struct fd_info *fi;
+
+	switch (domain) {
+	case PPM_AF_INET: t = FDT_IPV4_SOCK; break;
+	case PPM_AF_INET6: t = FDT_IPV6_SOCK; break;
+	case PPM_AF_UNIX: t = FDT_UNIX_SOCK; break;
+	case PPM_AF_NETLINK: t = FDT_NETLINK; break;
+	default: t = FDT_OTHER_SOCK; break;
+	}
+	fi = fd__new(ev, fd, t);
+	if (!fi)
+		return;
+	if (domain >= 0)
+		fi->family = (uint8_t)domain;
+	if (type & LINUX_SOCK_CLOEXEC)
+		fi->open_flags |= PPM_FILE_FLAGS_O_CLOEXEC;
+	if (t != FDT_IPV4_SOCK && t != FDT_IPV6_SOCK)
+		return;
+	if (proto > 0 && proto < 256)
+		fi->l4proto = (uint8_t)proto;
+	else if ((type & LINUX_SOCK_TYPE_MASK) == LINUX_SOCK_STREAM)
+		fi->l4proto = IPPROTO_TCP;
+	else if ((type & LINUX_SOCK_TYPE_MASK) == LINUX_SOCK_DGRAM)
+		fi->l4proto = IPPROTO_UDP;
+}
+
+/* The socket an exit uses (from its enter), created when we missed it. */
+static struct fd_info *fd__used_socket(struct ievt *ev, const struct evt_params *e)
+{
+	int64_t fd = evp__int(e, 0, -1);
+	struct fd_info *fi;
+
+	if (fd < 0 || !ev->thread->fds)
+		return NULL;
+	fi = fd_table__find(ev->thread->fds, fd);
+	if (!fi)
+		fi = fd__new(ev, fd, FDT_OTHER_SOCK);
+	ev->fdnum = fd;
+	ev->fd = fi;
+	return fi;
+}
+
+static void fd__connect(struct ievt *ev, const struct evt_params *x, const struct evt_params *e)
+{
+	struct fd_info *fi;
+
+	/* The tuple comes even on failure (EINPROGRESS, ENOENT), and sysdig names
+	 * the fd with it. */
+	if (!evp__has(x, 1) || !(fi = fd__used_socket(ev, e)))
+		return;
+	if (sock__from_tuple(fi, x->p->val[1], x->p->len[1]) == 0)
+		fi->is_server = false;
+	if (!fi->l4proto && (fi->type == FDT_IPV4_SOCK || fi->type == FDT_IPV6_SOCK))
+		fi->l4proto = IPPROTO_TCP;
+}
+
+static void fd__accept(struct ievt *ev, const struct evt_params *x, const struct evt_params *e)
+{
+	int64_t fd = evp__int(x, 0, -1);
+	struct fd_info *fi;
+
+	if (fd < 0 || !(fi = fd__new(ev, fd, FDT_OTHER_SOCK)))
+		return;
+	if (evp__has(x, 1))
+		sock__from_tuple(fi, x->p->val[1], x->p->len[1]);
+	fi->is_server = true;
+	if (fi->type == FDT_IPV4_SOCK || fi->type == FDT_IPV6_SOCK)
+		fi->l4proto = IPPROTO_TCP;
+	if (ev->type == PPME_SOCKET_ACCEPT4_5_X && (evp__int(e, 0, 0) & LINUX_SOCK_CLOEXEC))
+		fi->open_flags |= PPM_FILE_FLAGS_O_CLOEXEC;
+}
+
+static void fd__bind(struct ievt *ev, const struct evt_params *x, const struct evt_params *e)
+{
+	struct fd_info *fi;
+
+	if (evp__int(x, 0, -1) != 0 || !evp__has(x, 1) || !(fi = fd__used_socket(ev, e)))
+		return;
+	sock__from_addr(fi, x->p->val[1], x->p->len[1]);
+}
+
+/* dup/dup2/dup3/F_DUPFD: the new fd is the old one again, O_CLOEXEC cleared (or
+ * set by F_DUPFD_CLOEXEC). */
+static void fd__dup(struct ievt *ev, int64_t newfd, int64_t oldfd, bool cloexec)
+{
+	struct fd_info *src, *fi;
+
+	if (newfd < 0 || oldfd < 0 || newfd == oldfd || !ev->thread->fds)
+		return;
+	src = fd_table__find(ev->thread->fds, oldfd);
+	fi = fd__new(ev, newfd, FDT_UNKNOWN);
+	if (!fi || !src)
+		return;
+	fd_info__copy(fi, src);
+	fi->open_flags &= ~PPM_FILE_FLAGS_O_CLOEXEC;
+	if (cloexec)
+		fi->open_flags |= PPM_FILE_FLAGS_O_CLOEXEC;
+}
+
+static void fd__close(struct inspector *in, struct ievt *ev, const struct evt_params *x,
+		      const struct evt_params *e)
+{
+	int64_t fd = evp__int(e, 0, -1);
+	struct fd_info *fi;
+
+	/* a failed close leaves the fd open */
+	if (evp__int(x, 0, -1) < 0 || fd < 0 || !ev->thread->fds)
+		return;
+	fi = fd_table__detach(ev->thread->fds, fd);
+	if (!fi)
+		return;
+	ev->fdnum = fd;
+	ev->fd = fi;
+	inspector__defer_fd(in, fi);
+}
+
+static void fd__pair(struct ievt *ev, const struct evt_params *x, enum fd_type type,
+		     uint8_t family)
+{
+	struct fd_info *a, *b;
+
+	if (evp__int(x, 0, -1) < 0)
+		return;
+	b = fd__new(ev, evp__int(x, 2, -1), type);
+	a = fd__new(ev, evp__int(x, 1, -1), type);
+	if (a)
+		a->family = family;
+	if (b)
+		b->family = family;
+	if (type == FDT_PIPE && evp__has(x, 3)) {
+		if (a)
+			a->ino = (uint64_t)evp__int(x, 3, 0);
+		if (b)
+			b->ino = (uint64_t)evp__int(x, 3, 0);
+	}
+}
+
+static void fd__bpf(struct ievt *ev, const struct evt_params *x)
+{
+	int64_t fd;
+
+	/* DYN param: index byte 0 means the value is an fd */
+	if (!evp__has(x, 0) || x->p->len[0] != 9 || x->p->val[0][0] != 0)
+		return;
+	fd = (int64_t)schema__u64(x->p->val[0] + 1);
+	fd__new(ev, fd, FDT_BPF);
+}
+
+void parse__fd_exit(struct inspector *in, struct ievt *ev, const struct evt_params *x,
+		    const struct evt_params *e)
+{
+	char name[PATH_MAX];
+
+	if (!ev->thread || !ev->thread->fds)
+		return;
+	switch (ev->type) {
+	case PPME_SYSCALL_OPEN_X:
+		evp__str(x, 1, name, sizeof(name));
+		fd__open(ev, evp__int(x, 0, -1), PPM_AT_FDCWD, name,
+			 (uint32_t)evp__int(x, 2, 0), (uint32_t)evp__int(x, 4, 0));
+		break;
+	case PPME_SYSCALL_CREAT_X:
+		evp__str(x, 1, name, sizeof(name));
+		fd__open(ev, evp__int(x, 0, -1), PPM_AT_FDCWD, name,
+			 PPM_FILE_FLAGS_O_CREAT | PPM_FILE_FLAGS_O_WRONLY | PPM_FILE_FLAGS_O_TRUNC,
+			 (uint32_t)evp__int(x, 3, 0));
+		break;
+	case PPME_SYSCALL_OPENAT_2_X:
+	case PPME_SYSCALL_OPENAT2_X:
+		evp__str(x, 2, name, sizeof(name));
+		fd__open(ev, evp__int(x, 0, -1), evp__int(x, 1, PPM_AT_FDCWD), name,
+			 (uint32_t)evp__int(x, 3, 0),
+			 ev->type == PPME_SYSCALL_OPENAT_2_X ? (uint32_t)evp__int(x, 5, 0) : 0);
+		break;
+	case PPME_SYSCALL_OPENAT_X:
+		/* the old openat exit has only the fd: the rest is in the enter */
+		if (!e)
+			break;
+		evp__str(e, 1, name, sizeof(name));
+		fd__open(ev, evp__int(x, 0, -1), evp__int(e, 0, PPM_AT_FDCWD), name,
+			 (uint32_t)evp__int(e, 2, 0), 0);
+		break;
+	case PPME_SOCKET_SOCKET_X:
+		fd__socket(ev, evp__int(x, 0, -1), e);
+		break;
+	case PPME_SOCKET_SOCKETPAIR_X:
+		fd__pair(ev, x, evp__int(e, 0, PPM_AF_UNIX) == PPM_AF_UNIX ? FDT_UNIX_SOCK :
+			 FDT_OTHER_SOCK, (uint8_t)evp__int(e, 0, PPM_AF_UNIX));
+		break;
+	case PPME_SOCKET_CONNECT_X:
+		fd__connect(ev, x, e);
+		break;
+	case PPME_SOCKET_ACCEPT_5_X:
+	case PPME_SOCKET_ACCEPT4_5_X:
+		fd__accept(ev, x, e);
+		break;
+	case PPME_SOCKET_BIND_X:
+		fd__bind(ev, x, e);
+		break;
+	case PPME_SYSCALL_DUP_X:
+		fd__dup(ev, evp__int(x, 0, -1), evp__int(e, 0, -1), false);
+		break;
+	case PPME_SYSCALL_FCNTL_X: {
+		int64_t cmd = evp__int(e, 1, -1);
+
+		if (cmd == PPM_FCNTL_COMMANDS_F_DUPFD || cmd == PPM_FCNTL_COMMANDS_F_DUPFD_CLOEXEC)
+			fd__dup(ev, evp__int(x, 0, -1), evp__int(e, 0, -1),
+				cmd == PPM_FCNTL_COMMANDS_F_DUPFD_CLOEXEC);
+		break;
+	}
+	case PPME_SYSCALL_PIPE_X:
+		fd__pair(ev, x, FDT_PIPE, 0);
+		break;
+	case PPME_SYSCALL_EVENTFD_X:
+		fd__new(ev, evp__int(x, 0, -1), FDT_EVENT);
+		break;
+	case PPME_SYSCALL_SIGNALFD_X:
+		/* signalfd on an existing signalfd only changes its mask */
+		if (evp__int(e, 0, -1) < 0 || !fd_table__find(ev->thread->fds, evp__int(x, 0, -1)))
+			fd__new(ev, evp__int(x, 0, -1), FDT_SIGNALFD);
+		break;
+	case PPME_SYSCALL_TIMERFD_CREATE_X:
+		fd__new(ev, evp__int(x, 0, -1), FDT_TIMERFD);
+		break;
+	case PPME_SYSCALL_INOTIFY_INIT_X:
+		fd__new(ev, evp__int(x, 0, -1), FDT_INOTIFY);
+		break;
+	case PPME_SYSCALL_BPF_X:
+		fd__bpf(ev, x);
+		break;
+	case PPME_SYSCALL_CLOSE_X:
+		fd__close(in, ev, x, e);
+		break;
+	default:
+		break;
+	}
+}

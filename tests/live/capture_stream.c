@@ -1,0 +1,246 @@
+/* Live: the capture layer over the real driver. A syscall workload pinned to every
+ * CPU for a few seconds; the stream must be in timestamp order, and every marker
+ * syscall the workload made must be delivered or counted as dropped.
+ * Usage: capture_stream [seconds [order_window_us]] (window: 0 default, -1 off). */
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <fcntl.h>
+
+#include "capture.h"
+#include "schema.h"
+
+#define SKIP 77
+#define MARKER_FD -12345
+#define MAX_CHILD 64
+
+struct child {
+	pid_t pid;
+	int cpu;
+	int pipe_rd;
+	uint64_t made;		/* marker closes it made */
+	uint64_t enters;	/* close enter events with the marker fd */
+	uint64_t exits;		/* close exit events with -EBADF */
+	bool reaped;
+};
+
+static int failures;
+
+#define EXPECT(cond) do { if (!(cond)) { failures++; \
+	fprintf(stderr, "%s:%d: EXPECT(%s) failed\n", __FILE__, __LINE__, #cond); } } while (0)
+
+static void skip(const char *why)
+{
+	if (getenv("AGENT_REQUIRE_LIVE")) {
+		fprintf(stderr, "capture_stream: %s, but AGENT_REQUIRE_LIVE is set: failing\n", why);
+		exit(1);
+	}
+	fprintf(stderr, "skip: %s\n", why);
+	exit(SKIP);
+}
+
+static uint64_t now_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* The workload: marker close, getppid and a write to /dev/null, in a loop pinned to
+ * CPU, for SECONDS; writes how many marker closes it made to FD. */
+static void workload(int cpu, int seconds, int fd)
+{
+	uint64_t end = now_ns(CLOCK_MONOTONIC) + seconds * 1000000000ull, made = 0;
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) || null < 0)
+		_exit(2);
+	for (;;) {
+		for (int i = 0; i < 256; i++) {
+			syscall(SYS_close, MARKER_FD);
+			made++;
+			syscall(SYS_getppid);
+			syscall(SYS_write, null, "x", 1);
+		}
+		if (now_ns(CLOCK_MONOTONIC) >= end)
+			break;
+	}
+	if (write(fd, &made, sizeof(made)) != sizeof(made))
+		_exit(3);
+	_exit(0);
+}
+
+static struct child *find_child(struct child *ch, int n, uint64_t tid)
+{
+	for (int i = 0; i < n; i++)
+		if ((uint64_t)ch[i].pid == tid)
+			return &ch[i];
+	return NULL;
+}
+
+static int64_t param_i64(const struct ppm_evt_hdr *f, uint32_t i)
+{
+	const uint8_t *v;
+	uint16_t len;
+
+	if (schema__param(f, i, &v, &len) || len != 8)
+		return INT64_MIN;
+	return (int64_t)schema__u64(v);
+}
+
+int main(int argc, char **argv)
+{
+	int seconds = argc > 1 ? atoi(argv[1]) : 3;
+	struct capture_live_opts opts = {0};
+	struct child ch[MAX_CHILD];
+	struct capture_stats st;
+	struct capture_event ev;
+	struct capture *c;
+	uint64_t prev_ts = 0, inversions = 0, max_back = 0, n_evts = 0, malformed = 0;
+	uint64_t end_ts = 0, t0, made = 0, enters = 0, exits = 0, drops;
+	int nch = 0, alive, quiet = 0;
+	cpu_set_t cpus;
+
+	if (argc > 2)
+		opts.order_window_us = atoi(argv[2]) < 0 ? UINT32_MAX : (uint32_t)atoi(argv[2]);
+	if (geteuid() != 0)
+		skip("live capture tests need root");
+	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
+		skip("the kernel has no BTF (/sys/kernel/btf/vmlinux)");
+	c = capture__open_live(&opts);
+	if (!c) {
+		if (errno == ENOSYS || errno == EPERM)
+			skip("BPF is not available here");
+		fprintf(stderr, "capture__open_live: %s\n", strerror(errno));
+		return 1;
+	}
+	if (sched_getaffinity(0, sizeof(cpus), &cpus))
+		return 1;
+	t0 = now_ns(CLOCK_MONOTONIC);
+	for (int cpu = 0; cpu < CPU_SETSIZE && nch < MAX_CHILD; cpu++) {
+		int p[2];
+
+		if (!CPU_ISSET(cpu, &cpus))
+			continue;
+		if (pipe(p))
+			return 1;
+		ch[nch] = (struct child){ .cpu = cpu, .pipe_rd = p[0] };
+		ch[nch].pid = fork();
+		if (ch[nch].pid < 0)
+			return 1;
+		if (ch[nch].pid == 0) {
+			close(p[0]);
+			workload(cpu, seconds, p[1]);
+		}
+		close(p[1]);
+		nch++;
+	}
+
+	alive = nch;
+	for (;;) {
+		int err = capture__next(c, &ev, 100);
+
+		if (err == 0) {
+			const struct ppm_evt_hdr *f = ev.frame;
+			struct child *k;
+
+			n_evts++;
+			if (f->ts < prev_ts) {
+				inversions++;
+				if (prev_ts - f->ts > max_back)
+					max_back = prev_ts - f->ts;
+			}
+			prev_ts = f->ts;
+			if (schema__validate(f, ev.len)) {
+				malformed++;
+				continue;
+			}
+			k = find_child(ch, nch, f->tid);
+			if (k && f->type == PPME_SYSCALL_CLOSE_E && param_i64(f, 0) == MARKER_FD)
+				k->enters++;
+			if (k && f->type == PPME_SYSCALL_CLOSE_X && param_i64(f, 0) == -EBADF)
+				k->exits++;
+			/* The stream is ordered: past END_TS everything before it is in. */
+			if (end_ts && f->ts > end_ts)
+				break;
+			if ((n_evts & 0xffff) || !alive)
+				continue;
+		} else if (err == -EAGAIN) {
+			if (!alive && ++quiet >= 3)
+				break;
+		} else {
+			fprintf(stderr, "capture__next: %s\n", strerror(-err));
+			return 1;
+		}
+		for (int i = 0; i < nch; i++) {
+			int status;
+
+			if (ch[i].reaped || waitpid(ch[i].pid, &status, WNOHANG) != ch[i].pid)
+				continue;
+			ch[i].reaped = true;
+			EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+			EXPECT(read(ch[i].pipe_rd, &ch[i].made, 8) == 8);
+			if (--alive == 0) {
+				/* Events of the workload are stamped before it exited. */
+				end_ts = now_ns(CLOCK_REALTIME) + 100000000ull;
+			}
+		}
+		if (now_ns(CLOCK_MONOTONIC) - t0 > (seconds + 60) * 1000000000ull) {
+			fprintf(stderr, "the stream never caught up\n");
+			failures++;
+			break;
+		}
+	}
+	EXPECT(capture__stats(c, &st) == 0);
+	drops = st.total.drv_drops_buffer + st.total.drv_drops_bug +
+		st.total.drv_drops_scratch + st.total.n_lost;
+	for (int i = 0; i < nch; i++) {
+		printf("cpu %d: made %llu, enter events %llu, exit events %llu\n", ch[i].cpu,
+		       (unsigned long long)ch[i].made, (unsigned long long)ch[i].enters,
+		       (unsigned long long)ch[i].exits);
+		made += ch[i].made;
+		enters += ch[i].enters;
+		exits += ch[i].exits;
+	}
+	printf("mode %s, %llu events (%.2f M/s), driver sent %llu, drops: buffer %llu "
+	       "bug %llu scratch %llu lost %llu, corrupt %llu\n", st.mode,
+	       (unsigned long long)n_evts, n_evts / ((now_ns(CLOCK_MONOTONIC) - t0) / 1e3),
+	       (unsigned long long)st.total.drv_evts,
+	       (unsigned long long)st.total.drv_drops_buffer,
+	       (unsigned long long)st.total.drv_drops_bug,
+	       (unsigned long long)st.total.drv_drops_scratch,
+	       (unsigned long long)st.total.n_lost, (unsigned long long)st.total.n_corrupt);
+	printf("order: %llu inversions (largest %llu ns)\n", (unsigned long long)inversions,
+	       (unsigned long long)max_back);
+	for (int cpu = 0; cpu < (int)st.ncpus; cpu++)
+		printf("  cpu %d: %llu events, %llu bytes, lost %llu, driver %llu, "
+		       "buffer drops %llu\n", cpu,
+		       (unsigned long long)st.cpu[cpu].n_evts,
+		       (unsigned long long)st.cpu[cpu].n_bytes,
+		       (unsigned long long)st.cpu[cpu].n_lost,
+		       (unsigned long long)st.cpu[cpu].drv_evts,
+		       (unsigned long long)st.cpu[cpu].drv_drops_buffer);
+	EXPECT(!strcmp(st.mode, "double-map") || !strcmp(st.mode, "slack-copy"));
+	EXPECT(inversions == 0);
+	EXPECT(malformed == 0);
+	EXPECT(st.total.n_corrupt == 0);
+	EXPECT(made > 0 && enters >= 1000);
+	/* Nothing vanishes: what was not delivered was counted as dropped. */
+	EXPECT(enters <= made && made - enters <= drops);
+	EXPECT(exits <= made && made - exits <= drops);
+	EXPECT(st.total.n_evts == n_evts);
+	capture__close(c);
+	printf("%s\n", failures ? "FAIL" : "PASS");
+	return failures ? 1 : 0;
+}

@@ -8,7 +8,7 @@
 
 /* sysdig's fd.typechar / fd.type, by enum fd_type ('o' and "<NA>" are what sysdig
  * prints for an fd of unknown type; bpf and memfd come from newer libs). */
-const char fd_type_chars[] = "ofd46upesltinbmo";
+const char fd_type_chars[] = "ofd46upeslitnbmo";
 const char *const fd_type_names[] = {
 	[FDT_UNKNOWN] = "<NA>",
 	[FDT_FILE] = "file",

@@ -1,0 +1,314 @@
+/* The parser itself: the fields of struct ievt, enter/exit pairing and latency,
+ * malformed frames (counted, state untouched), generic event names, and threads
+ * first seen in an event read from a fake HOST_ROOT/proc. */
+#include "test_util.h"
+
+#define Q(x) ((uint64_t)(int64_t)(x))
+
+static struct thread_info *find(struct t_ctx *t, int64_t tid)
+{
+	return thread_table__find(inspector__threads(t->in), tid);
+}
+
+static void test_fields_and_pairing(void)
+{
+	struct t_ctx *t = calloc(1, sizeof(*t));
+	char *root = t_tmpdir();
+	struct inspector_counters c;
+	struct ppm_evt_hdr eh;
+
+	t->in = t_inspector(root, 0);
+	CHECK(t_spawn(t, 10, 1, "cat", "/") == 0);
+	CHECK(t->ev.num == 1);
+
+	t->ts = 1000000;
+	t->cpu = 3;
+	CHECK(t_emit(t, PPME_SYSCALL_READ_E, 10, "qd", Q(0), 4096u) == 0);
+	CHECK(t->ev.num == 2 && t->ev.cpu == 3 && t->ev.type == PPME_SYSCALL_READ_E);
+	CHECK(t->ev.ts == 1001000 && t->ev.tid == 10 && t->ev.hdr == (void *)t->buf);
+	CHECK(t->ev.info == &schema_events[PPME_SYSCALL_READ_E]);
+	CHECK_STR(t->ev.name, "read");
+	CHECK(t->ev.params.n == 2 && t->ev.params.len[1] == 4);
+	CHECK(t->ev.thread == find(t, 10) && t->ev.thread->last_ts == 1001000);
+	CHECK(!t->ev.has_res && t->ev.enter == NULL && t->ev.latency == 0);
+	CHECK(t->ev.thread->lastenter_len == t->len);
+
+	t->ts += 4000;	/* the exit comes 5 us after the enter */
+	CHECK(t_emit(t, PPME_SYSCALL_READ_X, 10, "qB", Q(5), "hello", 5u) == 0);
+	CHECK(t->ev.enter != NULL && t->ev.latency == 5000);
+	memcpy(&eh, t->ev.enter, sizeof(eh));
+	CHECK(eh.type == PPME_SYSCALL_READ_E && eh.ts == 1001000);
+	CHECK(t->ev.has_res && t->ev.res == 5);
+	CHECK(t->ev.thread->lastenter_len == 0);
+
+	/* an exit of another syscall does not pair with a stale enter */
+	CHECK(t_emit(t, PPME_SYSCALL_WRITE_E, 10, "qd", Q(1), 5u) == 0);
+	CHECK(t_emit(t, PPME_SYSCALL_READ_X, 10, "qB", Q(5), "hello", 5u) == 0);
+	CHECK(t->ev.enter == NULL && t->ev.latency == 0);
+	/* and the write's enter is gone with it */
+	CHECK(t_emit(t, PPME_SYSCALL_WRITE_X, 10, "qB", Q(5), "hello", 5u) == 0);
+	CHECK(t->ev.enter == NULL);
+	inspector__counters(t->in, &c);
+	CHECK_INT(c.n_unpaired_exits, 2);
+
+	/* enters of other threads do not pair */
+	CHECK(t_spawn(t, 11, 1, "cat", "/") == 0);
+	CHECK(t_emit(t, PPME_SYSCALL_READ_E, 11, "qd", Q(0), 10u) == 0);
+	CHECK(t_emit(t, PPME_SYSCALL_READ_X, 10, "qB", Q(1), "x", 1u) == 0);
+	CHECK(t->ev.enter == NULL);
+	CHECK(t_emit(t, PPME_SYSCALL_READ_X, 11, "qB", Q(1), "x", 1u) == 0);
+	CHECK(t->ev.enter != NULL);
+
+	/* a one-shot event (signal delivery) between enter and exit keeps the pair */
+	CHECK(t_emit(t, PPME_SYSCALL_READ_E, 10, "qd", Q(0), 10u) == 0);
+	CHECK(t_emit(t, PPME_SIGNALDELIVER_E, 10, "qqb", Q(1), Q(10), 17u) == 0);
+	CHECK(t_emit(t, PPME_SYSCALL_READ_X, 10, "qB", Q(-4), "", 0u) == 0);
+	CHECK(t->ev.enter != NULL && t->ev.res == -4);
+
+	/* res: only from a first param of type ERRNO/FD/PID */
+	CHECK(t_emit(t, PPME_SYSCALL_BRK_4_X, 10, "qddd", Q(0x5000), 1u, 2u, 3u) == 0);
+	CHECK(!t->ev.has_res);
+	CHECK(t_emit(t, PPME_SYSCALL_CLOSE_X, 10, "q", Q(-9)) == 0);
+	CHECK(t->ev.has_res && t->ev.res == -9);
+
+	/* enter events too big to keep: counted, not paired */
+	{
+		static char big[600];
+
+		memset(big, 'a', sizeof(big) - 1);
+		CHECK(t_emit(t, PPME_SYSCALL_OPEN_E, 10, "sdd", big, 0u, 0u) == 0);
+		CHECK(t->ev.thread->lastenter_len == 0);
+		CHECK(t_emit(t, PPME_SYSCALL_OPEN_X, 10, "qsddd", Q(3), big, 0u, 0u, 0u) == 0);
+		CHECK(t->ev.enter == NULL);
+		inspector__counters(t->in, &c);
+		CHECK_INT(c.n_enter_too_big, 1);
+	}
+
+	/* generic events: the syscall's name from the ID param */
+	CHECK(t_emit(t, PPME_GENERIC_E, 10, "ww", schema_syscall_routes[110].ppm_sc, 110u) == 0);
+	CHECK_STR(t->ev.name, "getppid");
+	CHECK(t_emit(t, PPME_GENERIC_X, 10, "w", schema_syscall_routes[110].ppm_sc) == 0);
+	CHECK_STR(t->ev.name, "getppid");
+	CHECK(t->ev.enter != NULL && !t->ev.has_res);
+	CHECK(t_emit(t, PPME_GENERIC_E, 10, "ww", 60000u, 1u) == 0);
+	CHECK_STR(t->ev.name, "syscall");
+
+	inspector__free(t->in);
+	t_rmtree(root);
+	free(t);
+}
+
+static int feed_raw(struct t_ctx *t, const void *frame, uint32_t len)
+{
+	struct capture_event cev = { .frame = frame, .len = len };
+
+	return inspector__process(t->in, &cev, &t->ev);
+}
+
+static void test_malformed(void)
+{
+	struct t_ctx *t = calloc(1, sizeof(*t));
+	char *root = t_tmpdir();
+	struct inspector_counters c;
+	struct ppm_evt_hdr h;
+	uint8_t frame[256];
+	uint32_t len;
+	uint64_t num;
+
+	t->in = t_inspector(root, 0);
+	CHECK(t_spawn(t, 10, 1, "cat", "/") == 0);
+	CHECK(t_emit(t, PPME_SYSCALL_OPEN_X, 10, "qsddd", Q(3), "/a", 1u, 0u, 0u) == 0);
+	num = t->ev.num;
+	len = t->len;
+	memcpy(frame, t->buf, len);
+
+	/* truncated: the buffer ends before the frame does */
+	CHECK(feed_raw(t, frame, len - 1) == -EINVAL);
+	CHECK(feed_raw(t, frame, 10) == -EINVAL);
+	/* a header saying the frame is shorter than its params */
+	memcpy(&h, frame, sizeof(h));
+	h.len = PPM_HDR_LEN + 4;
+	memcpy(t->buf, &h, sizeof(h));
+	memcpy(t->buf + sizeof(h), frame + sizeof(h), len - sizeof(h));
+	CHECK(feed_raw(t, t->buf, len) == -EINVAL);
+	/* unknown type */
+	memcpy(&h, frame, sizeof(h));
+	h.type = PPM_EVENT_MAX + 7;
+	memcpy(t->buf, frame, len);
+	memcpy(t->buf, &h, sizeof(h));
+	CHECK(feed_raw(t, t->buf, len) == -EINVAL);
+	/* more params than the event has */
+	memcpy(&h, frame, sizeof(h));
+	h.nparams = 6;
+	memcpy(t->buf, frame, len);
+	memcpy(t->buf, &h, sizeof(h));
+	CHECK(feed_raw(t, t->buf, len) == -EINVAL);
+	/* a param length running past the end */
+	memcpy(t->buf, frame, len);
+	t->buf[PPM_HDR_LEN + 2] = 0xff;
+	CHECK(feed_raw(t, t->buf, len) == -EINVAL);
+	/* no frame at all */
+	CHECK(inspector__process(t->in, NULL, &t->ev) == -EINVAL);
+	CHECK(feed_raw(t, NULL, 0) == -EINVAL);
+
+	inspector__counters(t->in, &c);
+	CHECK_INT(c.n_malformed, 8);
+	CHECK_INT(c.n_events, 2);
+	/* state untouched: fd 3 is still the first open, numbering goes on */
+	CHECK(fd_table__find(find(t, 10)->fds, 3) &&
+	      strcmp(fd_table__find(find(t, 10)->fds, 3)->name, "/a") == 0);
+	CHECK(feed_raw(t, frame, len) == 0);
+	CHECK(t->ev.num == num + 1);
+
+	/* an older frame with fewer params is fine: missing params read as absent */
+	CHECK(t_emit(t, PPME_SYSCALL_OPEN_E, 10, "sdd", "/b", 1u, 0u) == 0);
+	{
+		struct frame_builder fb;
+		struct capture_event cev;
+
+		fb__begin(&fb, t->buf, sizeof(t->buf), PPME_SYSCALL_OPEN_X, 10, 99999);
+		fb__u64(&fb, 4);
+		fb__str(&fb, "/b");
+		len = fb__end(&fb, 1);
+		cev.frame = (const struct ppm_evt_hdr *)t->buf;
+		cev.len = len;
+		cev.cpu = 0;
+		CHECK(len > 0 && inspector__process(t->in, &cev, &t->ev) == 0);
+		CHECK(t->ev.params.n == 2 && t->ev.enter != NULL);
+		CHECK(fd_table__find(find(t, 10)->fds, 4) &&
+		      strcmp(fd_table__find(find(t, 10)->fds, 4)->name, "/b") == 0);
+	}
+
+	inspector__free(t->in);
+	t_rmtree(root);
+	free(t);
+}
+
+static void fake_process(const char *root, int pid)
+{
+	char rel[128], target[256];
+	static const char cmdline[] = "/usr/bin/daemon\0--foreground\0-v";
+
+	t_fake_task(root, pid, pid, 1, "daemon", 1000, 500);
+	snprintf(rel, sizeof(rel), "proc/%d/cmdline", pid);
+	t_put(root, rel, cmdline, sizeof(cmdline));
+	snprintf(rel, sizeof(rel), "proc/%d/cwd", pid);
+	t_link(root, rel, "/var/daemon");
+	snprintf(rel, sizeof(rel), "proc/%d/exe", pid);
+	t_link(root, rel, "/usr/bin/daemon");
+	snprintf(rel, sizeof(rel), "proc/%d/fd/5", pid);
+	snprintf(target, sizeof(target), "%s/etc", root);
+	t_link(root, rel, target);
+	snprintf(rel, sizeof(rel), "proc/%d/fd/6", pid);
+	t_link(root, rel, "pipe:[4242]");
+}
+
+static void test_unknown_tid(void)
+{
+	struct t_ctx *t = calloc(1, sizeof(*t));
+	char *root = t_tmpdir();
+	struct inspector_counters c;
+	struct thread_info *ti, *th;
+	char buf[512];
+
+	/* process 700 with a thread 702: /proc/702 exists (hidden) as well */
+	fake_process(root, 700);
+	t_fake_task(root, 700, 702, 1, "worker", 1000, 600);
+	snprintf(buf, sizeof(buf), "Name:\tworker\nTgid:\t700\nPid:\t702\nPPid:\t1\n");
+	t_puts(root, "proc/702/status", buf);
+	t_puts(root, "etc/placeholder", "");
+
+	t->in = t_inspector(root, 0);
+	CHECK(t_emit(t, PPME_SYSCALL_READ_E, 700, "qd", Q(6), 10u) == 0);
+	ti = find(t, 700);
+	CHECK(ti && t->ev.thread == ti);
+	CHECK(ti && ti->pid == 700 && ti->ptid == 1 && ti->uid == 1000 && ti->gid == 1001);
+	CHECK_STR(ti->comm, "daemon");
+	CHECK_STR(ti->exe, "/usr/bin/daemon");
+	CHECK_STR(ti->exepath, "/usr/bin/daemon");
+	CHECK_STR(ti->cwd, "/var/daemon/");
+	CHECK(ti && ti->args_len == 16 && memcmp(ti->args, "--foreground\0-v\0", 16) == 0);
+	CHECK(ti && ti->vpid == 600 && ti->vtid == 600);
+	/* the fds came along: the event found its fd */
+	CHECK(t->ev.fd && t->ev.fd->type == FDT_PIPE && t->ev.fd->ino == 4242);
+	CHECK(ti && fd_table__find(ti->fds, 5) && fd_table__find(ti->fds, 5)->type == FDT_DIRECTORY);
+
+	/* a thread of a known process shares its fds */
+	CHECK(t_emit(t, PPME_SYSCALL_READ_E, 702, "qd", Q(6), 10u) == 0);
+	th = find(t, 702);
+	CHECK(th && th->pid == 700 && th->fds == ti->fds);
+	CHECK_STR(th->comm, "worker");
+	CHECK_STR(th->exe, "/usr/bin/daemon");
+	CHECK(thread_table__main(inspector__threads(t->in), th) == ti);
+
+	/* a tid /proc does not have: a minimal entry, read once */
+	CHECK(t_emit(t, PPME_SYSCALL_READ_E, 9999, "qd", Q(6), 10u) == 0);
+	CHECK(t->ev.thread && t->ev.thread->tid == 9999 && t->ev.thread->pid == -1);
+	CHECK(t->ev.thread && t->ev.thread->comm[0] == '\0' && t->ev.fd == NULL);
+	CHECK(t_emit(t, PPME_SYSCALL_READ_X, 9999, "qB", Q(0), "", 0u) == 0);
+	CHECK(t->ev.enter != NULL);
+	inspector__counters(t->in, &c);
+	CHECK_INT(c.n_lazy_threads, 3);
+	CHECK_INT(c.n_lazy_unreadable, 1);
+	CHECK_INT(c.n_threads, 3);
+	inspector__free(t->in);
+
+	/* with no_proc_lookup (capture files) /proc is never read */
+	{
+		struct inspector_opts o = { .host_root = root, .no_proc_scan = true,
+					    .no_proc_lookup = true };
+
+		t->in = inspector__new(&o);
+		CHECK(t_emit(t, PPME_SYSCALL_READ_E, 700, "qd", Q(6), 10u) == 0);
+		CHECK(t->ev.thread && t->ev.thread->pid == -1 && t->ev.fd == NULL);
+		inspector__counters(t->in, &c);
+		CHECK_INT(c.n_lazy_threads, 1);
+		CHECK_INT(c.n_lazy_unreadable, 0);
+		inspector__free(t->in);
+	}
+
+	/* the HOST_ROOT variable is the default root */
+	setenv("HOST_ROOT", root, 1);
+	t->in = t_inspector(NULL, 0);
+	CHECK(t_emit(t, PPME_SYSCALL_READ_E, 700, "qd", Q(6), 10u) == 0);
+	CHECK(t->ev.thread && strcmp(t->ev.thread->comm, "daemon") == 0);
+	inspector__free(t->in);
+	unsetenv("HOST_ROOT");
+
+	t_rmtree(root);
+	free(t);
+}
+
+static void test_add_by_hand(void)
+{
+	struct t_ctx *t = calloc(1, sizeof(*t));
+	char *root = t_tmpdir();
+	struct thread_info *p, *th;
+	struct fd_info *f;
+
+	t->in = t_inspector(root, 0);
+	p = inspector__add_thread(t->in, 50, 50);
+	CHECK(p && p->pid == 50);
+	th = inspector__add_thread(t->in, 51, 50);
+	CHECK(th && th->fds == p->fds);
+	CHECK(inspector__add_thread(t->in, 51, 50) == NULL && errno == EEXIST);
+	f = inspector__add_fd(t->in, p, 7);
+	CHECK(f && f->fd == 7);
+	f->type = FDT_FILE;
+	f->name = strdup("/x");
+	CHECK(t_emit(t, PPME_SYSCALL_READ_E, 51, "qd", Q(7), 1u) == 0);
+	CHECK(t->ev.thread == th && t->ev.fd == f);
+	inspector__free(t->in);
+	t_rmtree(root);
+	free(t);
+}
+
+int main(void)
+{
+	unsetenv("HOST_ROOT");
+	test_fields_and_pairing();
+	test_malformed();
+	test_unknown_tid();
+	test_add_by_hand();
+	return t_report();
+}

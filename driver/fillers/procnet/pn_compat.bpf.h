@@ -1,0 +1,66 @@
+/* Kernel layout differences the procnet fillers read across, in one place. Each
+ * ___flavor struct names the old layout; CO-RE picks the one the running kernel has. */
+#ifndef PN_COMPAT_BPF_H
+#define PN_COMPAT_BPF_H
+
+#include "../../frame.bpf.h"
+
+/* Linux 6.2 ("mm: convert mm's rss stats into percpu_counter") turned
+ * mm->rss_stat from a struct of atomic counters into an array of percpu_counter.
+ * Before: */
+struct mm_rss_stat___pre62 {
+	atomic_long_t count[4];
+};
+
+struct mm_struct___pre62 {
+	struct mm_rss_stat___pre62 rss_stat;
+};
+
+/* Linux 6.15 ("kernfs: Use RCU to access kernfs_node::parent") renamed
+ * kernfs_node->parent to __parent. Before: */
+struct kernfs_node___pre615 {
+	struct kernfs_node *parent;
+};
+
+/* The kernel's mm counters (an anonymous enum, unchanged since 4.x). */
+#define COMPAT_MM_FILEPAGES 0
+#define COMPAT_MM_ANONPAGES 1
+#define COMPAT_MM_SWAPENTS 2
+#define COMPAT_MM_SHMEMPAGES 3
+#define COMPAT_MM_COUNTERS 4
+
+struct compat_rss {
+	__s64 pages[COMPAT_MM_COUNTERS];
+};
+
+/* The mm's counters in pages, never negative. Since 6.2 only each percpu
+ * counter's global part is read (as /proc/PID/status did until 6.16): a CPU's
+ * unfolded deltas, under a batch of 32+ pages, are missed, so a freshly exec'd
+ * image reads ~0. Summing them needs __per_cpu_offset, which BPF cannot reach
+ * on kernels without KALLSYMS_ALL. */
+static __always_inline void compat__mm_rss(struct mm_struct *mm, struct compat_rss *r)
+{
+	if (bpf_core_type_exists(struct mm_rss_stat___pre62)) {
+		struct mm_struct___pre62 *old = (void *)mm;
+
+		for (int i = 0; i < COMPAT_MM_COUNTERS; i++)
+			r->pages[i] = BPF_CORE_READ(old, rss_stat.count[i].counter);
+	} else {
+		for (int i = 0; i < COMPAT_MM_COUNTERS; i++)
+			r->pages[i] = BPF_CORE_READ(mm, rss_stat[i].count);
+	}
+	for (int i = 0; i < COMPAT_MM_COUNTERS; i++)
+		if (r->pages[i] < 0)
+			r->pages[i] = 0;
+}
+
+static __always_inline struct kernfs_node *compat__kn_parent(struct kernfs_node *kn)
+{
+	struct kernfs_node___pre615 *old = (void *)kn;
+
+	if (bpf_core_field_exists(old->parent))
+		return BPF_CORE_READ(old, parent);
+	return BPF_CORE_READ(kn, __parent);
+}
+
+#endif

@@ -1,0 +1,202 @@
+/* Helpers shared by the procnet live tests (header-only: each test is one program). */
+#ifndef PN_TEST_H
+#define PN_TEST_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "schema_flags.h"
+
+static const struct driver_config pn_capture_self = { .own_tgid = UINT32_MAX };
+
+static inline int64_t pn_gettid(void)
+{
+	return syscall(SYS_gettid);
+}
+
+/* The next event of TYPE at or after *at whose param 0 is V (for picking our own
+ * call out of a thread's events), or NULL. */
+static inline struct hevt *pn_find_arg0(struct harness *h, uint16_t type, int64_t v, int *at)
+{
+	struct hevt *e;
+
+	while ((e = harness__find(h, type, at)))
+		if (hevt__int(e, 0) == v)
+			return e;
+	return NULL;
+}
+
+/* Param I is exactly the LEN bytes at WANT. */
+static inline int pn_param_bytes(const struct hevt *e, uint32_t i, const void *want, size_t len)
+{
+	if (i >= e->p.n || e->p.len[i] != len || memcmp(e->p.val[i], want, len) != 0) {
+		fprintf(stderr, "  param %u: want %zu bytes, got %u\n", i, len,
+			i < e->p.n ? e->p.len[i] : 0);
+		return 0;
+	}
+	return 1;
+}
+
+#define EXPECT_PARAM_BYTES(e, i, p, n) EXPECT(pn_param_bytes(e, i, p, n))
+
+/* The whole of a small file, NUL-terminated, in BUF. Returns its length or -1. */
+static inline ssize_t pn_read_file(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n = -1;
+
+	if (fd >= 0) {
+		n = read(fd, buf, size - 1);
+		close(fd);
+	}
+	buf[n > 0 ? n : 0] = 0;
+	return n;
+}
+
+/* A fresh directory under /tmp, readable by everyone (tests exec from it as
+ * nobody). Exits on failure. */
+static inline void pn_tmpdir(char *out, size_t size)
+{
+	char tmpl[] = "/tmp/pn_live_XXXXXX";
+	char real[PATH_MAX];
+
+	if (!mkdtemp(tmpl) || chmod(tmpl, 0755) || !realpath(tmpl, real)) {
+		perror("pn_tmpdir");
+		exit(1);
+	}
+	snprintf(out, size, "%s", real);
+}
+
+/* Copies the file FROM to TO with MODE. Exits on failure. */
+static inline void pn_copy(const char *from, const char *to, mode_t mode)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY), out = open(to, O_WRONLY | O_CREAT | O_TRUNC, mode);
+	ssize_t n;
+
+	if (in < 0 || out < 0) {
+		perror("pn_copy");
+		exit(1);
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n)
+			exit(1);
+	close(in);
+	fchmod(out, mode);
+	close(out);
+}
+
+
+
+#include <sys/resource.h>
+
+static inline int64_t pn_fdlimit(void)
+{
+	struct rlimit r;
+
+	getrlimit(RLIMIT_NOFILE, &r);
+	return (int64_t)r.rlim_cur;
+}
+
+/* Whether the NUL-separated list in param I holds the string S. */
+static inline int pn_list_has(const struct hevt *e, uint32_t i, const char *s)
+{
+	const char *p, *end;
+
+	if (i >= e->p.n)
+		return 0;
+	p = (const char *)e->p.val[i];
+	end = p + e->p.len[i];
+	while (p < end) {
+		size_t n = strnlen(p, end - p);
+
+		if (n == strlen(s) && memcmp(p, s, n) == 0)
+			return 1;
+		p += n + 1;
+	}
+	return 0;
+}
+
+/* cgroups param I agrees with /proc/self/cgroup: every v1 controller line is there
+ * as "controller=path" (blkio is named io by the kernel); with v2 only, some
+ * controller has the unified path. Every entry has a '='. */
+static inline int pn_cgroups_match(const struct hevt *e, uint32_t i)
+{
+	char buf[8192], want[4200], *line, *save = NULL, *v2path = NULL;
+	const char *p, *end;
+	int ok = 1, v1 = 0;
+
+	if (i >= e->p.n || e->p.len[i] == 0 || e->p.val[i][e->p.len[i] - 1] != 0)
+		return 0;
+	for (p = (const char *)e->p.val[i], end = p + e->p.len[i]; p < end; p += strlen(p) + 1)
+		if (!strchr(p, '='))
+			return 0;
+	if (pn_read_file("/proc/self/cgroup", buf, sizeof(buf)) <= 0)
+		return 0;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *ctrls = strchr(line, ':'), *path, *c, *csave = NULL;
+
+		if (!ctrls)
+			continue;
+		path = strchr(++ctrls, ':');
+		if (!path)
+			continue;
+		*path++ = 0;
+		if (!*ctrls) {
+			v2path = path;
+			continue;
+		}
+		for (c = strtok_r(ctrls, ",", &csave); c; c = strtok_r(NULL, ",", &csave)) {
+			if (!strncmp(c, "name=", 5))
+				continue;
+			v1 = 1;
+			snprintf(want, sizeof(want), "%s=%s", strcmp(c, "blkio") ? c : "io", path);
+			if (!pn_list_has(e, i, want)) {
+				fprintf(stderr, "  cgroups: no \"%s\"\n", want);
+				ok = 0;
+			}
+		}
+	}
+	if (!v1 && v2path) {
+		ok = 0;
+		for (p = (const char *)e->p.val[i]; p < end; p += strlen(p) + 1) {
+			const char *eq = strchr(p, '=');
+
+			if (eq && !strcmp(eq + 1, v2path))
+				ok = 1;
+		}
+	}
+	return ok;
+}
+
+/* tty_nr of /proc/self/stat (field 7). */
+static inline int64_t pn_tty_nr(void)
+{
+	char buf[1024], *p;
+	int field = 2;
+
+	if (pn_read_file("/proc/self/stat", buf, sizeof(buf)) <= 0 || !(p = strrchr(buf, ')')))
+		return -1;
+	for (p++; *p && field < 7; p++)
+		if (*p == ' ')
+			field++;
+	return strtoll(p, NULL, 10);
+}
+
+static inline int64_t pn_loginuid(void)
+{
+	char buf[64];
+
+	if (pn_read_file("/proc/self/loginuid", buf, sizeof(buf)) <= 0)
+		return -1;
+	return (int32_t)strtoul(buf, NULL, 10);
+}
+#endif

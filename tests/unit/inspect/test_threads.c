@@ -306,6 +306,19 @@ static void test_periodic_purge(void)
 	CHECK(find(t, 400) == NULL && find(t, 300) != NULL);
 	inspector__counters(t->in, &c);
 	CHECK_INT(c.n_threads_purged, 1);
+	/* threads with recent events are not checked, /proc or not */
+	CHECK(t_emit(t, PPME_GENERIC_E, 401, "ww", 1u, 2u) == 0);
+	t->ts += 25000000000ULL;
+	CHECK(t_emit(t, PPME_GENERIC_E, 401, "ww", 1u, 2u) == 0);
+	t->ts += 10000000000ULL;
+	CHECK(t_emit(t, PPME_GENERIC_E, 300, "ww", 1u, 2u) == 0);
+	CHECK(find(t, 401) != NULL);
+	inspector__counters(t->in, &c);
+	CHECK_INT(c.n_threads_purged, 1);
+	/* once idle long enough, it goes */
+	t->ts += 40000000000ULL;
+	CHECK(t_emit(t, PPME_GENERIC_E, 300, "ww", 1u, 2u) == 0);
+	CHECK(find(t, 401) == NULL);
 
 	inspector__free(t->in);
 	t_rmtree(root);

@@ -1,17 +1,16 @@
 /* The live engine: the BPF driver writing into one perf ring per online CPU. */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <linux/perf_event.h>
 
 #include "engine.h"
 #include "loader.h"
+#include "perf.h"
 #include "ringset.h"
 
 #define DEFAULT_RING_PAGES 2048	/* 8 MiB with 4 KiB pages */
@@ -26,58 +25,6 @@ struct live {
 	struct driver_counters *drv_cpu;	/* one per possible CPU */
 	int ncpu_possible;
 };
-
-/* Marks in ONLINE the CPUs listed in a sysfs cpu list ("0-3,6"). Returns 0 or
- * a negative errno. */
-static int read_cpu_list(const char *path, bool *online, int max)
-{
-	char buf[4096], *p, *end;
-	FILE *f = fopen(path, "re");
-	size_t n;
-
-	if (!f)
-		return -errno;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	for (p = buf; *p && *p != '\n';) {
-		long a = strtol(p, &end, 10), b = a;
-
-		if (end == p || a < 0)
-			return -EINVAL;
-		p = end;
-		if (*p == '-') {
-			b = strtol(p + 1, &end, 10);
-			if (end == p + 1 || b < a)
-				return -EINVAL;
-			p = end;
-		}
-		for (long c = a; c <= b && c < max; c++)
-			online[c] = true;
-		if (*p == ',')
-			p++;
-		else if (*p && *p != '\n')
-			return -EINVAL;
-	}
-	return 0;
-}
-
-static int open_perf(int cpu, uint32_t wakeup_bytes)
-{
-	struct perf_event_attr attr = {
-		.size = sizeof(attr),
-		.type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_BPF_OUTPUT,
-		.sample_type = PERF_SAMPLE_RAW,
-		.sample_period = 1,
-		/* Wake a poller per batch of bytes, not per sample. */
-		.watermark = 1,
-		.wakeup_watermark = wakeup_bytes,
-	};
-	int fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-
-	return fd < 0 ? -errno : fd;
-}
 
 static void live_free(struct live *l)
 {
@@ -103,6 +50,7 @@ static int live_setup(struct live *l, const struct capture_live_opts *o)
 	uint32_t pages = o->ring_pages ? o->ring_pages : DEFAULT_RING_PAGES;
 	uint64_t ring_bytes = (uint64_t)pages * sysconf(_SC_PAGESIZE);
 	uint32_t wakeup = o->wakeup_bytes ? o->wakeup_bytes : ring_bytes / 4;
+	enum ring_mode mode = o->force_slack ? RING_SLACK_COPY : RING_AUTO;
 	bool online[CAPTURE_MAX_CPUS] = {0};
 	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
 	int err;
@@ -115,7 +63,7 @@ static int live_setup(struct live *l, const struct capture_live_opts *o)
 	 * CAP_SYS_RESOURCE, which is harmless on newer kernels. */
 	setrlimit(RLIMIT_MEMLOCK, &unlimited);
 
-	err = read_cpu_list("/sys/devices/system/cpu/online", online, CAPTURE_MAX_CPUS);
+	err = perf__online_cpus(online, CAPTURE_MAX_CPUS);
 	if (err)
 		return err;
 	l->drv = driver__open();
@@ -145,14 +93,16 @@ static int live_setup(struct live *l, const struct capture_live_opts *o)
 
 		if (!online[cpu])
 			continue;
-		fd = open_perf(cpu, wakeup);
+		fd = perf__open_bpf_output(cpu, wakeup);
 		if (fd < 0)
 			return fd;
 		l->fds[l->nfds] = fd;
 		l->cpus[l->nfds++] = cpu;
-		r = ring__map(fd, pages, o->force_slack ? RING_SLACK_COPY : RING_AUTO);
+		r = ring__map(fd, pages, mode);
 		if (!r)
 			return -errno;
+		/* What the kernel allowed for one ring it allows for all. */
+		mode = ring__mode(r);
 		err = ringset__add(l->rs, r, cpu);
 		if (!err)
 			err = driver__set_perf_fd(l->drv, cpu, fd);

@@ -199,4 +199,44 @@ static inline int64_t pn_loginuid(void)
 		return -1;
 	return (int32_t)strtoul(buf, NULL, 10);
 }
+
+/* The next event of TYPE from thread TID at or after *at, or NULL. */
+static inline struct hevt *pn_find_tid(struct harness *h, uint16_t type, int64_t tid, int *at)
+{
+	struct hevt *e;
+
+	while ((e = harness__find(h, type, at)))
+		if ((int64_t)e->hdr.tid == tid)
+			return e;
+	return NULL;
+}
+
+/* This process's argv: exe (argv[0]) and the rest as sysdig's args bytes. */
+struct pn_cmdline {
+	char buf[4096];
+	const char *exe;
+	const char *args;
+	size_t args_len;
+};
+
+static inline void pn_cmdline(struct pn_cmdline *c)
+{
+	ssize_t n = pn_read_file("/proc/self/cmdline", c->buf, sizeof(c->buf));
+	size_t exe_len = strlen(c->buf) + 1;
+
+	c->exe = c->buf;
+	c->args = c->buf + exe_len;
+	c->args_len = n > (ssize_t)exe_len ? n - exe_len : 0;
+}
+
+/* comm of this thread (at most 15 characters). */
+static inline void pn_comm(char *out)
+{
+	char buf[64];
+
+	pn_read_file("/proc/thread-self/comm", buf, sizeof(buf));
+	buf[strcspn(buf, "\n")] = 0;
+	memcpy(out, buf, 15);
+	out[15] = 0;
+}
 #endif

@@ -1,0 +1,135 @@
+/* clone, clone3, fork, vfork: the exit event, sent both by the parent (res = the
+ * child's tid) and by the child (res = 0) when it returns from the syscall,
+ * describes the calling task: main part, then cwd+stats, cgroups, flags+ids. */
+#include "pn_proc.bpf.h"
+
+/* Native CLONE_* bits and their PPM_CLONE_FLAGS_* values. */
+static const __u32 clone_bits[][2] = {
+	{ 0x00000100, PPM_CLONE_FLAGS_CLONE_VM },
+	{ 0x00000200, PPM_CLONE_FLAGS_CLONE_FS },
+	{ 0x00000400, PPM_CLONE_FLAGS_CLONE_FILES },
+	{ 0x00000800, PPM_CLONE_FLAGS_CLONE_SIGHAND },
+	{ 0x00002000, PPM_CLONE_FLAGS_CLONE_PTRACE },
+	{ 0x00004000, PPM_CLONE_FLAGS_CLONE_VFORK },
+	{ 0x00008000, PPM_CLONE_FLAGS_CLONE_PARENT },
+	{ 0x00010000, PPM_CLONE_FLAGS_CLONE_THREAD },
+	{ 0x00020000, PPM_CLONE_FLAGS_CLONE_NEWNS },
+	{ 0x00040000, PPM_CLONE_FLAGS_CLONE_SYSVSEM },
+	{ 0x00080000, PPM_CLONE_FLAGS_CLONE_SETTLS },
+	{ 0x00100000, PPM_CLONE_FLAGS_CLONE_PARENT_SETTID },
+	{ 0x00200000, PPM_CLONE_FLAGS_CLONE_CHILD_CLEARTID },
+	{ 0x00800000, PPM_CLONE_FLAGS_CLONE_UNTRACED },
+	{ 0x01000000, PPM_CLONE_FLAGS_CLONE_CHILD_SETTID },
+	{ 0x02000000, PPM_CLONE_FLAGS_CLONE_NEWCGROUP },
+	{ 0x04000000, PPM_CLONE_FLAGS_CLONE_NEWUTS },
+	{ 0x08000000, PPM_CLONE_FLAGS_CLONE_NEWIPC },
+	{ 0x10000000, PPM_CLONE_FLAGS_CLONE_NEWUSER },
+	{ 0x20000000, PPM_CLONE_FLAGS_CLONE_NEWPID },
+	{ 0x40000000, PPM_CLONE_FLAGS_CLONE_NEWNET },
+	{ 0x80000000, PPM_CLONE_FLAGS_CLONE_IO },
+};
+
+static __always_inline __u32 clone__ppm_flags(__u64 native)
+{
+	__u32 ppm = 0;
+
+	for (int i = 0; i < sizeof(clone_bits) / sizeof(clone_bits[0]); i++)
+		if (native & clone_bits[i][0])
+			ppm |= clone_bits[i][1];
+	return ppm;
+}
+
+/* The native flags of the call: clone's first arg, clone3's clone_args.flags (the
+ * child reads the same user memory: a copy or the shared mm); none for fork and
+ * vfork, as sysdig reports them. */
+static __always_inline __u64 clone__native_flags(struct filler *f)
+{
+	__u64 flags = 0;
+	void *uargs;
+
+	switch (f->s->type) {
+	case PPME_SYSCALL_CLONE_20_X:
+		return filler__arg(f, 0);
+	case PPME_SYSCALL_CLONE3_X:
+		uargs = (void *)filler__arg(f, 0);
+		if (uargs && bpf_probe_read_user(&flags, sizeof(flags), uargs))
+			COUNT(n_drops_pf);
+		return flags;
+	}
+	return 0;
+}
+
+/* res, exe, args, tid, pid, ptid. */
+static __always_inline int clone__main(void *ctx, __u16 type, __u32 nparams)
+{
+	struct task_struct *t = proc__current();
+	struct filler f;
+
+	if (filler__begin(&f, ctx, type, nparams))
+		return 0;
+	filler__s64(&f, f.ret);
+	proc__exe_args(&f, t);
+	proc__ids(&f, t);
+	return filler__next_part(&f, 1);
+}
+
+/* cwd, fdlimit, pgft_maj, pgft_min, vm_size, vm_rss, vm_swap, comm. */
+static __always_inline int clone__part1(void *ctx, __u16 type)
+{
+	struct task_struct *t = proc__current();
+	struct filler f;
+
+	if (filler__resume(&f, ctx, type))
+		return 0;
+	proc__cwd(&f, t);
+	proc__stats(&f, t);
+	return filler__next_part(&f, 2);
+}
+
+static __always_inline int clone__part2(void *ctx, __u16 type)
+{
+	struct filler f;
+
+	if (filler__resume(&f, ctx, type))
+		return 0;
+	proc__cgroups(&f, proc__current());
+	return filler__next_part(&f, 3);
+}
+
+/* flags, uid, gid, vtid, vpid. */
+static __always_inline int clone__part3(void *ctx, __u16 type)
+{
+	struct task_struct *t = proc__current();
+	struct filler f;
+
+	if (filler__resume(&f, ctx, type))
+		return 0;
+	filler__u32(&f, clone__ppm_flags(clone__native_flags(&f)));
+	proc__creds(&f, t);
+	proc__vids(&f, t);
+	return filler__submit(&f);
+}
+
+/* The enter events have no params. */
+static __always_inline int clone__enter(void *ctx, __u16 type)
+{
+	struct filler f;
+
+	if (filler__begin(&f, ctx, type, 0))
+		return 0;
+	return filler__submit(&f);
+}
+
+/* The enter filler and the four parts of the exit filler of event pair ID (its
+ * program names are the lower-case NAME). */
+#define CLONE_FILLERS(name, ID)                                                  \
+	FILLER(name##_e) { return clone__enter(ctx, PPME_##ID##_E); }            \
+	FILLER(name##_x) { return clone__main(ctx, PPME_##ID##_X, PPME_##ID##_X_NPARAMS); } \
+	FILLER(name##_x_part1) { return clone__part1(ctx, PPME_##ID##_X); }      \
+	FILLER(name##_x_part2) { return clone__part2(ctx, PPME_##ID##_X); }      \
+	FILLER(name##_x_part3) { return clone__part3(ctx, PPME_##ID##_X); }
+
+CLONE_FILLERS(syscall_clone_20, SYSCALL_CLONE_20)
+CLONE_FILLERS(syscall_clone3, SYSCALL_CLONE3)
+CLONE_FILLERS(syscall_fork_20, SYSCALL_FORK_20)
+CLONE_FILLERS(syscall_vfork_20, SYSCALL_VFORK_20)

@@ -517,7 +517,9 @@ static void render_value(const struct ievt *ev, const struct ppm_param_info *pi,
 	}
 
 	/* fixed-size integer types */
-	if (schema__param_int(pi->type, val, len, &v) < 0) {
+	if (pi->type == PT_SIGSET && len == 4)
+		v = schema__u32(val);
+	else if (schema__param_int(pi->type, val, len, &v) < 0) {
 		sbuf__puts(o, "<NA>");
 		return;
 	}

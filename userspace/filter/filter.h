@@ -1,0 +1,56 @@
+/* The sinsp-style filter language (FORMATS.md section 4):
+ *
+ *   proc.name=nginx and (evt.type in (open, openat) or fd.sport >= 8000)
+ *   not evt.failed and fd.name startswith /etc and evt.buffer contains "GET "
+ *
+ * A filter is compiled once into a tree whose per-event evaluation does no
+ * string parsing: numbers, addresses and booleans are parsed at compile time
+ * and evt.type comparisons become sets of event codes. */
+#ifndef FILTER_H
+#define FILTER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fields.h"
+
+struct filter;
+
+/* Compiles EXPR. Returns NULL on error with errno set (EINVAL: ERR says what was
+ * expected and at which 1-based column; ENOMEM). */
+struct filter *filter__compile(const char *expr, struct filter_error *err);
+void filter__free(struct filter *f);
+
+/* True if EV matches. CTX provides scratch memory and the thread table. */
+bool filter__match(const struct filter *f, const struct ievt *ev, struct field_ctx *ctx);
+
+/* Kernel pushdown: the event codes that can possibly match F (conservative:
+ * a code left out can never match). Generic events (codes 0/1) are in when
+ * any syscall name routed to them can match. Returns 1 when the filter does
+ * not constrain event types at all (everything set), else 0. */
+int filter__event_set(const struct filter *f, uint8_t set[PPM_EVENT_MAX]);
+
+/* The same, with generic events resolved per syscall (PPM_SC code). */
+struct filter_events {
+	uint8_t codes[PPM_EVENT_MAX];	/* 1: may match */
+	uint8_t generic_sc[PPM_SC_MAX];	/* generic events: syscalls that may match */
+	bool all;			/* not constrained */
+};
+
+int filter__events(const struct filter *f, struct filter_events *out);
+
+/* Native syscalls worth capturing for EVENTS: those whose enter or exit event
+ * may match, and generic-routed ones whose syscall may match. Sets SC[n] to 1
+ * or 0 for every n < SYSCALL_TABLE_SIZE; returns how many are set. */
+int filter_events__syscalls(const struct filter_events *events, uint8_t sc[SYSCALL_TABLE_SIZE]);
+
+/* All events that change thread or fd state (EF_MODIFIES_STATE and the fd
+ * creating/destroying ones): an agent that narrows capture with the sets
+ * above adds these so that proc.* and fd.* keep working. */
+void filter_events__add_state(struct filter_events *events);
+
+/* True if F compares evt.type with "open" but never with "openat" (glibc opens
+ * files with openat, so such a filter probably misses what the user wants). */
+bool filter__names_open_without_openat(const struct filter *f);
+
+#endif

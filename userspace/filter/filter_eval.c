@@ -1,0 +1,241 @@
+/* Filter evaluation: walks the compiled tree for one event. */
+#include <ctype.h>
+#include <errno.h>
+
+#include "filter_int.h"
+
+/* fnmatch-style '*', '?', '[a-z]', '[!x]' and '\' escapes over counted strings
+ * (values from events are not NUL-terminated). One backtrack point suffices:
+ * on a mismatch, the last '*' absorbs one more character. */
+static bool class__match(const char *pat, size_t plen, size_t *pi, char c)
+{
+	size_t i = *pi + 1;
+	bool neg = false, hit = false;
+
+	if (i < plen && (pat[i] == '!' || pat[i] == '^'))
+		neg = true, i++;
+	for (bool first = true; i < plen && (first || pat[i] != ']'); first = false) {
+		char lo = pat[i], hi = lo;
+
+		if (lo == '\\' && i + 1 < plen)
+			lo = hi = pat[++i];
+		if (i + 2 < plen && pat[i + 1] == '-' && pat[i + 2] != ']') {
+			hi = pat[i + 2];
+			i += 2;
+		}
+		if ((unsigned char)c >= (unsigned char)lo && (unsigned char)c <= (unsigned char)hi)
+			hit = true;
+		i++;
+	}
+	if (i >= plen)		/* no closing ']': a literal '[' */
+		return c == '[' ? (*pi += 1, true) : false;
+	*pi = i + 1;
+	return hit != neg;
+}
+
+bool glob__match(const char *pat, size_t plen, const char *s, size_t slen)
+{
+	size_t pi = 0, si = 0, star_p = (size_t)-1, star_s = 0;
+
+	while (si < slen) {
+		if (pi < plen && pat[pi] == '*') {
+			star_p = ++pi;
+			star_s = si;
+			continue;
+		}
+		if (pi < plen) {
+			size_t save = pi;
+
+			if (pat[pi] == '?') {
+				pi++, si++;
+				continue;
+			}
+			if (pat[pi] == '[' && class__match(pat, plen, &pi, s[si])) {
+				si++;
+				continue;
+			}
+			pi = save;
+			if (pat[pi] != '[') {
+				char pc = pat[pi];
+
+				if (pc == '\\' && pi + 1 < plen)
+					pc = pat[++pi];
+				if (pc == s[si]) {
+					pi++, si++;
+					continue;
+				}
+				pi = save;
+			}
+		}
+		if (star_p == (size_t)-1)
+			return false;
+		pi = star_p;
+		si = ++star_s;
+	}
+	while (pi < plen && pat[pi] == '*')
+		pi++;
+	return pi == plen;
+}
+
+static bool icontains(const char *s, size_t len, const char *lower, size_t nlen)
+{
+	if (nlen == 0)
+		return true;
+	for (size_t i = 0; i + nlen <= len; i++) {
+		size_t j = 0;
+
+		while (j < nlen && tolower((unsigned char)s[i + j]) == (unsigned char)lower[j])
+			j++;
+		if (j == nlen)
+			return true;
+	}
+	return false;
+}
+
+bool fconst__str_eq(const struct fconst *c, const char *s, size_t len)
+{
+	return c->len == len && memcmp(c->s, s, len) == 0;
+}
+
+/* pmatch: S is C's path or lies under it. */
+static bool path__under(const struct fconst *c, const char *s, size_t len)
+{
+	if (len < c->len || memcmp(s, c->s, c->len) != 0)
+		return false;
+	return len == c->len || (c->len && c->s[c->len - 1] == '/') || s[c->len] == '/';
+}
+
+bool str__op(uint8_t op, const char *s, size_t len, const struct fconst *c)
+{
+	switch (op) {
+	case OP_EQ:
+	case OP_IN:
+	case OP_INTERSECTS:
+		return fconst__str_eq(c, s, len);
+	case OP_CONTAINS:
+		return c->len == 0 || (len >= c->len && memmem(s, len, c->s, c->len));
+	case OP_ICONTAINS:
+		return icontains(s, len, c->lower, c->len);
+	case OP_STARTSWITH:
+		return len >= c->len && memcmp(s, c->s, c->len) == 0;
+	case OP_ENDSWITH:
+		return len >= c->len && memcmp(s + len - c->len, c->s, c->len) == 0;
+	case OP_GLOB:
+		return glob__match(c->s, c->len, s, len);
+	case OP_PMATCH:
+		return path__under(c, s, len);
+	default:
+		return false;
+	}
+}
+
+static bool num__op(uint8_t op, __int128 v, const struct fconst *c)
+{
+	if (!c->has_num)
+		return false;
+	switch (op) {
+	case OP_EQ: case OP_IN: case OP_INTERSECTS: return v == c->num;
+	case OP_LT: return v < c->num;
+	case OP_LE: return v <= c->num;
+	case OP_GT: return v > c->num;
+	case OP_GE: return v >= c->num;
+	default: return false;
+	}
+}
+
+/* One value against one constant; OP_NE is handled by the caller as !EQ. */
+static bool value__op(uint8_t op, const struct field_value *v, const struct fconst *c)
+{
+	switch (v->type) {
+	case FT_INT64:
+		return num__op(op, v->i, c);
+	case FT_UINT64:
+	case FT_ABSTIME:
+		return num__op(op, v->u, c);
+	case FT_BOOL:
+		return (op == OP_EQ || op == OP_IN || op == OP_INTERSECTS) && c->has_bool &&
+		       v->b == c->b;
+	case FT_STRING:
+	case FT_BUFFER:
+		return str__op(op, v->s.ptr, v->s.len, c);
+	case FT_IPADDR:
+		if (!(op == OP_EQ || op == OP_IN || op == OP_INTERSECTS) || !c->has_ip ||
+		    c->family != v->ip.family)
+			return false;
+		return memcmp(c->addr, v->ip.addr, v->ip.family == PPM_AF_INET6 ? 16 : 4) == 0;
+	default:
+		return false;
+	}
+}
+
+static bool value__any(uint8_t op, const struct field_value *v, const struct fnode *n)
+{
+	for (uint32_t i = 0; i < n->nvals; i++)
+		if (value__op(op, v, &n->vals[i]))
+			return true;
+	return false;
+}
+
+static bool evt_type__match(const struct fnode *n, const struct ievt *ev)
+{
+	bool hit;
+
+	if (ev->type == PPME_GENERIC_E || ev->type == PPME_GENERIC_X) {
+		uint16_t sc = 0;
+
+		/* generic events name their syscall by its PPM_SC id */
+		if (ev->params.n >= 1 && ev->params.len[0] == 2)
+			sc = schema__u16(ev->params.val[0]);
+		hit = sc < PPM_SC_MAX && n->type_sc[sc];
+	} else {
+		hit = ev->type < PPM_EVENT_MAX && n->type_codes[ev->type];
+	}
+	return n->op == OP_NE ? !hit : hit;
+}
+
+static bool cmp__match(const struct fnode *n, const struct ievt *ev, struct field_ctx *ctx)
+{
+	struct field_value v;
+	bool multi = (n->ref.info->flags & FF_MULTI) && n->ref.index < 0;
+	uint8_t op = n->op == OP_NE ? OP_EQ : n->op;
+	unsigned i = 0;
+
+	if (n->type_codes)
+		return evt_type__match(n, ev);
+	if (field__extract(&n->ref, ev, ctx, 0, &v))
+		return false;	/* absent: no comparison holds, != included */
+	if (n->op == OP_EXISTS)
+		return true;
+	do {
+		if (value__any(op, &v, n))
+			return n->op != OP_NE;
+	} while (multi && field__extract(&n->ref, ev, ctx, ++i, &v) == 0);
+	return n->op == OP_NE;
+}
+
+static bool node__match(const struct fnode *n, const struct ievt *ev, struct field_ctx *ctx)
+{
+	switch (n->kind) {
+	case FN_AND:
+		for (uint32_t i = 0; i < n->nkids; i++)
+			if (!node__match(n->kids[i], ev, ctx))
+				return false;
+		return true;
+	case FN_OR:
+		for (uint32_t i = 0; i < n->nkids; i++)
+			if (node__match(n->kids[i], ev, ctx))
+				return true;
+		return false;
+	case FN_NOT:
+		return !node__match(n->kids[0], ev, ctx);
+	default:
+		return cmp__match(n, ev, ctx);
+	}
+}
+
+bool filter__match(const struct filter *f, const struct ievt *ev, struct field_ctx *ctx)
+{
+	if (!f || !f->root)
+		return true;
+	return node__match(f->root, ev, ctx);
+}

@@ -1,0 +1,619 @@
+/* Filter parser and compiler: text -> tree with pre-parsed values.
+ *
+ *   expr    := and-expr { "or" and-expr }
+ *   and-expr:= not-expr { "and" not-expr }
+ *   not-expr:= "not" not-expr | "(" expr ")" | check
+ *   check   := field "exists" | field OP value | field LISTOP "(" value {"," value} ")"
+ *
+ * Scanning depends on context (a value may hold '=' or '.'), so this is a
+ * recursive descent over the text rather than a separate token stream. */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "filter_int.h"
+
+#define MAX_DEPTH 200
+
+struct parser {
+	const char *s;
+	size_t pos;
+	struct filter_error *err;
+	int depth;
+	int rc;		/* first error */
+};
+
+static int perr(struct parser *p, size_t pos, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int perr(struct parser *p, size_t pos, const char *fmt, ...)
+{
+	va_list ap;
+	size_t n;
+
+	if (p->rc)
+		return p->rc;
+	p->rc = -EINVAL;
+	if (!p->err)
+		return p->rc;
+	p->err->column = (int)pos + 1;
+	va_start(ap, fmt);
+	vsnprintf(p->err->msg, sizeof(p->err->msg), fmt, ap);
+	va_end(ap);
+	n = strlen(p->err->msg);
+	snprintf(p->err->msg + n, sizeof(p->err->msg) - n, " at column %zu", pos + 1);
+	return p->rc;
+}
+
+static int pnomem(struct parser *p)
+{
+	if (!p->rc) {
+		p->rc = -ENOMEM;
+		if (p->err) {
+			p->err->column = 0;
+			snprintf(p->err->msg, sizeof(p->err->msg), "out of memory");
+		}
+	}
+	return p->rc;
+}
+
+static void skip_ws(struct parser *p)
+{
+	while (isspace((unsigned char)p->s[p->pos]))
+		p->pos++;
+}
+
+static bool is_word_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '.';
+}
+
+/* Consumes keyword KW if it stands at the current position as a whole word. */
+static bool keyword(struct parser *p, const char *kw)
+{
+	size_t n = strlen(kw);
+
+	skip_ws(p);
+	if (strncmp(p->s + p->pos, kw, n) != 0 || is_word_char(p->s[p->pos + n]))
+		return false;
+	p->pos += n;
+	return true;
+}
+
+/* Like keyword() but does not consume. */
+static bool peek_keyword(struct parser *p, const char *kw)
+{
+	size_t save = p->pos;
+	bool r = keyword(p, kw);
+
+	p->pos = save;
+	return r;
+}
+
+static const char *const op_names[] = {
+	[OP_EQ] = "=", [OP_NE] = "!=", [OP_LT] = "<", [OP_LE] = "<=", [OP_GT] = ">",
+	[OP_GE] = ">=", [OP_CONTAINS] = "contains", [OP_ICONTAINS] = "icontains",
+	[OP_STARTSWITH] = "startswith", [OP_ENDSWITH] = "endswith", [OP_GLOB] = "glob",
+	[OP_IN] = "in", [OP_INTERSECTS] = "intersects", [OP_PMATCH] = "pmatch",
+	[OP_EXISTS] = "exists",
+};
+
+static int parse_op(struct parser *p)
+{
+	static const struct { const char *text; uint8_t op; } symbols[] = {
+		{ "==", OP_EQ }, { "!=", OP_NE }, { "<=", OP_LE }, { ">=", OP_GE },
+		{ "=", OP_EQ }, { "<", OP_LT }, { ">", OP_GT },
+	};
+
+	skip_ws(p);
+	for (size_t i = 0; i < sizeof(symbols) / sizeof(symbols[0]); i++) {
+		size_t n = strlen(symbols[i].text);
+
+		if (strncmp(p->s + p->pos, symbols[i].text, n) == 0) {
+			p->pos += n;
+			return symbols[i].op;
+		}
+	}
+	for (int op = OP_CONTAINS; op <= OP_EXISTS; op++)
+		if (keyword(p, op_names[op]))
+			return op;
+	return perr(p, p->pos, "expected an operator (=, !=, <, <=, >, >=, contains, icontains, "
+		    "startswith, endswith, glob, in, intersects, pmatch or exists)");
+}
+
+/* Reads one value (quoted or bare) into a new string. IN_LIST: ',' ends it. */
+static char *parse_value(struct parser *p, bool in_list, size_t *len, size_t *col)
+{
+	size_t start, n = 0;
+	char q, *out;
+
+	skip_ws(p);
+	start = p->pos;
+	*col = start;
+	q = p->s[start];
+	if (q == '"' || q == '\'') {
+		/* unescaped length never exceeds the quoted text */
+		size_t end = start + 1;
+
+		while (p->s[end] && p->s[end] != q)
+			end += (p->s[end] == '\\' && p->s[end + 1]) ? 2 : 1;
+		if (!p->s[end]) {
+			perr(p, start, "unterminated string starting");
+			return NULL;
+		}
+		out = malloc(end - start);
+		if (!out) {
+			pnomem(p);
+			return NULL;
+		}
+		for (size_t i = start + 1; i < end; i++) {
+			char c = p->s[i];
+
+			if (c == '\\') {
+				c = p->s[++i];
+				c = c == 'n' ? '\n' : c == 't' ? '\t' : c == 'r' ? '\r' : c;
+			}
+			out[n++] = c;
+		}
+		out[n] = '\0';
+		p->pos = end + 1;
+		*len = n;
+		return out;
+	}
+	while (p->s[p->pos] && !isspace((unsigned char)p->s[p->pos]) &&
+	       p->s[p->pos] != '(' && p->s[p->pos] != ')' &&
+	       !(in_list && p->s[p->pos] == ','))
+		p->pos++;
+	if (p->pos == start) {
+		perr(p, start, "expected a value");
+		return NULL;
+	}
+	*len = p->pos - start;
+	out = strndup(p->s + start, *len);
+	if (!out)
+		pnomem(p);
+	return out;
+}
+
+static bool type_is_numeric(uint8_t t)
+{
+	return t == FT_INT64 || t == FT_UINT64 || t == FT_ABSTIME;
+}
+
+static bool parse_number(const char *s, __int128 *out)
+{
+	const char *p = s;
+	bool neg = false;
+	unsigned __int128 v = 0;
+	unsigned base = 10;
+
+	if (*p == '-' || *p == '+')
+		neg = *p++ == '-';
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X') && p[2]) {
+		base = 16;
+		p += 2;
+	}
+	if (!*p)
+		return false;
+	for (; *p; p++) {
+		unsigned d;
+
+		if (isdigit((unsigned char)*p))
+			d = (unsigned)(*p - '0');
+		else if (base == 16 && isxdigit((unsigned char)*p))
+			d = (unsigned)(tolower((unsigned char)*p) - 'a' + 10);
+		else
+			return false;
+		v = v * base + d;
+		if (v > ((unsigned __int128)1 << 64))
+			return false;
+	}
+	*out = neg ? -(__int128)v : (__int128)v;
+	return true;
+}
+
+static bool parse_ip(const char *s, struct fconst *c)
+{
+	if (inet_pton(AF_INET, s, c->addr) == 1) {
+		c->family = PPM_AF_INET;
+		return true;
+	}
+	if (inet_pton(AF_INET6, s, c->addr) == 1) {
+		c->family = PPM_AF_INET6;
+		return true;
+	}
+	return false;
+}
+
+/* Pre-parses value C for field type TYPE; fails when TYPE needs a form the text
+ * does not have. */
+static int fconst__prepare(struct parser *p, struct fconst *c, const struct field_ref *ref,
+			   uint8_t op, size_t col)
+{
+	uint8_t type = ref->info->type;
+
+	c->has_num = parse_number(c->s, &c->num);
+	if (strcmp(c->s, "true") == 0 || strcmp(c->s, "false") == 0) {
+		c->has_bool = true;
+		c->b = c->s[0] == 't';
+	}
+	c->has_ip = parse_ip(c->s, c);
+	if (op == OP_ICONTAINS) {
+		c->lower = strdup(c->s);
+		if (!c->lower)
+			return pnomem(p);
+		for (char *q = c->lower; *q; q++)
+			*q = (char)tolower((unsigned char)*q);
+	}
+	if (type_is_numeric(type) && !c->has_num)
+		return perr(p, col, "expected a number for %s, not '%s',", ref->info->name, c->s);
+	if (type == FT_BOOL && !c->has_bool)
+		return perr(p, col, "expected true or false for %s, not '%s',", ref->info->name, c->s);
+	if (type == FT_IPADDR && !c->has_ip)
+		return perr(p, col, "expected an IP address for %s, not '%s',", ref->info->name, c->s);
+	return 0;
+}
+
+/* Whether OP makes sense for the field's type. */
+static int check_op(struct parser *p, const struct field_ref *ref, uint8_t op, size_t col)
+{
+	uint8_t type = ref->info->type;
+	bool ordering = op >= OP_LT && op <= OP_GE;
+	bool textual = op >= OP_CONTAINS && op <= OP_GLOB;
+
+	if (op == OP_PMATCH)
+		textual = true;
+	if (ordering && !type_is_numeric(type) && type != FT_PARAM)
+		return perr(p, col, "operator '%s' needs a numeric field and %s is not one",
+			    op_names[op], ref->info->name);
+	if (textual && type != FT_STRING && type != FT_BUFFER && type != FT_PARAM)
+		return perr(p, col, "operator '%s' needs a text field and %s is not one",
+			    op_names[op], ref->info->name);
+	return 0;
+}
+
+static bool is_generic(unsigned code)
+{
+	return code == PPME_GENERIC_E || code == PPME_GENERIC_X;
+}
+
+/* Closest event or syscall names to an unknown evt.type value. */
+static void suggest_type(const char *v, char *msg, size_t size)
+{
+	size_t vl = strlen(v), off = strlen(msg);
+	const char *best = NULL;
+	unsigned bestd = 3;
+
+	for (unsigned t = 0; t < PPM_EVENT_MAX + PPM_SC_MAX; t++) {
+		const char *name = t < PPM_EVENT_MAX ? schema_events[t].name
+						     : schema_ppm_sc[t - PPM_EVENT_MAX].name;
+		size_t nl, i, j;
+		unsigned row[64], diag, tmp;
+
+		if (!name || (nl = strlen(name)) >= 63 || vl >= 63)
+			continue;
+		for (j = 0; j <= nl; j++)
+			row[j] = (unsigned)j;
+		for (i = 1; i <= vl; i++) {
+			diag = row[0];
+			row[0] = (unsigned)i;
+			for (j = 1; j <= nl; j++) {
+				unsigned b = diag + (v[i - 1] != name[j - 1]);
+
+				if (row[j] + 1 < b)
+					b = row[j] + 1;
+				if (row[j - 1] + 1 < b)
+					b = row[j - 1] + 1;
+				tmp = row[j];
+				row[j] = b;
+				diag = tmp;
+			}
+		}
+		if (row[nl] < bestd) {
+			bestd = row[nl];
+			best = name;
+		}
+	}
+	if (best)
+		snprintf(msg + off, off < size ? size - off : 0, "; did you mean %s?", best);
+}
+
+/* evt.type comparisons become sets of codes: the name test runs here, once. */
+static int compile_evt_type(struct parser *p, struct fnode *n)
+{
+	uint8_t op = n->op == OP_NE ? OP_EQ : n->op;
+	bool eqlike = op == OP_EQ || op == OP_IN || op == OP_INTERSECTS;
+
+	n->type_codes = calloc(1, PPM_EVENT_MAX);
+	n->type_sc = calloc(1, PPM_SC_MAX);
+	if (!n->type_codes || !n->type_sc)
+		return pnomem(p);
+	for (uint32_t v = 0; v < n->nvals; v++) {
+		const struct fconst *c = &n->vals[v];
+		bool any = false;
+
+		for (unsigned t = 0; t < PPM_EVENT_MAX; t++) {
+			const char *name = schema_events[t].name;
+
+			if (is_generic(t) || !name)
+				continue;
+			if (eqlike ? strcmp(name, c->s) == 0 : str__op(op, name, strlen(name), c))
+				n->type_codes[t] = 1, any = true;
+		}
+		for (unsigned sc = 0; sc < PPM_SC_MAX; sc++) {
+			const char *name = schema_ppm_sc[sc].name;
+
+			if (!name)
+				continue;
+			if (eqlike ? strcmp(name, c->s) == 0 : str__op(op, name, strlen(name), c))
+				n->type_sc[sc] = 1, any = true;
+		}
+		if (!any && eqlike) {
+			perr(p, n->column, "unknown event type '%s'", c->s);
+			if (p->err)
+				suggest_type(c->s, p->err->msg, sizeof(p->err->msg));
+			return p->rc;
+		}
+	}
+	return 0;
+}
+
+static struct fnode *node__new(struct parser *p, uint8_t kind, size_t col)
+{
+	struct fnode *n = calloc(1, sizeof(*n));
+
+	if (!n) {
+		pnomem(p);
+		return NULL;
+	}
+	n->kind = kind;
+	n->column = (uint32_t)col;
+	n->ref.index = -1;
+	return n;
+}
+
+static int node__add_val(struct parser *p, struct fnode *n, char *s, size_t len, size_t col)
+{
+	struct fconst *v = realloc(n->vals, (n->nvals + 1) * sizeof(*v));
+
+	if (!v) {
+		free(s);
+		return pnomem(p);
+	}
+	n->vals = v;
+	v = &n->vals[n->nvals++];
+	memset(v, 0, sizeof(*v));
+	v->s = s;
+	v->len = (uint32_t)len;
+	return fconst__prepare(p, v, &n->ref, n->op, col);
+}
+
+static struct fnode *parse_check(struct parser *p)
+{
+	size_t start = p->pos, col, len;
+	struct fnode *n;
+	int op;
+	char *s;
+
+	n = node__new(p, FN_CMP, start);
+	if (!n)
+		return NULL;
+	if (field_ref__parse(p->s + start, (int)start + 1, &n->ref, p->err)) {
+		p->rc = -EINVAL;
+		goto fail;
+	}
+	p->pos += n->ref.text_len;
+	col = (skip_ws(p), p->pos);
+	op = parse_op(p);
+	if (op < 0)
+		goto fail;
+	n->op = (uint8_t)op;
+	if (check_op(p, &n->ref, n->op, col))
+		goto fail;
+	if (op == OP_EXISTS)
+		return n;
+	if (op == OP_IN || op == OP_INTERSECTS || op == OP_PMATCH) {
+		skip_ws(p);
+		if (p->s[p->pos] != '(') {
+			perr(p, p->pos, "expected '(' after '%s'", op_names[op]);
+			goto fail;
+		}
+		p->pos++;
+		do {
+			s = parse_value(p, true, &len, &col);
+			if (!s || node__add_val(p, n, s, len, col))
+				goto fail;
+			skip_ws(p);
+		} while (p->s[p->pos] == ',' && ++p->pos);
+		if (p->s[p->pos] != ')') {
+			perr(p, p->pos, "expected ',' or ')'");
+			goto fail;
+		}
+		p->pos++;
+	} else {
+		s = parse_value(p, false, &len, &col);
+		if (!s || node__add_val(p, n, s, len, col))
+			goto fail;
+	}
+	if (n->ref.info->id == F_EVT_TYPE && compile_evt_type(p, n))
+		goto fail;
+	return n;
+fail:
+	fnode__free(n);
+	return NULL;
+}
+
+static struct fnode *parse_or(struct parser *p);
+
+static struct fnode *parse_not(struct parser *p)
+{
+	struct fnode *n, *kid;
+	size_t col;
+
+	if (++p->depth > MAX_DEPTH) {
+		perr(p, p->pos, "filter nested too deeply");
+		return NULL;
+	}
+	skip_ws(p);
+	col = p->pos;
+	if (keyword(p, "not")) {
+		kid = parse_not(p);
+		if (!kid)
+			return NULL;
+		n = node__new(p, FN_NOT, col);
+		if (!n || !(n->kids = malloc(sizeof(*n->kids)))) {
+			fnode__free(n);
+			fnode__free(kid);
+			pnomem(p);
+			return NULL;
+		}
+		n->kids[0] = kid;
+		n->nkids = 1;
+	} else if (p->s[p->pos] == '(') {
+		p->pos++;
+		n = parse_or(p);
+		if (!n)
+			return NULL;
+		skip_ws(p);
+		if (p->s[p->pos] != ')') {
+			perr(p, p->pos, "expected ')' (to close the '(' of column %zu)", col + 1);
+			fnode__free(n);
+			return NULL;
+		}
+		p->pos++;
+	} else if (is_word_char(p->s[p->pos]) && !peek_keyword(p, "and") && !peek_keyword(p, "or")) {
+		n = parse_check(p);
+	} else {
+		perr(p, col, "expected a field name, 'not' or '('");
+		return NULL;
+	}
+	p->depth--;
+	return n;
+}
+
+/* Evaluation order inside and/or: evt.type tests first, they cost a lookup. */
+static void kids__order(struct fnode *n)
+{
+	uint32_t w = 0;
+
+	for (uint32_t i = 0; i < n->nkids; i++) {
+		if (n->kids[i]->type_codes && n->kids[i]->op != OP_EXISTS) {
+			struct fnode *k = n->kids[i];
+
+			memmove(n->kids + w + 1, n->kids + w, (i - w) * sizeof(*n->kids));
+			n->kids[w++] = k;
+		}
+	}
+}
+
+static struct fnode *parse_list(struct parser *p, uint8_t kind)
+{
+	const char *kw = kind == FN_OR ? "or" : "and";
+	struct fnode *kid, *n, **kids;
+	size_t col;
+
+	skip_ws(p);
+	col = p->pos;
+	kid = kind == FN_OR ? parse_list(p, FN_AND) : parse_not(p);
+	if (!kid)
+		return NULL;
+	if (!keyword(p, kw))
+		return kid;
+	n = node__new(p, kind, col);
+	if (!n) {
+		fnode__free(kid);
+		return NULL;
+	}
+	for (;;) {
+		kids = realloc(n->kids, (n->nkids + 1) * sizeof(*kids));
+		if (!kids) {
+			fnode__free(kid);
+			pnomem(p);
+			goto fail;
+		}
+		n->kids = kids;
+		n->kids[n->nkids++] = kid;
+		/* the first operator was consumed above */
+		if (n->nkids > 1 && !keyword(p, kw))
+			break;
+		kid = kind == FN_OR ? parse_list(p, FN_AND) : parse_not(p);
+		if (!kid)
+			goto fail;
+	}
+	kids__order(n);
+	return n;
+fail:
+	fnode__free(n);
+	return NULL;
+}
+
+static struct fnode *parse_or(struct parser *p)
+{
+	return parse_list(p, FN_OR);
+}
+
+void fnode__free(struct fnode *n)
+{
+	if (!n)
+		return;
+	for (uint32_t i = 0; i < n->nkids; i++)
+		fnode__free(n->kids[i]);
+	free(n->kids);
+	for (uint32_t i = 0; i < n->nvals; i++) {
+		free(n->vals[i].s);
+		free(n->vals[i].lower);
+	}
+	free(n->vals);
+	free(n->type_codes);
+	free(n->type_sc);
+	field_ref__fini(&n->ref);
+	free(n);
+}
+
+struct filter *filter__compile(const char *expr, struct filter_error *err)
+{
+	struct parser p = { .s = expr ? expr : "", .err = err };
+	struct filter *f;
+
+	if (err) {
+		err->column = 0;
+		err->msg[0] = '\0';
+	}
+	skip_ws(&p);
+	if (!p.s[p.pos]) {
+		perr(&p, p.pos, "empty filter: expected a field name, 'not' or '('");
+		errno = EINVAL;
+		return NULL;
+	}
+	f = calloc(1, sizeof(*f));
+	if (!f) {
+		pnomem(&p);
+		errno = ENOMEM;
+		return NULL;
+	}
+	f->root = parse_or(&p);
+	if (f->root) {
+		skip_ws(&p);
+		if (p.s[p.pos] == ')')
+			perr(&p, p.pos, "unexpected ')'");
+		else if (p.s[p.pos])
+			perr(&p, p.pos, "expected 'and', 'or' or the end of the filter");
+	}
+	if (p.rc) {
+		filter__free(f);
+		errno = p.rc == -ENOMEM ? ENOMEM : EINVAL;
+		return NULL;
+	}
+	return f;
+}
+
+void filter__free(struct filter *f)
+{
+	if (!f)
+		return;
+	fnode__free(f->root);
+	free(f);
+}

@@ -1,0 +1,191 @@
+/* Kernel pushdown: which event codes (and syscalls) a filter can possibly match.
+ *
+ * Each node yields a set of event codes and a set of generic-event syscalls
+ * (PPM_SC codes) that may match, plus whether the node is decided by the event
+ * type alone ("exact"). Only exact sets can be complemented under 'not'; any
+ * other node under 'not' may match anything. Generic codes 0/1 are decided by
+ * the syscall set, never by the code set. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "filter_int.h"
+
+struct evset {
+	uint8_t codes[PPM_EVENT_MAX];
+	uint8_t sc[PPM_SC_MAX];
+	bool exact;
+};
+
+static void evset__fill(struct evset *s, uint8_t v)
+{
+	memset(s->codes, v, sizeof(s->codes));
+	memset(s->sc, v, sizeof(s->sc));
+}
+
+static int node__events(const struct fnode *n, struct evset *out)
+{
+	struct evset *kid;
+	int r = 0;
+
+	switch (n->kind) {
+	case FN_CMP:
+		out->exact = false;
+		if (n->type_codes) {
+			bool neg = n->op == OP_NE;
+
+			for (unsigned t = 0; t < PPM_EVENT_MAX; t++)
+				out->codes[t] = n->type_codes[t] ^ neg;
+			for (unsigned sc = 0; sc < PPM_SC_MAX; sc++)
+				out->sc[sc] = n->type_sc[sc] ^ neg;
+			out->exact = true;
+		} else if (n->ref.param_idx && n->op != OP_EXISTS) {
+			/* evt.arg.NAME / evt.rawarg.NAME: absent (so false) on events
+			 * without that param */
+			for (unsigned t = 0; t < PPM_EVENT_MAX; t++)
+				out->codes[t] = n->ref.param_idx[t] != 0xff;
+			memset(out->sc, 0, sizeof(out->sc));
+			if (n->ref.param_idx[PPME_GENERIC_E] != 0xff ||
+			    n->ref.param_idx[PPME_GENERIC_X] != 0xff)
+				memset(out->sc, 1, sizeof(out->sc));
+		} else {
+			evset__fill(out, 1);
+		}
+		return 0;
+	case FN_NOT:
+		r = node__events(n->kids[0], out);
+		if (r)
+			return r;
+		if (!out->exact) {
+			evset__fill(out, 1);
+			return 0;
+		}
+		for (unsigned t = 0; t < PPM_EVENT_MAX; t++)
+			out->codes[t] ^= 1;
+		for (unsigned sc = 0; sc < PPM_SC_MAX; sc++)
+			out->sc[sc] ^= 1;
+		return 0;
+	default:
+		break;
+	}
+
+	/* and / or */
+	kid = malloc(sizeof(*kid));
+	if (!kid)
+		return -ENOMEM;
+	evset__fill(out, n->kind == FN_AND ? 1 : 0);
+	out->exact = true;
+	for (uint32_t i = 0; i < n->nkids && !r; i++) {
+		r = node__events(n->kids[i], kid);
+		if (r)
+			break;
+		for (unsigned t = 0; t < PPM_EVENT_MAX; t++)
+			out->codes[t] = n->kind == FN_AND ? out->codes[t] & kid->codes[t]
+							  : out->codes[t] | kid->codes[t];
+		for (unsigned sc = 0; sc < PPM_SC_MAX; sc++)
+			out->sc[sc] = n->kind == FN_AND ? out->sc[sc] & kid->sc[sc]
+							: out->sc[sc] | kid->sc[sc];
+		out->exact = out->exact && kid->exact;
+	}
+	free(kid);
+	return r;
+}
+
+int filter__events(const struct filter *f, struct filter_events *out)
+{
+	struct evset *s;
+	bool all = true, any_sc = false;
+	int r;
+
+	if (!f || !f->root) {
+		memset(out->codes, 1, sizeof(out->codes));
+		memset(out->generic_sc, 1, sizeof(out->generic_sc));
+		out->all = true;
+		return 0;
+	}
+	s = malloc(sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	r = node__events(f->root, s);
+	if (r) {
+		free(s);
+		return r;
+	}
+	memcpy(out->generic_sc, s->sc, sizeof(out->generic_sc));
+	memcpy(out->codes, s->codes, sizeof(out->codes));
+	for (unsigned sc = 0; sc < PPM_SC_MAX; sc++) {
+		any_sc |= s->sc[sc];
+		all &= s->sc[sc];
+	}
+	out->codes[PPME_GENERIC_E] = out->codes[PPME_GENERIC_X] = any_sc;
+	for (unsigned t = 0; t < PPM_EVENT_MAX; t++)
+		all &= out->codes[t];
+	out->all = all;
+	free(s);
+	return 0;
+}
+
+int filter__event_set(const struct filter *f, uint8_t set[PPM_EVENT_MAX])
+{
+	struct filter_events *ev = malloc(sizeof(*ev));
+	int r;
+
+	if (!ev)
+		return -ENOMEM;
+	r = filter__events(f, ev);
+	if (!r) {
+		memcpy(set, ev->codes, PPM_EVENT_MAX);
+		r = ev->all;
+	}
+	free(ev);
+	return r;
+}
+
+int filter_events__syscalls(const struct filter_events *events, uint8_t sc[SYSCALL_TABLE_SIZE])
+{
+	int n = 0;
+
+	for (unsigned i = 0; i < SYSCALL_TABLE_SIZE; i++) {
+		const struct syscall_route *r = &schema_syscall_routes[i];
+
+		if (events->all)
+			sc[i] = 1;
+		else if (r->enter_event == PPME_GENERIC_E)
+			sc[i] = r->ppm_sc < PPM_SC_MAX && events->generic_sc[r->ppm_sc];
+		else
+			sc[i] = (r->enter_event < PPM_EVENT_MAX && events->codes[r->enter_event]) ||
+				(r->exit_event < PPM_EVENT_MAX && events->codes[r->exit_event]);
+		n += sc[i];
+	}
+	return n;
+}
+
+void filter_events__add_state(struct filter_events *events)
+{
+	for (unsigned t = 0; t < PPM_EVENT_MAX; t++)
+		if (schema_events[t].flags & (EF_MODIFIES_STATE | EF_CREATES_FD | EF_DESTROYS_FD))
+			events->codes[t] = 1;
+}
+
+static void node__open_names(const struct fnode *n, bool *open, bool *openat)
+{
+	for (uint32_t i = 0; i < n->nkids; i++)
+		node__open_names(n->kids[i], open, openat);
+	if (n->kind != FN_CMP || !n->type_codes)
+		return;
+	if (n->op != OP_EQ && n->op != OP_NE && n->op != OP_IN && n->op != OP_INTERSECTS)
+		return;
+	for (uint32_t v = 0; v < n->nvals; v++) {
+		*open |= strcmp(n->vals[v].s, "open") == 0;
+		*openat |= strcmp(n->vals[v].s, "openat") == 0;
+	}
+}
+
+bool filter__names_open_without_openat(const struct filter *f)
+{
+	bool open = false, openat = false;
+
+	if (!f || !f->root)
+		return false;
+	node__open_names(f->root, &open, &openat);
+	return open && !openat;
+}

@@ -127,11 +127,11 @@ static __always_inline void filler__fd_arg(struct filler *f, int i)
 	filler__s64(f, (int)filler__arg(f, i));
 }
 
-/* A dirfd arg: AT_FDCWD is sent as sysdig's PPM_AT_FDCWD, which has the same value
- * (-100), so the int is sent as it is. */
+/* A dirfd arg: sysdig's PPM_AT_FDCWD has AT_FDCWD's value (-100), so it is sent
+ * like any fd. */
 static __always_inline void filler__dirfd_arg(struct filler *f, int i)
 {
-	filler__s64(f, (int)filler__arg(f, i));
+	filler__fd_arg(f, i);
 }
 
 /* The device of the file open at FD, as stat(2) reports it: the kernel keeps

@@ -17,6 +17,7 @@ enum fop {
 struct fconst {
 	char *s;		/* the text, NUL-terminated, owned */
 	uint32_t len;
+	uint32_t column;	/* 0-based offset in the filter text */
 	char *lower;		/* icontains: lower-case text, owned */
 	bool has_num;
 	__int128 num;

@@ -338,8 +338,13 @@ static int compile_evt_type(struct parser *p, struct fnode *n)
 		for (unsigned t = 0; t < PPM_EVENT_MAX; t++) {
 			const char *name = schema_events[t].name;
 
-			if (is_generic(t) || !name)
+			if (!name)
 				continue;
+			/* "syscall" names no event a user sees: known, matches nothing */
+			if (is_generic(t)) {
+				any |= eqlike && strcmp(name, c->s) == 0;
+				continue;
+			}
 			if (eqlike ? strcmp(name, c->s) == 0 : str__op(op, name, strlen(name), c))
 				n->type_codes[t] = 1, any = true;
 		}
@@ -352,7 +357,7 @@ static int compile_evt_type(struct parser *p, struct fnode *n)
 				n->type_sc[sc] = 1, any = true;
 		}
 		if (!any && eqlike) {
-			perr(p, n->column, "unknown event type '%s'", c->s);
+			perr(p, c->column, "unknown event type '%s'", c->s);
 			if (p->err)
 				suggest_type(c->s, p->err->msg, sizeof(p->err->msg));
 			return p->rc;
@@ -388,6 +393,7 @@ static int node__add_val(struct parser *p, struct fnode *n, char *s, size_t len,
 	memset(v, 0, sizeof(*v));
 	v->s = s;
 	v->len = (uint32_t)len;
+	v->column = (uint32_t)col;
 	return fconst__prepare(p, v, &n->ref, n->op, col);
 }
 

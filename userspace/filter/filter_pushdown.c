@@ -112,9 +112,15 @@ int filter__events(const struct filter *f, struct filter_events *out)
 	}
 	memcpy(out->generic_sc, s->sc, sizeof(out->generic_sc));
 	memcpy(out->codes, s->codes, sizeof(out->codes));
-	for (unsigned sc = 0; sc < PPM_SC_MAX; sc++) {
-		any_sc |= s->sc[sc];
+	for (unsigned sc = 0; sc < PPM_SC_MAX; sc++)
 		all &= s->sc[sc];
+	/* generic events come only from syscalls routed to them: an evt.type
+	 * naming a syscall with an event of its own needs no generic events */
+	for (unsigned i = 0; i < SYSCALL_TABLE_SIZE; i++) {
+		const struct syscall_route *r = &schema_syscall_routes[i];
+
+		if (r->enter_event == PPME_GENERIC_E && r->ppm_sc < PPM_SC_MAX)
+			any_sc |= s->sc[r->ppm_sc];
 	}
 	out->codes[PPME_GENERIC_E] = out->codes[PPME_GENERIC_X] = any_sc;
 	for (unsigned t = 0; t < PPM_EVENT_MAX; t++)

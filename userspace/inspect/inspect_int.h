@@ -161,6 +161,9 @@ struct inspector {
 	/* fds removed by the current event, freed at the next one */
 	struct fd_info *pending_fd[4];
 	uint32_t npending_fd;
+	/* What a failed open or connect showed, for that event only (not in any
+	 * table), as sysdig shows the path of a failed open. */
+	struct fd_info scratch_fd;
 	int64_t cur_tid;
 	uint64_t cur_ts;
 	uint64_t last_purge_ts;
@@ -189,6 +192,8 @@ void inspector__purge(struct inspector *in, uint64_t older_than_ts);
 void inspector__defer_fd(struct inspector *in, struct fd_info *fi);
 
 /* parse_thread.c: clone/fork/exec/exit/chdir. */
+bool parse__is_clone_exit(uint16_t type);
+bool parse__is_execve_exit(uint16_t type);
 void parse__clone_exit(struct inspector *in, struct ievt *ev, const struct evt_params *x);
 void parse__execve_exit(struct inspector *in, struct ievt *ev, const struct evt_params *x,
 			const struct evt_params *e);

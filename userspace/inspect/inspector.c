@@ -56,6 +56,8 @@ static void inspector__flush(struct inspector *in)
 	for (uint32_t i = 0; i < in->npending_fd; i++)
 		fd_info__free(in->pending_fd[i]);
 	in->npending_fd = 0;
+	free(in->scratch_fd.name);
+	memset(&in->scratch_fd, 0, sizeof(in->scratch_fd));
 }
 
 void inspector__free(struct inspector *in)
@@ -331,12 +333,6 @@ static int64_t first_fd_param(const struct evt_params *e, uint32_t from)
 
 /* ---- one event ---- */
 
-static bool is_clone_exit(uint16_t type)
-{
-	return type == PPME_SYSCALL_CLONE_20_X || type == PPME_SYSCALL_FORK_20_X ||
-	       type == PPME_SYSCALL_VFORK_20_X || type == PPME_SYSCALL_CLONE3_X;
-}
-
 /* Enter events with a real exit event get stored for pairing; one-shot events
  * (procexit, signals, page faults) must not overwrite a syscall's enter. */
 static bool has_exit(uint16_t type)
@@ -376,6 +372,36 @@ static void evt__find_fd(struct ievt *ev, const struct evt_params *x, const stru
 		ev->fdnum = e ? first_fd_param(e, 0) : -1;
 		if (ev->fdnum < 0)
 			ev->fdnum = first_fd_param(x, 1);
+	}
+}
+
+/* The parsers of the events that change state. */
+static void evt__dispatch(struct inspector *in, struct ievt *ev, const struct evt_params *x,
+			  const struct evt_params *e, bool clone_child)
+{
+	if (parse__is_clone_exit(ev->type)) {
+		if (!clone_child)	/* done before the thread lookup */
+			parse__clone_exit(in, ev, x);
+		return;
+	}
+	if (parse__is_execve_exit(ev->type)) {
+		parse__execve_exit(in, ev, x, e);
+		return;
+	}
+	switch (ev->type) {
+	case PPME_PROCEXIT_1_E:
+	case PPME_PROCEXIT_E:
+		parse__procexit(in, ev);
+		break;
+	case PPME_SYSCALL_CHDIR_X:
+	case PPME_SYSCALL_FCHDIR_X:
+		parse__chdir_exit(in, ev, x, e);
+		break;
+	default:
+		if (PPME_IS_EXIT(ev->type) &&
+		    (ev->info->flags & (EF_CREATES_FD | EF_DESTROYS_FD | EF_MODIFIES_STATE)))
+			parse__fd_exit(in, ev, x, e);
+		break;
 	}
 }
 
@@ -433,7 +459,7 @@ int inspector__process(struct inspector *in, const struct capture_event *cev, st
 	}
 
 	/* The child's first event creates it from the event's own params. */
-	clone_child = is_clone_exit(h.type) && ev->has_res && ev->res == 0;
+	clone_child = parse__is_clone_exit(h.type) && ev->has_res && ev->res == 0;
 	if (clone_child) {
 		parse__clone_exit(in, ev, &x);
 		ev->thread = thread_table__find(in->threads, ev->tid);
@@ -467,32 +493,7 @@ int inspector__process(struct inspector *in, const struct capture_event *cev, st
 	}
 	evt__find_fd(ev, &x, ep);
 
-	switch (h.type) {
-	case PPME_SYSCALL_CLONE_20_X:
-	case PPME_SYSCALL_FORK_20_X:
-	case PPME_SYSCALL_VFORK_20_X:
-	case PPME_SYSCALL_CLONE3_X:
-		if (!clone_child)
-			parse__clone_exit(in, ev, &x);
-		break;
-	case PPME_SYSCALL_EXECVE_19_X:
-	case PPME_SYSCALL_EXECVEAT_X:
-		parse__execve_exit(in, ev, &x, ep);
-		break;
-	case PPME_PROCEXIT_1_E:
-	case PPME_PROCEXIT_E:
-		parse__procexit(in, ev);
-		break;
-	case PPME_SYSCALL_CHDIR_X:
-	case PPME_SYSCALL_FCHDIR_X:
-		parse__chdir_exit(in, ev, &x, ep);
-		break;
-	default:
-		if (PPME_IS_EXIT(h.type) && (ev->info->flags & (EF_CREATES_FD | EF_DESTROYS_FD |
-								 EF_MODIFIES_STATE)))
-			parse__fd_exit(in, ev, &x, ep);
-		break;
-	}
+	evt__dispatch(in, ev, &x, ep, clone_child);
 	if (!ev->fd && ev->fdnum >= 0 && ev->thread)
 		ev->fd = fd_table__find(ev->thread->fds, ev->fdnum);
 	return 0;

@@ -1,5 +1,6 @@
 /* Exit events that create, change or destroy fds. Param indexes are those of
  * proto/events.def; fds the exit does not carry come from the paired enter. */
+#include <errno.h>
 #include <limits.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -29,8 +30,8 @@ static struct fd_info *fd__new(struct ievt *ev, int64_t fd, enum fd_type type)
 }
 
 /* open/openat/openat2/creat: the path made absolute against the dirfd or cwd. */
-static void fd__open(struct ievt *ev, int64_t fd, int64_t dirfd, const char *name,
-		     uint32_t flags, uint32_t dev)
+static void fd__open(struct inspector *in, struct ievt *ev, int64_t fd, int64_t dirfd,
+		     const char *name, uint32_t flags, uint32_t dev)
 {
 	struct thread_info *ti = ev->thread;
 	const char *base = ti->cwd ? ti->cwd : "/";
@@ -38,8 +39,6 @@ static void fd__open(struct ievt *ev, int64_t fd, int64_t dirfd, const char *nam
 	struct fd_info *fi;
 	int len;
 
-	if (fd < 0)
-		return;
 	if (name[0] != '/' && dirfd != PPM_AT_FDCWD) {
 		struct fd_info *d = fd_table__find(ti->fds, dirfd);
 
@@ -49,7 +48,16 @@ static void fd__open(struct ievt *ev, int64_t fd, int64_t dirfd, const char *nam
 		len = path__resolve(base, name, path, sizeof(path));
 	else	/* relative to a dirfd we do not know: keep what we have */
 		len = snprintf(path, sizeof(path), "%s", name);
-	fi = fd__new(ev, fd, (flags & PPM_FILE_FLAGS_O_DIRECTORY) ? FDT_DIRECTORY : FDT_FILE);
+	if (fd < 0) {
+		/* nothing opened, but the event still names the file (fd -1) */
+		fi = &in->scratch_fd;
+		fi->fd = -1;
+		fi->type = (flags & PPM_FILE_FLAGS_O_DIRECTORY) ? FDT_DIRECTORY : FDT_FILE;
+		ev->fd = fi;
+	} else {
+		fi = fd__new(ev, fd, (flags & PPM_FILE_FLAGS_O_DIRECTORY) ? FDT_DIRECTORY :
+			     FDT_FILE);
+	}
 	if (!fi || len < 0)
 		return;
 	fi->open_flags = flags;
@@ -103,14 +111,23 @@ static struct fd_info *fd__used_socket(struct ievt *ev, const struct evt_params 
 	return fi;
 }
 
-static void fd__connect(struct ievt *ev, const struct evt_params *x, const struct evt_params *e)
+static void fd__connect(struct inspector *in, struct ievt *ev, const struct evt_params *x,
+			const struct evt_params *e)
 {
+	int64_t res = evp__int(x, 0, -1);
 	struct fd_info *fi;
 
-	/* The tuple comes even on failure (EINPROGRESS, ENOENT), and sysdig names
-	 * the fd with it. */
 	if (!evp__has(x, 1) || !(fi = fd__used_socket(ev, e)))
 		return;
+	/* A connect that failed (not just in progress) leaves the fd as it was,
+	 * but its event shows the tuple, as sysdig does. */
+	if (res < 0 && res != -EINPROGRESS) {
+		if (fd_info__copy(&in->scratch_fd, fi) < 0)
+			return;
+		in->scratch_fd.fd = fi->fd;
+		fi = &in->scratch_fd;
+		ev->fd = fi;
+	}
 	if (sock__from_tuple(fi, x->p->val[1], x->p->len[1]) == 0)
 		fi->is_server = false;
 	if (!fi->l4proto && (fi->type == FDT_IPV4_SOCK || fi->type == FDT_IPV6_SOCK))
@@ -184,8 +201,9 @@ static void fd__pair(struct ievt *ev, const struct evt_params *x, enum fd_type t
 
 	if (evp__int(x, 0, -1) < 0)
 		return;
-	b = fd__new(ev, evp__int(x, 2, -1), type);
+	/* the event shows the second one, as sysdig does */
 	a = fd__new(ev, evp__int(x, 1, -1), type);
+	b = fd__new(ev, evp__int(x, 2, -1), type);
 	if (a)
 		a->family = family;
 	if (b)
@@ -219,19 +237,19 @@ void parse__fd_exit(struct inspector *in, struct ievt *ev, const struct evt_para
 	switch (ev->type) {
 	case PPME_SYSCALL_OPEN_X:
 		evp__str(x, 1, name, sizeof(name));
-		fd__open(ev, evp__int(x, 0, -1), PPM_AT_FDCWD, name,
+		fd__open(in, ev, evp__int(x, 0, -1), PPM_AT_FDCWD, name,
 			 (uint32_t)evp__int(x, 2, 0), (uint32_t)evp__int(x, 4, 0));
 		break;
 	case PPME_SYSCALL_CREAT_X:
 		evp__str(x, 1, name, sizeof(name));
-		fd__open(ev, evp__int(x, 0, -1), PPM_AT_FDCWD, name,
+		fd__open(in, ev, evp__int(x, 0, -1), PPM_AT_FDCWD, name,
 			 PPM_FILE_FLAGS_O_CREAT | PPM_FILE_FLAGS_O_WRONLY | PPM_FILE_FLAGS_O_TRUNC,
 			 (uint32_t)evp__int(x, 3, 0));
 		break;
 	case PPME_SYSCALL_OPENAT_2_X:
 	case PPME_SYSCALL_OPENAT2_X:
 		evp__str(x, 2, name, sizeof(name));
-		fd__open(ev, evp__int(x, 0, -1), evp__int(x, 1, PPM_AT_FDCWD), name,
+		fd__open(in, ev, evp__int(x, 0, -1), evp__int(x, 1, PPM_AT_FDCWD), name,
 			 (uint32_t)evp__int(x, 3, 0),
 			 ev->type == PPME_SYSCALL_OPENAT_2_X ? (uint32_t)evp__int(x, 5, 0) : 0);
 		break;
@@ -240,7 +258,7 @@ void parse__fd_exit(struct inspector *in, struct ievt *ev, const struct evt_para
 		if (!e)
 			break;
 		evp__str(e, 1, name, sizeof(name));
-		fd__open(ev, evp__int(x, 0, -1), evp__int(e, 0, PPM_AT_FDCWD), name,
+		fd__open(in, ev, evp__int(x, 0, -1), evp__int(e, 0, PPM_AT_FDCWD), name,
 			 (uint32_t)evp__int(e, 2, 0), 0);
 		break;
 	case PPME_SOCKET_SOCKET_X:
@@ -251,7 +269,7 @@ void parse__fd_exit(struct inspector *in, struct ievt *ev, const struct evt_para
 			 FDT_OTHER_SOCK, (uint8_t)evp__int(e, 0, PPM_AF_UNIX));
 		break;
 	case PPME_SOCKET_CONNECT_X:
-		fd__connect(ev, x, e);
+		fd__connect(in, ev, x, e);
 		break;
 	case PPME_SOCKET_ACCEPT_5_X:
 	case PPME_SOCKET_ACCEPT4_5_X:

@@ -7,18 +7,79 @@
 
 #include "inspect_int.h"
 
-/* CLONE_20_X, FORK_20_X, VFORK_20_X and CLONE3_X share one layout. */
-enum {
-	CL_RES = 0, CL_EXE = 1, CL_ARGS = 2, CL_TID = 3, CL_PID = 4, CL_PTID = 5, CL_CWD = 6,
-	CL_COMM = 13, CL_CGROUPS = 14, CL_FLAGS = 15, CL_UID = 16, CL_GID = 17, CL_VTID = 18,
-	CL_VPID = 19,
+/* Clone-family exits: res, exe, args, tid, pid, ptid and cwd come first in
+ * every version; the later params moved as versions added some. -1: absent. */
+struct clone_layout {
+	uint16_t type;
+	int8_t comm, cgroups, flags, uid, gid, vtid, vpid;
 };
 
-/* EXECVE_19_X and EXECVEAT_X share one layout. */
-enum {
-	EX_RES = 0, EX_EXE = 1, EX_ARGS = 2, EX_TID = 3, EX_PID = 4, EX_PTID = 5, EX_CWD = 6,
-	EX_COMM = 13, EX_CGROUPS = 14, EX_TTY = 16, EX_PGID = 17, EX_LOGINUID = 18,
+static const struct clone_layout clone_layouts[] = {
+	{ PPME_SYSCALL_CLONE_20_X, 13, 14, 15, 16, 17, 18, 19 },
+	{ PPME_SYSCALL_FORK_20_X, 13, 14, 15, 16, 17, 18, 19 },
+	{ PPME_SYSCALL_VFORK_20_X, 13, 14, 15, 16, 17, 18, 19 },
+	{ PPME_SYSCALL_CLONE3_X, 13, 14, 15, 16, 17, 18, 19 },
+	{ PPME_SYSCALL_CLONE_17_X, 13, -1, 14, 15, 16, -1, -1 },
+	{ PPME_SYSCALL_FORK_17_X, 13, -1, 14, 15, 16, -1, -1 },
+	{ PPME_SYSCALL_VFORK_17_X, 13, -1, 14, 15, 16, -1, -1 },
+	{ PPME_SYSCALL_CLONE_16_X, -1, -1, 13, 14, 15, -1, -1 },
+	{ PPME_SYSCALL_FORK_X, -1, -1, 13, 14, 15, -1, -1 },
+	{ PPME_SYSCALL_VFORK_X, -1, -1, 13, 14, 15, -1, -1 },
+	{ PPME_SYSCALL_CLONE_11_X, -1, -1, 8, 9, 10, -1, -1 },
 };
+
+enum { CL_RES = 0, CL_EXE = 1, CL_ARGS = 2, CL_TID = 3, CL_PID = 4, CL_PTID = 5, CL_CWD = 6 };
+
+/* Execve-family exits, likewise. */
+struct exec_layout {
+	uint16_t type;
+	int8_t comm, cgroups, tty, pgid, loginuid;
+};
+
+static const struct exec_layout exec_layouts[] = {
+	{ PPME_SYSCALL_EXECVE_19_X, 13, 14, 16, 17, 18 },
+	{ PPME_SYSCALL_EXECVEAT_X, 13, 14, 16, 17, 18 },
+	{ PPME_SYSCALL_EXECVE_18_X, 13, 14, 16, -1, -1 },
+	{ PPME_SYSCALL_EXECVE_17_X, 13, 14, 16, -1, -1 },
+	{ PPME_SYSCALL_EXECVE_16_X, 13, 14, -1, -1, -1 },
+	{ PPME_SYSCALL_EXECVE_15_X, 13, -1, -1, -1, -1 },
+	{ PPME_SYSCALL_EXECVE_14_X, -1, -1, -1, -1, -1 },
+	{ PPME_SYSCALL_EXECVE_13_X, -1, -1, -1, -1, -1 },
+	{ PPME_SYSCALL_EXECVE_8_X, -1, -1, -1, -1, -1 },
+};
+
+enum { EX_RES = 0, EX_EXE = 1, EX_ARGS = 2, EX_TID = 3, EX_PID = 4, EX_PTID = 5, EX_CWD = 6 };
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+static const struct clone_layout *clone_layout(uint16_t type)
+{
+	for (size_t i = 0; i < NELEM(clone_layouts); i++)
+		if (clone_layouts[i].type == type)
+			return &clone_layouts[i];
+	return NULL;
+}
+
+static const struct exec_layout *exec_layout(uint16_t type)
+{
+	for (size_t i = 0; i < NELEM(exec_layouts); i++)
+		if (exec_layouts[i].type == type)
+			return &exec_layouts[i];
+	return NULL;
+}
+
+bool parse__is_clone_exit(uint16_t type)
+{
+	return clone_layout(type) != NULL;
+}
+
+bool parse__is_execve_exit(uint16_t type)
+{
+	return exec_layout(type) != NULL;
+}
+
+/* Param index I of a layout (-1: absent) as evp__* take it. */
+#define IDX(i) ((uint32_t)(int32_t)(i))
 
 static void set_str_param(const struct evt_params *x, uint32_t i, char **dst)
 {
@@ -46,17 +107,17 @@ static void set_cwd_param(const struct evt_params *x, uint32_t i, struct thread_
 /* What every clone exit tells about the process (the caller's, which the child
  * inherits; on the child side, the child's own). */
 static void clone__fill(struct thread_info *ti, const struct evt_params *x,
-			const struct thread_info *parent)
+			const struct clone_layout *l, const struct thread_info *parent)
 {
-	evp__str(x, CL_COMM, ti->comm, sizeof(ti->comm));
+	evp__str(x, IDX(l->comm), ti->comm, sizeof(ti->comm));
 	if (!ti->comm[0] && parent)
 		memcpy(ti->comm, parent->comm, sizeof(ti->comm));
 	set_str_param(x, CL_EXE, &ti->exe);
 	set_buf_param(x, CL_ARGS, &ti->args, &ti->args_len);
 	set_cwd_param(x, CL_CWD, ti);
-	set_buf_param(x, CL_CGROUPS, &ti->cgroups, &ti->cgroups_len);
-	ti->uid = (uint32_t)evp__int(x, CL_UID, parent ? parent->uid : 0);
-	ti->gid = (uint32_t)evp__int(x, CL_GID, parent ? parent->gid : 0);
+	set_buf_param(x, IDX(l->cgroups), &ti->cgroups, &ti->cgroups_len);
+	ti->uid = (uint32_t)evp__int(x, IDX(l->uid), parent ? parent->uid : 0);
+	ti->gid = (uint32_t)evp__int(x, IDX(l->gid), parent ? parent->gid : 0);
 	if (!parent)
 		return;
 	/* what the event does not carry comes from the parent */
@@ -96,12 +157,12 @@ static struct fd_table *clone__fds(struct inspector *in, struct thread_info *par
 
 /* Parent side (res = child tid): the child is made from the caller. */
 static void clone__parent(struct inspector *in, struct ievt *ev, const struct evt_params *x,
-			  int64_t child)
+			  const struct clone_layout *l, int64_t child)
 {
-	uint32_t flags = (uint32_t)evp__int(x, CL_FLAGS, 0);
+	uint32_t flags = (uint32_t)evp__int(x, IDX(l->flags), 0);
 	int64_t ctid = evp__int(x, CL_TID, ev->tid), cpid = evp__int(x, CL_PID, -1);
 	int64_t cptid = evp__int(x, CL_PTID, -1);
-	int64_t cvtid = evp__int(x, CL_VTID, -1), cvpid = evp__int(x, CL_VPID, -1);
+	int64_t cvtid = evp__int(x, IDX(l->vtid), -1), cvpid = evp__int(x, IDX(l->vpid), -1);
 	struct thread_info *caller = ev->thread, *ti;
 
 	if (thread_table__find(in->threads, child))
@@ -123,7 +184,7 @@ static void clone__parent(struct inspector *in, struct ievt *ev, const struct ev
 	} else if (flags & PPM_CLONE_FLAGS_CLONE_THREAD) {
 		ti->vpid = cvpid;
 	}
-	clone__fill(ti, x, caller);
+	clone__fill(ti, x, l, caller);
 	ti->start_ts = ev->ts;
 	ti->fds = clone__fds(in, caller, flags, child);
 	if (flags & PPM_CLONE_FLAGS_CLONE_THREAD)
@@ -131,18 +192,19 @@ static void clone__parent(struct inspector *in, struct ievt *ev, const struct ev
 }
 
 /* Child side (res 0, the event's tid is the child): its params are its own. */
-static void clone__child(struct inspector *in, struct ievt *ev, const struct evt_params *x)
+static void clone__child(struct inspector *in, struct ievt *ev, const struct evt_params *x,
+			 const struct clone_layout *l)
 {
-	uint32_t flags = (uint32_t)evp__int(x, CL_FLAGS, 0);
+	uint32_t flags = (uint32_t)evp__int(x, IDX(l->flags), 0);
 	int64_t pid = evp__int(x, CL_PID, ev->tid), ptid = evp__int(x, CL_PTID, -1);
 	struct thread_info *ti = thread_table__find(in->threads, ev->tid), *parent = NULL;
 
 	if (ti) {
 		/* made by the parent side: the child knows its namespaced ids */
-		if (evp__has(x, CL_VTID))
-			ti->vtid = evp__int(x, CL_VTID, ti->vtid);
-		if (evp__has(x, CL_VPID))
-			ti->vpid = evp__int(x, CL_VPID, ti->vpid);
+		if (evp__has(x, IDX(l->vtid)))
+			ti->vtid = evp__int(x, IDX(l->vtid), ti->vtid);
+		if (evp__has(x, IDX(l->vpid)))
+			ti->vpid = evp__int(x, IDX(l->vpid), ti->vpid);
 		return;
 	}
 	/* A new thread's process must exist: read it if we do not know it. An
@@ -158,9 +220,9 @@ static void clone__child(struct inspector *in, struct ievt *ev, const struct evt
 		return;
 	ti->pid = pid;
 	ti->ptid = ptid;
-	ti->vtid = evp__int(x, CL_VTID, -1);
-	ti->vpid = evp__int(x, CL_VPID, -1);
-	clone__fill(ti, x, parent);
+	ti->vtid = evp__int(x, IDX(l->vtid), -1);
+	ti->vpid = evp__int(x, IDX(l->vpid), -1);
+	clone__fill(ti, x, l, parent);
 	ti->start_ts = ev->ts;
 	ti->fds = clone__fds(in, parent, flags, ev->tid);
 	if (flags & PPM_CLONE_FLAGS_CLONE_THREAD)
@@ -169,12 +231,15 @@ static void clone__child(struct inspector *in, struct ievt *ev, const struct evt
 
 void parse__clone_exit(struct inspector *in, struct ievt *ev, const struct evt_params *x)
 {
+	const struct clone_layout *l = clone_layout(ev->type);
 	int64_t res = evp__int(x, CL_RES, -1);
 
+	if (!l)
+		return;
 	if (res == 0)
-		clone__child(in, ev, x);
+		clone__child(in, ev, x, l);
 	else if (res > 0)
-		clone__parent(in, ev, x, res);
+		clone__parent(in, ev, x, l, res);
 }
 
 /* The program exec ran, from the enter event's path. */
@@ -220,10 +285,11 @@ static void remove_siblings(struct inspector *in, struct thread_info *ti)
 void parse__execve_exit(struct inspector *in, struct ievt *ev, const struct evt_params *x,
 			const struct evt_params *e)
 {
+	const struct exec_layout *l = exec_layout(ev->type);
 	struct thread_info *ti = ev->thread;
 	char comm[sizeof(ti->comm)];
 
-	if (!ti || evp__int(x, EX_RES, -1) != 0)
+	if (!ti || !l || evp__int(x, EX_RES, -1) != 0)
 		return;
 	if (ti->pid < 0)
 		ti->pid = evp__int(x, EX_PID, ti->tid);
@@ -237,16 +303,16 @@ void parse__execve_exit(struct inspector *in, struct ievt *ev, const struct evt_
 		set_buf_param(x, EX_ARGS, &ti->args, &ti->args_len);
 	else
 		thread_info__set_buf(&ti->args, &ti->args_len, "", 0);
-	if (evp__str(x, EX_COMM, comm, sizeof(comm)))
+	if (evp__str(x, IDX(l->comm), comm, sizeof(comm)))
 		memcpy(ti->comm, comm, sizeof(comm));
 	set_cwd_param(x, EX_CWD, ti);
-	set_buf_param(x, EX_CGROUPS, &ti->cgroups, &ti->cgroups_len);
-	if (evp__has(x, EX_TTY))
-		ti->tty = (uint32_t)evp__int(x, EX_TTY, 0);
-	if (evp__has(x, EX_PGID))
-		ti->pgid = evp__int(x, EX_PGID, ti->pgid);
-	if (evp__has(x, EX_LOGINUID))
-		ti->loginuid = (uint32_t)evp__int(x, EX_LOGINUID, -1);
+	set_buf_param(x, IDX(l->cgroups), &ti->cgroups, &ti->cgroups_len);
+	if (evp__has(x, IDX(l->tty)))
+		ti->tty = (uint32_t)evp__int(x, IDX(l->tty), 0);
+	if (evp__has(x, IDX(l->pgid)))
+		ti->pgid = evp__int(x, IDX(l->pgid), ti->pgid);
+	if (evp__has(x, IDX(l->loginuid)))
+		ti->loginuid = (uint32_t)evp__int(x, IDX(l->loginuid), -1);
 	execve__exepath(in, ti, ev, e);
 	ti->exited = false;
 	if (!ti->fds)

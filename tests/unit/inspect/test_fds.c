@@ -74,9 +74,13 @@ static void test_open_paths(void)
 	t_openat(10, 77, "rel/p", PPM_FILE_FLAGS_O_RDONLY);
 	CHECK_STR(fdname(10), "rel/p");
 
-	/* failing opens add nothing */
+	/* failing opens add nothing; the event alone shows the path (fd -1) */
 	t_openat(-2, -100, "missing", PPM_FILE_FLAGS_O_RDONLY);
-	CHECK(t->ev.fd == NULL && t->ev.fdnum == -1 && t->ev.res == -2);
+	CHECK(t->ev.fdnum == -1 && t->ev.res == -2);
+	CHECK(t->ev.fd && t->ev.fd->fd == -1 && t->ev.fd->type == FDT_FILE);
+	CHECK_STR(t->ev.fd ? t->ev.fd->name : NULL, "/home/u/missing");
+	CHECK(t_emit(t, PPME_GENERIC_E, TID, "ww", 1u, 2u) == 0);
+	CHECK(t->ev.fd == NULL);
 	CHECK(t_emit(t, PPME_SYSCALL_OPEN_X, TID, "qsddd", Q(-13), "/root/x", 1u, 0u, 0u) == 0);
 	CHECK(fd(-13) == NULL && fd(11) == NULL);
 	CHECK_INT(fd_table__count(thread_table__find(inspector__threads(t->in), TID)->fds), 8);
@@ -162,7 +166,7 @@ static void test_pipe_and_friends(void)
 	CHECK(t_emit(t, PPME_SYSCALL_PIPE_X, TID, "qqqq", Q(0), Q(30), Q(31), Q(38688)) == 0);
 	CHECK(fd(30) && fd(30)->type == FDT_PIPE && fd(30)->ino == 38688);
 	CHECK(fd(31) && fd(31)->type == FDT_PIPE && fd(31)->ino == 38688);
-	CHECK(t->ev.fdnum == 30 && t->ev.fd == fd(30));
+	CHECK(t->ev.fdnum == 31 && t->ev.fd == fd(31));	/* sysdig shows the second */
 	CHECK(t_emit(t, PPME_SYSCALL_PIPE_X, TID, "qqqq", Q(-24), Q(32), Q(33), Q(0)) == 0);
 	CHECK(fd(32) == NULL && fd(33) == NULL);
 
@@ -297,7 +301,16 @@ static void test_sockets(void)
 	CHECK(t_emit(t, PPME_SOCKET_CONNECT_E, TID, "qB", Q(45), "", 0u) == 0);
 	CHECK(t_emit(t, PPME_SOCKET_CONNECT_X, TID, "qB", Q(-2), unix_tuple,
 		     (unsigned)sizeof(unix_tuple)) == 0);
+	/* failed: the event shows the tuple, the fd stays as it was */
+	CHECK(t->ev.fd && t->ev.fd != fd(45) && t->ev.fd->fd == 45 && t->ev.fdnum == 45);
+	CHECK_STR(t->ev.fd ? t->ev.fd->name : NULL, "0->ffff94dc817b9400 /var/run/nscd/socket");
+	CHECK(t->ev.fd && t->ev.fd->type == FDT_UNIX_SOCK);
+	CHECK(fd(45) && fd(45)->name == NULL);
+	CHECK(t_emit(t, PPME_SOCKET_CONNECT_E, TID, "qB", Q(45), "", 0u) == 0);
+	CHECK(t_emit(t, PPME_SOCKET_CONNECT_X, TID, "qB", Q(0), unix_tuple,
+		     (unsigned)sizeof(unix_tuple)) == 0);
 	CHECK_STR(fdname(45), "0->ffff94dc817b9400 /var/run/nscd/socket");
+	CHECK(t->ev.fd == fd(45));
 	/* unix bind: the path */
 	CHECK(t_emit(t, PPME_SOCKET_BIND_E, TID, "q", Q(45)) == 0);
 	CHECK(t_emit(t, PPME_SOCKET_BIND_X, TID, "qB", Q(0), "\x01/run/x.sock", 13u) == 0);

@@ -24,7 +24,10 @@ struct capture_event {
 struct capture_cpu_stats {
 	uint64_t n_evts;		/* events handed out */
 	uint64_t n_bytes;		/* bytes of those events */
-	uint64_t n_lost;		/* samples the kernel reported lost (PERF_RECORD_LOST) */
+	/* Samples the kernel reported lost (PERF_RECORD_LOST): the same samples as
+	 * drv_drops_buffer, seen from the ring's side, reported only once a later
+	 * sample fits, so it may lag behind drv_drops_buffer. */
+	uint64_t n_lost;
 	uint64_t n_corrupt;		/* records skipped as truncated/oversized/malformed */
 	uint64_t drv_evts;		/* events the driver sent */
 	uint64_t drv_drops_buffer;	/* perf ring full */

@@ -38,8 +38,14 @@ static inline struct hevt *pn_find_arg0(struct harness *h, uint16_t type, int64_
 static inline int pn_param_bytes(const struct hevt *e, uint32_t i, const void *want, size_t len)
 {
 	if (i >= e->p.n || e->p.len[i] != len || memcmp(e->p.val[i], want, len) != 0) {
-		fprintf(stderr, "  param %u: want %zu bytes, got %u\n", i, len,
+		fprintf(stderr, "  param %u: want %zu bytes, got %u\n   want:", i, len,
 			i < e->p.n ? e->p.len[i] : 0);
+		for (size_t k = 0; k < len && k < 40; k++)
+			fprintf(stderr, " %02x", ((const uint8_t *)want)[k]);
+		fprintf(stderr, "\n   got: ");
+		for (size_t k = 0; i < e->p.n && k < e->p.len[i] && k < 40; k++)
+			fprintf(stderr, " %02x", e->p.val[i][k]);
+		fprintf(stderr, "\n");
 		return 0;
 	}
 	return 1;
@@ -238,5 +244,92 @@ static inline void pn_comm(char *out)
 	buf[strcspn(buf, "\n")] = 0;
 	memcpy(out, buf, 15);
 	out[15] = 0;
+}
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+/* sysdig's encodings (FORMATS.md section 1): family byte, addresses as in
+ * memory (network order), ports in host order. */
+static inline size_t pn_sockaddr_bytes(uint8_t *out, const struct sockaddr *sa)
+{
+	const struct sockaddr_in *in = (const void *)sa;
+	const struct sockaddr_in6 *in6 = (const void *)sa;
+	uint16_t port;
+
+	if (sa->sa_family == AF_INET) {
+		out[0] = 2;
+		memcpy(out + 1, &in->sin_addr, 4);
+		port = ntohs(in->sin_port);
+		memcpy(out + 5, &port, 2);
+		return 7;
+	}
+	out[0] = 10;
+	memcpy(out + 1, &in6->sin6_addr, 16);
+	port = ntohs(in6->sin6_port);
+	memcpy(out + 17, &port, 2);
+	return 19;
+}
+
+/* A SOCKTUPLE of SRC -> DST (both of one family). */
+static inline size_t pn_tuple_bytes(uint8_t *out, const struct sockaddr *src, const struct sockaddr *dst)
+{
+	uint8_t a[32], b[32];
+	size_t n = pn_sockaddr_bytes(a, src), m = pn_sockaddr_bytes(b, dst);
+
+	memcpy(out, a, n);
+	memcpy(out + n, b + 1, m - 1);
+	return n + m - 1;
+}
+
+/* Local and remote addresses of a socket as a tuple, LOCAL first or not. */
+static inline size_t pn_fd_tuple(uint8_t *out, int fd, int local_first)
+{
+	struct sockaddr_storage l, r;
+	socklen_t ll = sizeof(l), rl = sizeof(r);
+
+	getsockname(fd, (struct sockaddr *)&l, &ll);
+	getpeername(fd, (struct sockaddr *)&r, &rl);
+	return local_first ? pn_tuple_bytes(out, (void *)&l, (void *)&r)
+			   : pn_tuple_bytes(out, (void *)&r, (void *)&l);
+}
+
+static inline struct sockaddr_in pn_in4(const char *ip, uint16_t port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+
+	inet_pton(AF_INET, ip, &a.sin_addr);
+	return a;
+}
+
+static inline struct sockaddr_in6 pn_in6(const char *ip, uint16_t port)
+{
+	struct sockaddr_in6 a = { .sin6_family = AF_INET6, .sin6_port = htons(port) };
+
+	inet_pton(AF_INET6, ip, &a.sin6_addr);
+	return a;
+}
+
+/* A port nobody listens on now (bound then released), for FAMILY's loopback. */
+static inline uint16_t pn_free_port(int family, int type)
+{
+	struct sockaddr_storage ss = { .ss_family = family };
+	socklen_t len = family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
+	int fd = socket(family, type, 0);
+	uint16_t port;
+
+	if (family == AF_INET)
+		((struct sockaddr_in *)&ss)->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	else
+		((struct sockaddr_in6 *)&ss)->sin6_addr = in6addr_loopback;
+	if (fd < 0 || bind(fd, (void *)&ss, len) || getsockname(fd, (void *)&ss, &len)) {
+		perror("pn_free_port");
+		exit(1);
+	}
+	port = ntohs(((struct sockaddr_in *)&ss)->sin_port);	/* same offset in both */
+	close(fd);
+	return port;
 }
 #endif

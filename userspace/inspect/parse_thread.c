@@ -165,6 +165,14 @@ static void clone__parent(struct inspector *in, struct ievt *ev, const struct ev
 	int64_t cvtid = evp__int(x, IDX(l->vtid), -1), cvpid = evp__int(x, IDX(l->vpid), -1);
 	struct thread_info *caller = ev->thread, *ti;
 
+	/* The params describe the caller: complete it if /proc could not. */
+	if (caller && caller->pid < 0) {
+		caller->pid = cpid;
+		caller->ptid = cptid;
+		caller->vtid = cvtid;
+		caller->vpid = cvpid;
+		clone__fill(caller, x, l, NULL);
+	}
 	if (thread_table__find(in->threads, child))
 		return;		/* the child's own event came first */
 	ti = inspector__new_thread(in, child);
@@ -212,6 +220,8 @@ static void clone__child(struct inspector *in, struct ievt *ev, const struct evt
 	if (flags & PPM_CLONE_FLAGS_CLONE_THREAD) {
 		if (pid != ev->tid)
 			parent = inspector__thread(in, pid);
+		if (parent && parent->pid < 0)
+			parent->pid = pid;	/* it is the main thread */
 	} else if (ptid > 0) {
 		parent = thread_table__find(in->threads, ptid);
 	}

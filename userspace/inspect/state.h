@@ -34,10 +34,19 @@ struct fd_info {
 	int64_t fd;
 	enum fd_type type;
 	char *name;		/* absolute path, or "1.2.3.4:5->6.7.8.9:10", or unix path */
+	/* (NULL when the fd has no name yet, e.g. a socket before connect/bind,
+	 * where sysdig shows an empty name; a unix socket from an event is named
+	 * with sysdig's tuple text "0->ffff94dc817b9400 /path", one from /proc
+	 * with its path; an fd of unknown type from /proc with its link text.) */
 	uint32_t open_flags;	/* PPM_FILE_FLAGS_* wire bits (O_CLOEXEC matters on exec) */
 	uint64_t ino;
 	uint32_t dev;
-	/* Sockets: addresses in network byte order, ports in host order. */
+	/* Sockets: addresses in network byte order, ports in host order.
+	 * (sip, sport) is the tuple's source and (dip, dport) its destination, as
+	 * the driver writes tuples: client -> server for connect and accept alike.
+	 * A bound or listening socket has its own address in (dip, dport). A
+	 * connected socket found in /proc is local -> remote. IPv4 on an IPv6
+	 * socket (v4-mapped on both ends) is shown as IPv4 (family PPM_AF_INET). */
 	uint8_t family;		/* PPM_AF_* */
 	uint8_t l4proto;	/* IPPROTO_TCP / IPPROTO_UDP / 0 */
 	uint8_t sip[16], dip[16];
@@ -59,9 +68,13 @@ struct thread_info {
 	char *exe;		/* argv[0] as sysdig reports it (proc.exe) */
 	char *exepath;		/* /proc/PID/exe target (proc.exepath) */
 	char *args;		/* arguments after argv[0], NUL-separated */
+	/* (each argument NUL-terminated, "a\0b\0"; args_len counts every byte) */
 	size_t args_len;
 	char *cwd;		/* always ends with '/' */
+	/* (NULL, like exe, exepath, args and cgroups, when not known) */
 	char *cgroups;		/* "cpu=/a\0memory=/b\0..." NUL-separated */
+	/* (cgroup v2 "0::/path" from /proc becomes one entry per controller of
+	 * the unified hierarchy, as the driver's events list them) */
 	size_t cgroups_len;
 	uint32_t uid, gid;
 	uint32_t loginuid;	/* UINT32_MAX when unset */
@@ -85,7 +98,8 @@ size_t thread_table__count(const struct thread_table *t);
  * unknown). */
 struct thread_info *thread_table__main(struct thread_table *t, const struct thread_info *ti);
 
-/* User and group names from HOST_ROOT/etc/passwd and /etc/group; NULL if unknown. */
+/* User and group names from HOST_ROOT/etc/passwd and /etc/group; NULL if unknown.
+ * (HOST_ROOT of the last inspector__new; loaded on first use; not thread-safe.) */
 const char *users__name(uint32_t uid);
 const char *groups__name(uint32_t gid);
 

@@ -251,6 +251,15 @@ static void test_unknown_tid(void)
 	CHECK_INT(c.n_lazy_threads, 3);
 	CHECK_INT(c.n_lazy_unreadable, 1);
 	CHECK_INT(c.n_threads, 3);
+	/* its fork tells who it is */
+	CHECK(t_clone(t, PPME_SYSCALL_FORK_20_X, 9999, 10000, "srv", "-x", 3, 9999, 9990, 1,
+		      "/x", "srvcomm", 0, 33, 9999, 9990) == 0);
+	ti = find(t, 9999);
+	CHECK(ti && ti->pid == 9990 && ti->ptid == 1 && ti->uid == 33);
+	CHECK_STR(ti->comm, "srvcomm");
+	CHECK_STR(ti->exe, "srv");
+	CHECK_STR(ti->cwd, "/x/");
+	CHECK(find(t, 10000) && find(t, 10000)->pid == 10000 && find(t, 10000)->ptid == 9999);
 	inspector__free(t->in);
 
 	/* with no_proc_lookup (capture files) /proc is never read */

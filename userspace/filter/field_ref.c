@@ -134,7 +134,8 @@ static int build_param_idx(struct field_ref *ref)
 	return found;
 }
 
-int field_ref__parse(const char *s, int column, struct field_ref *ref, struct filter_error *err)
+int field_ref__parse(const char *s, int column, unsigned flags, struct field_ref *ref,
+		     struct filter_error *err)
 {
 	const struct field_info *f;
 	size_t len = 0, baselen = 0, pos;
@@ -164,7 +165,7 @@ int field_ref__parse(const char *s, int column, struct field_ref *ref, struct fi
 	}
 	ref->info = f;
 	pos = len;
-	if (s[pos] == '[') {
+	if (s[pos] == '[' && !((flags & FREF_FORMAT) && (f->arg == FARG_NONE || ref->argname))) {
 		size_t start = ++pos;
 		long v = 0;
 

@@ -76,9 +76,13 @@ struct field_ref {
 };
 
 /* Parses the field at the start of S: "proc.name", "evt.arg[0]", "evt.arg.fd",
- * "proc.aname[2]". COLUMN is S's 1-based column, for messages. Returns 0 or
- * -EINVAL with ERR filled (unknown field names get the closest known names). */
-int field_ref__parse(const char *s, int column, struct field_ref *ref, struct filter_error *err);
+ * "proc.aname[2]". COLUMN is S's 1-based column, for messages. FLAGS:
+ * FREF_FORMAT in output formats, where a '[' after a field that takes no
+ * argument is literal text. Returns 0 or -EINVAL with ERR filled (unknown field
+ * names get the closest known names). */
+#define FREF_FORMAT 1u
+int field_ref__parse(const char *s, int column, unsigned flags, struct field_ref *ref,
+		     struct filter_error *err);
 void field_ref__fini(struct field_ref *ref);
 /* Copies SRC into DST (own copies of the argument tables). 0 or -ENOMEM. */
 int field_ref__copy(struct field_ref *dst, const struct field_ref *src);
@@ -102,7 +106,8 @@ struct field_ctx {
 					 * with "..." (sysdig: 80); 0: no limit */
 	enum buf_format buf_format;
 	struct sbuf scratch;		/* strings returned by field__extract */
-	struct sbuf tmp;		/* internal */
+	struct sbuf tmp;		/* formatters' scratch (never holds a
+					 * value returned by field__extract) */
 	/* local time of the last second rendered */
 	int64_t time_sec;
 	char time_hms[16];		/* "HH:MM:SS" */

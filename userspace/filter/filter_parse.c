@@ -407,7 +407,7 @@ static struct fnode *parse_check(struct parser *p)
 	n = node__new(p, FN_CMP, start);
 	if (!n)
 		return NULL;
-	if (field_ref__parse(p->s + start, (int)start + 1, &n->ref, p->err)) {
+	if (field_ref__parse(p->s + start, (int)start + 1, 0, &n->ref, p->err)) {
 		p->rc = -EINVAL;
 		goto fail;
 	}

@@ -19,7 +19,7 @@ static const char *F(const char *field, const struct ievt *ev)
 	struct field_value v;
 
 	sbuf__reset(&out);
-	if (field_ref__parse(field, 1, &ref, &err)) {
+	if (field_ref__parse(field, 1, 0, &ref, &err)) {
 		fprintf(stderr, "bad field %s: %s\n", field, err.msg);
 		return "<BAD FIELD>";
 	}
@@ -37,7 +37,7 @@ static int T(const char *field, const struct ievt *ev)
 	struct field_value v;
 	int type = -1;
 
-	if (field_ref__parse(field, 1, &ref, NULL))
+	if (field_ref__parse(field, 1, 0, &ref, NULL))
 		return -2;
 	if (field__extract(&ref, ev, &ctx, 0, &v) == 0)
 		type = v.type;
@@ -763,28 +763,28 @@ static void test_names(void)
 	struct filter_error err;
 	char name[64];
 
-	CHECK(field_ref__parse("proc.nme", 1, &ref, &err) == -EINVAL);
+	CHECK(field_ref__parse("proc.nme", 1, 0, &ref, &err) == -EINVAL);
 	CHECK_STR(err.msg, "unknown field 'proc.nme' at column 1; did you mean proc.name?");
 	CHECK_INT(err.column, 1);
-	CHECK(field_ref__parse("evt.arg", 5, &ref, &err) == -EINVAL);
+	CHECK(field_ref__parse("evt.arg", 5, 0, &ref, &err) == -EINVAL);
 	CHECK_INT(err.column, 5);
 	CHECK(strstr(err.msg, "needs an argument") != NULL);
-	CHECK(field_ref__parse("evt.arg.nosuchparam", 1, &ref, &err) == -EINVAL);
+	CHECK(field_ref__parse("evt.arg.nosuchparam", 1, 0, &ref, &err) == -EINVAL);
 	CHECK_STR(err.msg, "no event has an argument named 'nosuchparam' (column 9)");
-	CHECK(field_ref__parse("proc.name[1]", 1, &ref, &err) == -EINVAL);
+	CHECK(field_ref__parse("proc.name[1]", 1, 0, &ref, &err) == -EINVAL);
 	CHECK(strstr(err.msg, "takes no [] argument") != NULL);
-	CHECK(field_ref__parse("proc.aname[x]", 1, &ref, &err) == -EINVAL);
+	CHECK(field_ref__parse("proc.aname[x]", 1, 0, &ref, &err) == -EINVAL);
 	CHECK_INT(err.column, 12);
-	CHECK(field_ref__parse("xyzzy", 1, &ref, &err) == -EINVAL);
+	CHECK(field_ref__parse("xyzzy", 1, 0, &ref, &err) == -EINVAL);
 	CHECK_STR(err.msg, "unknown field 'xyzzy' at column 1");
 
-	CHECK(field_ref__parse("proc.aname[12]) and", 1, &ref, NULL) == 0);
+	CHECK(field_ref__parse("proc.aname[12]) and", 1, 0, &ref, NULL) == 0);
 	CHECK_INT(ref.text_len, 14);
 	CHECK_INT(ref.index, 12);
 	field_ref__name(&ref, name, sizeof(name));
 	CHECK_STR(name, "proc.aname[12]");
 	field_ref__fini(&ref);
-	CHECK(field_ref__parse("evt.arg.fd=3", 1, &ref, NULL) == 0);
+	CHECK(field_ref__parse("evt.arg.fd=3", 1, 0, &ref, NULL) == 0);
 	CHECK_INT(ref.text_len, 10);
 	field_ref__name(&ref, name, sizeof(name));
 	CHECK_STR(name, "evt.arg.fd");
@@ -792,7 +792,7 @@ static void test_names(void)
 	CHECK_INT(ref.param_idx[PPME_SYSCALL_READ_X], 0xff);
 	field_ref__fini(&ref);
 	/* a trailing dot belongs to the text around a format field */
-	CHECK(field_ref__parse("proc.name.", 1, &ref, NULL) == 0);
+	CHECK(field_ref__parse("proc.name.", 1, 0, &ref, NULL) == 0);
 	CHECK_INT(ref.text_len, 9);
 	field_ref__fini(&ref);
 

@@ -262,11 +262,21 @@ static void rss_kib(uint64_t *rest, uint64_t *rings)
 
 /* getppid on every CPU for SECONDS, paced so that all CPUs together make RATE
  * events/s (0: as fast as they can), while this thread reads the stream. */
-static void storm(int seconds, double rate)
+static double thread_cpu(void)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void storm(int seconds, double rate, bool window)
+{
+	struct capture_live_opts o = { .order_window_us = window ? 0 : UINT32_MAX };
 	struct capture_event ev;
 	struct capture_stats st;
-	struct capture *c = capture__open_live(NULL);
+	struct capture *c = capture__open_live(&o);
+	double cpu0;
 	int ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	pid_t pids[CAPTURE_MAX_CPUS];
 	uint64_t events = 0, drops;
@@ -279,6 +289,7 @@ static void storm(int seconds, double rate)
 	if (ncpu > CAPTURE_MAX_CPUS)
 		ncpu = CAPTURE_MAX_CPUS;
 	t0 = now();
+	cpu0 = thread_cpu();
 	t_end = t0 + seconds;
 	for (int cpu = 0; cpu < ncpu; cpu++) {
 		pids[cpu] = fork();
@@ -309,6 +320,7 @@ static void storm(int seconds, double rate)
 			events++;
 	}
 	dt = now() - t0;
+	cpu0 = thread_cpu() - cpu0;
 	for (int cpu = 0; cpu < ncpu; cpu++)
 		waitpid(pids[cpu], NULL, 0);
 	capture__stats(c, &st);
@@ -318,10 +330,11 @@ static void storm(int seconds, double rate)
 		printf("paced to %.1f M events/s", rate / 1e6);
 	else
 		printf("unpaced");
-	printf(", one unpinned reader (%s):\n  %.2f M events/s delivered, %llu events, "
-	       "%llu dropped (%.3f%%)\n", st.mode, events / dt / 1e6,
-	       (unsigned long long)events, (unsigned long long)drops,
-	       100.0 * drops / (events + drops + 1));
+	printf(", one unpinned reader (%s, order window %s):\n"
+	       "  %.2f M events/s delivered, %llu events, %llu dropped (%.3f%%), "
+	       "reader busy %.0f%% of a CPU\n", st.mode, window ? "on" : "off",
+	       events / dt / 1e6, (unsigned long long)events, (unsigned long long)drops,
+	       100.0 * drops / (events + drops + 1), 100 * cpu0 / dt);
 	capture__close(c);
 }
 
@@ -393,8 +406,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	close(fd);
-	storm(seconds, 3e6);
-	storm(seconds, 0);
+	storm(seconds, 3e6, true);
+	storm(seconds, 3e6, false);
+	storm(seconds, 0, true);
+	storm(seconds, 0, false);
 	overhead(WORK_GETPPID);
 	overhead(WORK_FILEIO);
 	unlink(io_path);

@@ -29,6 +29,27 @@ static const __u32 clone_bits[][2] = {
 	{ 0x80000000, PPM_CLONE_FLAGS_CLONE_IO },
 };
 
+/* clone3's flags as its caller passed them, saved at sys_enter: a CLONE_VM child
+ * (a thread) cannot read its clone_args at sys_exit, as the parent may already
+ * have reused that stack memory. Keyed by the shared mm and the args' address. */
+struct clone3_key {
+	__u64 mm;
+	__u64 uargs;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct clone3_key);
+	__type(value, __u64);
+} pn_clone3_flags SEC(".maps");
+
+static __always_inline void clone3__key(struct filler *f, struct clone3_key *k)
+{
+	k->mm = (__u64)BPF_CORE_READ(proc__current(), mm);
+	k->uargs = filler__arg(f, 0);
+}
+
 static __always_inline __u32 clone__ppm_flags(__u64 native)
 {
 	__u32 ppm = 0;
@@ -39,20 +60,23 @@ static __always_inline __u32 clone__ppm_flags(__u64 native)
 	return ppm;
 }
 
-/* The native flags of the call: clone's first arg, clone3's clone_args.flags (the
- * child reads the same user memory: a copy or the shared mm); none for fork and
- * vfork, as sysdig reports them. */
+/* The native flags of the call: clone's first arg, clone3's clone_args.flags
+ * (saved at enter, else read again); none for fork and vfork, as sysdig reports
+ * them. */
 static __always_inline __u64 clone__native_flags(struct filler *f)
 {
-	__u64 flags = 0;
-	void *uargs;
+	struct clone3_key k;
+	__u64 flags = 0, *saved;
 
 	switch (f->s->type) {
 	case PPME_SYSCALL_CLONE_20_X:
 		return filler__arg(f, 0);
 	case PPME_SYSCALL_CLONE3_X:
-		uargs = (void *)filler__arg(f, 0);
-		if (uargs && bpf_probe_read_user(&flags, sizeof(flags), uargs))
+		clone3__key(f, &k);
+		saved = bpf_map_lookup_elem(&pn_clone3_flags, &k);
+		if (saved)
+			return *saved;
+		if (k.uargs && bpf_probe_read_user(&flags, sizeof(flags), (void *)k.uargs))
 			COUNT(n_drops_pf);
 		return flags;
 	}
@@ -120,16 +144,31 @@ static __always_inline int clone__enter(void *ctx, __u16 type)
 	return filler__submit(&f);
 }
 
+/* clone3's enter event has no params either; it saves the flags for the exits. */
+static __always_inline int clone3__enter(void *ctx)
+{
+	struct clone3_key k;
+	struct filler f;
+	__u64 flags;
+
+	if (FILLER_BEGIN(&f, ctx, SYSCALL_CLONE3_E))
+		return 0;
+	clone3__key(&f, &k);
+	if (k.uargs && !bpf_probe_read_user(&flags, sizeof(flags), (void *)k.uargs))
+		bpf_map_update_elem(&pn_clone3_flags, &k, &flags, BPF_ANY);
+	return filler__submit(&f);
+}
+
 /* The enter filler and the four parts of the exit filler of event pair ID (its
  * program names are the lower-case NAME). */
-#define CLONE_FILLERS(name, ID)                                                  \
-	FILLER(name##_e) { return clone__enter(ctx, PPME_##ID##_E); }            \
+#define CLONE_FILLERS(name, ID, enter)                                           \
+	FILLER(name##_e) { return enter; }                                       \
 	FILLER(name##_x) { return clone__main(ctx, PPME_##ID##_X, PPME_##ID##_X_NPARAMS); } \
 	FILLER(name##_x_part1) { return clone__part1(ctx, PPME_##ID##_X); }      \
 	FILLER(name##_x_part2) { return clone__part2(ctx, PPME_##ID##_X); }      \
 	FILLER(name##_x_part3) { return clone__part3(ctx, PPME_##ID##_X); }
 
-CLONE_FILLERS(syscall_clone_20, SYSCALL_CLONE_20)
-CLONE_FILLERS(syscall_clone3, SYSCALL_CLONE3)
-CLONE_FILLERS(syscall_fork_20, SYSCALL_FORK_20)
-CLONE_FILLERS(syscall_vfork_20, SYSCALL_VFORK_20)
+CLONE_FILLERS(syscall_clone_20, SYSCALL_CLONE_20, clone__enter(ctx, PPME_SYSCALL_CLONE_20_E))
+CLONE_FILLERS(syscall_clone3, SYSCALL_CLONE3, clone3__enter(ctx))
+CLONE_FILLERS(syscall_fork_20, SYSCALL_FORK_20, clone__enter(ctx, PPME_SYSCALL_FORK_20_E))
+CLONE_FILLERS(syscall_vfork_20, SYSCALL_VFORK_20, clone__enter(ctx, PPME_SYSCALL_VFORK_20_E))

@@ -115,21 +115,27 @@ void inspector__purge(struct inspector *in, uint64_t older_than_ts)
 	}
 }
 
+/* Whether one more thread fits, purging when the table is full. */
+static bool inspector__make_room(struct inspector *in)
+{
+	if (thread_table__count(in->threads) < in->max_threads)
+		return true;
+	/* Threads whose exit we missed are the ones /proc no longer has. */
+	if (!in->last_full_purge_ts ||
+	    in->cur_ts - in->last_full_purge_ts >= FULL_PURGE_INTERVAL_NS) {
+		inspector__purge(in, UINT64_MAX);
+		in->last_full_purge_ts = in->cur_ts ? in->cur_ts : 1;
+	}
+	return thread_table__count(in->threads) < in->max_threads;
+}
+
 struct thread_info *inspector__new_thread(struct inspector *in, int64_t tid)
 {
 	struct thread_info *ti;
 
-	if (thread_table__count(in->threads) >= in->max_threads) {
-		/* Threads whose exit we missed are the ones /proc no longer has. */
-		if (!in->last_full_purge_ts ||
-		    in->cur_ts - in->last_full_purge_ts >= FULL_PURGE_INTERVAL_NS) {
-			inspector__purge(in, UINT64_MAX);
-			in->last_full_purge_ts = in->cur_ts ? in->cur_ts : 1;
-		}
-		if (thread_table__count(in->threads) >= in->max_threads) {
-			in->c.n_threads_dropped++;
-			return NULL;
-		}
+	if (!inspector__make_room(in)) {
+		in->c.n_threads_dropped++;
+		return NULL;
 	}
 	ti = thread_table__add(in->threads, tid);
 	if (!ti)
@@ -159,6 +165,11 @@ static struct thread_info *inspector__lazy_thread(struct inspector *in, int64_t 
 	struct thread_info *ti, *main;
 	int64_t pid;
 
+	/* no /proc reads for threads a full table cannot take */
+	if (!inspector__make_room(in)) {
+		in->c.n_threads_dropped++;
+		return NULL;
+	}
 	in->c.n_lazy_threads++;
 	if (in->opts.no_proc_lookup || procfs__tgid(in->proc, tid, &pid) < 0) {
 		if (!in->opts.no_proc_lookup)

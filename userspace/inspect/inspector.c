@@ -103,6 +103,9 @@ void inspector__purge(struct inspector *in, uint64_t older_than_ts)
 	struct hnode *n, *nx;
 	uint32_t i;
 
+	/* A capture file's threads are not this host's: /proc cannot tell. */
+	if (in->opts.no_proc_lookup)
+		return;
 	hmap__for_each(&t->map, i, n, nx) {
 		struct thread_info *ti = &container_of(n, struct thread_entry, node)->ti;
 

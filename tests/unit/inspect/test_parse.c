@@ -274,6 +274,18 @@ static void test_unknown_tid(void)
 		CHECK_INT(c.n_lazy_threads, 1);
 		CHECK_INT(c.n_lazy_unreadable, 0);
 		inspector__free(t->in);
+		/* nor used to purge: a full table drops new threads */
+		o.max_threads = 2;
+		t->in = inspector__new(&o);
+		CHECK(t_emit(t, PPME_SYSCALL_READ_E, 1, "qd", Q(6), 10u) == 0);
+		CHECK(t_emit(t, PPME_SYSCALL_READ_E, 2, "qd", Q(6), 10u) == 0);
+		t->ts += 100000000000ULL;
+		CHECK(t_emit(t, PPME_SYSCALL_READ_E, 3, "qd", Q(6), 10u) == 0);
+		CHECK(t->ev.thread == NULL && find(t, 1) && find(t, 2));
+		inspector__counters(t->in, &c);
+		CHECK_INT(c.n_threads_purged, 0);
+		CHECK_INT(c.n_threads_dropped, 1);
+		inspector__free(t->in);
 	}
 
 	/* the HOST_ROOT variable is the default root */

@@ -10,6 +10,8 @@
 #define NS_PER_MS 1000000ull
 #define BACKOFF_MIN_NS (1 * NS_PER_MS)
 #define BACKOFF_MAX_NS (30 * NS_PER_MS)
+/* Events stamped further than this past our clock are not held back for order. */
+#define ORDER_MAX_FUTURE_NS 1000000000ull
 /* A wait that brought less than this is "nearly empty": wait longer next time. */
 #define NEARLY_EMPTY_BYTES (16 * 1024)
 
@@ -144,10 +146,13 @@ static struct member *pick(struct ringset *s, uint64_t *block_ns)
 		return best;
 	for (i = 0; i < s->n; i++) {
 		struct member *m = &s->m[i];
+		uint64_t ahead = best_ts - m->horizon;
 
+		/* A ts far past the clock is garbage or a skewed clock: waiting for
+		 * it could stall the stream for good, so it goes out at once. */
 		if (ring__exhausted(m->ring) && best_ts > m->horizon &&
-		    best_ts - m->horizon > *block_ns)
-			*block_ns = best_ts - m->horizon;
+		    ahead <= s->window + ORDER_MAX_FUTURE_NS && ahead > *block_ns)
+			*block_ns = ahead;
 	}
 	return *block_ns ? NULL : best;
 }

@@ -166,6 +166,17 @@ static void test_order_window(void)
 	CHECK(ringset__next(s, &ev, 0) == 0 && ev.frame->ts == 1060);
 	CHECK(ringset__next(s, &ev, 0) == 0 && ev.frame->ts == 1070);
 	CHECK_EQ(ringset__next(s, &ev, 0), -EAGAIN);
+	/* Just past the clock: held. Far in the future (garbage or a skewed
+	 * clock): not held, or the stream would stall behind it. */
+	put(&m[1], 2050, 3);
+	CHECK_EQ(ringset__next(s, &ev, 0), -EAGAIN);
+	put(&m[0], 1999, 0);
+	CHECK(ringset__next(s, &ev, 0) == 0 && ev.frame->ts == 1999);
+	clk.now = 2150;
+	CHECK(ringset__next(s, &ev, 0) == 0 && ev.frame->ts == 2050);
+	put(&m[0], 2150 + 2000000000ull, 0);
+	CHECK(ringset__next(s, &ev, 0) == 0 && ev.frame->ts == 2150 + 2000000000ull);
+	CHECK_EQ(ringset__next(s, &ev, 0), -EAGAIN);
 	ringset__free(s);
 	memring__close(&m[0]);
 	memring__close(&m[1]);

@@ -65,7 +65,8 @@ struct capture_live_opts {
 	uint32_t own_tgid;	/* process never captured: 0 = this one, UINT32_MAX = none */
 	/* An event is handed out only once every other CPU's ring has been read
 	 * this long after the event's timestamp, so that no event of another CPU
-	 * still on its way can be older. 0 = default, UINT32_MAX = no such wait. */
+	 * still on its way can be older. 0 = default (2 ms), UINT32_MAX = no such
+	 * wait (events then come in order per CPU, and across CPUs as read). */
 	uint32_t order_window_us;
 };
 

@@ -54,6 +54,7 @@ static __always_inline int filler__begin(struct filler *f, void *ctx, __u16 type
 	f->ctx = ctx;
 	f->regs = (struct pt_regs *)a->args[0];
 	f->ret = (long)a->args[1];
+	f->s->owner = bpf_get_current_pid_tgid();
 	f->s->type = type;
 	f->s->nparams = nparams;
 	f->s->curarg = 0;
@@ -168,12 +169,14 @@ static __always_inline int filler__submit(struct filler *f)
 		COUNT(n_drops_scratch);
 		return 0;
 	}
-	if (s->curarg != s->nparams) {
+	__u64 me = bpf_get_current_pid_tgid();
+
+	if (s->curarg != s->nparams || s->owner != me) {
 		COUNT(n_drops_bug);
 		return 0;
 	}
 	h->ts = settings.boot_time + bpf_ktime_get_boot_ns();
-	h->tid = (__u32)bpf_get_current_pid_tgid();
+	h->tid = (__u32)me;
 	h->len = len;
 	h->type = s->type;
 	h->nparams = s->nparams;

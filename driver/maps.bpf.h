@@ -18,6 +18,10 @@ struct scratch {
 	__u16 type;
 	__u8 overflow;	/* a param did not fit: the event is dropped at submit */
 	__u8 pad;
+	/* pid_tgid of the task building the event. BPF programs can be preempted on
+	 * PREEMPT kernels: another task on this CPU may take the frame over, and the
+	 * first one must then drop its event instead of sending a mix of both. */
+	__u64 owner;
 	__u8 data[FRAME_SIZE];
 };
 

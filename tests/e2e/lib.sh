@@ -32,6 +32,7 @@ expect() {	# expect DESCRIPTION COMMAND...
 	else
 		failures=$((failures + 1))
 		echo "FAIL: $what"
+		return 1
 	fi
 }
 
@@ -56,6 +57,15 @@ stop_agent() {
 	wait "$AGENT_PID" || rc=$?
 	AGENT_PID=
 	return $rc
+}
+
+# The kernel frees programs after an RCU grace period: allow it a moment.
+no_progs_loaded() {
+	for _ in $(seq 1 40); do
+		our_progs_loaded || return 0
+		sleep 0.05
+	done
+	return 1
 }
 
 our_progs_loaded() {	# true if any of the driver's programs is still in the kernel

@@ -7,7 +7,7 @@ need_live
 #    fields (relative path made absolute, result, process).
 mkdir -p "$TMP/dir"
 echo hello >"$TMP/dir/unique-file-$$"
-start_agent "$TMP/o1" "$TMP/e1" -j -p '%evt.num %evt.type %evt.dir %proc.name %fd.name %evt.res %evt.info' \
+start_agent "$TMP/o1" "$TMP/e1" -j -p '*%evt.num %evt.type %evt.dir %proc.name %fd.name %evt.res %evt.info' \
 	--filter 'evt.type=openat and proc.name=cat'
 expect "agent starts" [ -n "${AGENT_PID:-}" ]
 (cd "$TMP/dir" && cat "./unique-file-$$" >/dev/null)
@@ -34,7 +34,7 @@ print("ok", len(lines), "events")
 PY
 expect "cat's openat of the unique file comes out right" grep -q '^ok' "$TMP/check1" || cat "$TMP/check1"
 expect "the summary reports drops on stderr" grep -q 'dropped' "$TMP/e1"
-expect "no driver program is left loaded after SIGTERM" bash -c '! our_progs_loaded'
+expect "no driver program is left loaded after SIGTERM" no_progs_loaded
 
 # 2. A connect to a local listener: the tuple as fd.name, the result.
 port=$((20000 + $$ % 20000))
@@ -71,7 +71,7 @@ expect "-n 5 prints 5 events" [ "$(wc -l <"$TMP/o3")" = 5 ]
 timeout 20 bash -c "\"$AGENT\" | head -1 >'$TMP/o4'; echo \${PIPESTATUS[0]} >'$TMP/rc4'"
 expect "agent | head -1 prints one line" [ "$(wc -l <"$TMP/o4")" = 1 ]
 expect "agent | head -1 exits 0" [ "$(cat "$TMP/rc4")" = 0 ]
-expect "no driver program is left loaded after the pipe closed" bash -c '! our_progs_loaded'
+expect "no driver program is left loaded after the pipe closed" no_progs_loaded
 
 # 5. -M stops after the given seconds; evt.type=open warns about openat.
 timeout 20 "$AGENT" -M 1 -q --filter 'evt.type=open' >/dev/null 2>"$TMP/e5"; rc=$?

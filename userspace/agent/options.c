@@ -1,0 +1,196 @@
+/* Command-line parsing: getopt_long with sysdig's short flags. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+
+const char options_usage[] =
+"Usage: agent [options] [filter]\n"
+"Captures system calls with eBPF and prints them as text or JSON lines.\n"
+"\n"
+"Options:\n"
+"  --filter EXPR      only events matching EXPR (sysdig filter syntax); the\n"
+"                     filter may also be given as the trailing arguments\n"
+"  -j, --json         one JSON object per event\n"
+"  -p, --print FMT    output format with %field tokens, e.g. '%proc.name %fd.name'\n"
+"  -n, --numevents N  stop after N events\n"
+"  -M SECS            stop after SECS seconds\n"
+"  -s, --snaplen LEN  bytes of I/O buffers captured (default 80)\n"
+"  --ring-size SIZE   perf ring per CPU, e.g. 8M (default), 512K; a power of two\n"
+"  -l, --list         list the fields filters and formats can use\n"
+"  -L, --list-events  list the events and their parameters\n"
+"  -q, --quiet        do not print events (summary only)\n"
+"  -v, --verbose      report capture mode and kernel filtering on stderr\n"
+"  --unbuffered       write every event as soon as it is formatted\n"
+"  --drop-failed      skip the exit events of failed system calls\n"
+"  -h, --help         this help\n"
+"  --version          the version\n"
+"\n"
+"Examples:\n"
+"  agent --filter 'evt.type=openat and proc.name=cat'\n"
+"  agent -j evt.type=connect | jq .\n"
+"  agent -p '%evt.time %proc.name %fd.name' 'fd.type=file and evt.is_io_write=true'\n"
+"\n"
+"On exit (Ctrl-C, SIGTERM, -n, -M) a summary of events and drops goes to stderr.\n";
+
+enum { OPT_FILTER = 256, OPT_RING, OPT_UNBUF, OPT_VERSION, OPT_DROP_FAILED };
+
+static const struct option longopts[] = {
+	{ "filter", required_argument, NULL, OPT_FILTER },
+	{ "json", no_argument, NULL, 'j' },
+	{ "print", required_argument, NULL, 'p' },
+	{ "numevents", required_argument, NULL, 'n' },
+	{ "snaplen", required_argument, NULL, 's' },
+	{ "ring-size", required_argument, NULL, OPT_RING },
+	{ "list", no_argument, NULL, 'l' },
+	{ "list-events", no_argument, NULL, 'L' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "unbuffered", no_argument, NULL, OPT_UNBUF },
+	{ "drop-failed", no_argument, NULL, OPT_DROP_FAILED },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+
+	if (!*s || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	return errno || *end ? -EINVAL : 0;
+}
+
+/* "8M", "512K", "4194304": bytes, turned into a power-of-two page count. */
+static int parse_ring(const char *s, uint32_t *pages)
+{
+	uint64_t mult = 1, v, p;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *s == '-')
+		return -EINVAL;
+	if (*end == 'K' || *end == 'k')
+		mult = 1024, end++;
+	else if (*end == 'M' || *end == 'm')
+		mult = 1024 * 1024, end++;
+	else if (*end == 'G' || *end == 'g')
+		mult = 1024ull * 1024 * 1024, end++;
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end || v == 0 || v > (1ull << 40) / mult)
+		return -EINVAL;
+	p = v * mult / 4096;
+	if (p == 0 || (p & (p - 1)) || p > (1u << 20))
+		return -EINVAL;
+	*pages = (uint32_t)p;
+	return 0;
+}
+
+static int bad(char *err, size_t errlen, const char *fmt, const char *arg)
+{
+	snprintf(err, errlen, fmt, arg);
+	return -EINVAL;
+}
+
+int options__parse(int argc, char **argv, struct agent_opts *o, char *err, size_t errlen)
+{
+	uint64_t v;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":jp:n:M:s:lLqvh", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_FILTER:
+			o->filter = optarg;
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'p':
+			o->format = optarg;
+			break;
+		case 'n':
+			if (parse_u64(optarg, &o->max_events) || !o->max_events)
+				return bad(err, errlen, "-n takes a positive number of events, not '%s'", optarg);
+			break;
+		case 'M':
+			if (parse_u64(optarg, &o->max_seconds) || !o->max_seconds)
+				return bad(err, errlen, "-M takes a positive number of seconds, not '%s'", optarg);
+			break;
+		case 's':
+			if (parse_u64(optarg, &v) || v > 65000)
+				return bad(err, errlen, "-s takes a snaplen from 0 to 65000 bytes, not '%s'", optarg);
+			o->snaplen = (uint32_t)v;
+			break;
+		case OPT_RING:
+			if (parse_ring(optarg, &o->ring_pages))
+				return bad(err, errlen, "--ring-size takes a power of two from 4K to 4G, e.g. 8M, not '%s'", optarg);
+			break;
+		case 'l':
+			o->list_fields = true;
+			break;
+		case 'L':
+			o->list_events = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
+		case OPT_UNBUF:
+			o->unbuffered = true;
+			break;
+		case OPT_DROP_FAILED:
+			o->drop_failed = true;
+			break;
+		case 'h':
+			o->help = true;
+			break;
+		case OPT_VERSION:
+			o->version = true;
+			break;
+		case ':':
+			return bad(err, errlen, "option '%s' needs a value (see agent --help)", argv[optind - 1]);
+		default:
+			return bad(err, errlen, "unknown option '%s' (see agent --help)", argv[optind - 1]);
+		}
+	}
+	if (optind < argc) {
+		size_t len = 0;
+
+		if (o->filter)
+			return bad(err, errlen, "give the filter either with --filter or as arguments, not both%s", "");
+		/* sysdig joins trailing words into one filter expression. */
+		for (int i = optind; i < argc; i++)
+			len += strlen(argv[i]) + 1;
+		o->filter_owned = malloc(len);
+		if (!o->filter_owned)
+			return -ENOMEM;
+		o->filter_owned[0] = 0;
+		for (int i = optind; i < argc; i++) {
+			if (i > optind)
+				strcat(o->filter_owned, " ");
+			strcat(o->filter_owned, argv[i]);
+		}
+		o->filter = o->filter_owned;
+	}
+	return 0;
+}
+
+void options__free(struct agent_opts *o)
+{
+	free(o->filter_owned);
+	o->filter_owned = NULL;
+}

@@ -1,0 +1,34 @@
+/* The agent's command line, sysdig's flags where they exist. */
+#ifndef AGENT_OPTIONS_H
+#define AGENT_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct agent_opts {
+	const char *filter;	/* NULL: everything */
+	char *filter_owned;	/* joined positional words, freed by options__free */
+	const char *format;	/* -p */
+	bool json;		/* -j */
+	uint64_t max_events;	/* -n, 0: no limit */
+	uint64_t max_seconds;	/* -M, 0: no limit */
+	uint32_t snaplen;	/* -s, 0: default */
+	uint32_t ring_pages;	/* --ring-size, 0: default */
+	bool list_fields;	/* -l */
+	bool list_events;	/* -L */
+	bool quiet;		/* -q: no events on stdout */
+	bool verbose;		/* -v */
+	bool unbuffered;	/* --unbuffered */
+	bool drop_failed;	/* --drop-failed */
+	bool help;
+	bool version;
+};
+
+/* Parses argv. On a bad flag returns -EINVAL with a one-line message in ERR. */
+int options__parse(int argc, char **argv, struct agent_opts *o, char *err, size_t errlen);
+void options__free(struct agent_opts *o);
+/* The --help text. */
+extern const char options_usage[];
+
+#endif

@@ -41,11 +41,38 @@ static int event__buffer(const struct ievt *ev, const uint8_t **p, uint16_t *len
 	return 0;
 }
 
+/* The result of an exit event: the parser's, or else an integer first param
+ * named "res" (brk and mmap return addresses, not errnos). */
+static bool event__result(const struct ievt *ev, int64_t *res)
+{
+	if (ev->has_res) {
+		*res = ev->res;
+		return true;
+	}
+	if (!PPME_IS_EXIT(ev->type) || !ev->info || ev->params.n < 1 || ev->info->nparams < 1 ||
+	    strcmp(ev->info->params[0].name, "res") != 0)
+		return false;
+	return schema__param_int(ev->info->params[0].type, ev->params.val[0],
+				 ev->params.len[0], res) == 0;
+}
+
+static bool category__is_io(uint16_t cat)
+{
+	return cat == EC_IO_READ || cat == EC_IO_WRITE || cat == EC_IO_OTHER;
+}
+
 const char *event_category__name(const struct ievt *ev)
 {
+	uint16_t cat;
+
 	if (!ev->info)
 		return "unknown";
-	switch (ev->info->category) {
+	cat = ev->info->category;
+	/* generic events take their syscall's category */
+	if ((ev->type == PPME_GENERIC_E || ev->type == PPME_GENERIC_X) && ev->params.n >= 1 &&
+	    ev->params.len[0] == 2 && schema__u16(ev->params.val[0]) < PPM_SC_MAX)
+		cat = schema_ppm_sc[schema__u16(ev->params.val[0])].category;
+	switch (cat) {
 	case EC_OTHER: return "other";
 	case EC_FILE: return "file";
 	case EC_NET: return "net";
@@ -142,6 +169,7 @@ int fields__extract_evt(const struct field_ref *ref, const struct ievt *ev,
 	uint32_t flags = ev->info ? ev->info->flags : 0;
 	const uint8_t *buf;
 	uint16_t buflen;
+	int64_t res;
 	int idx;
 
 	if (n)
@@ -207,27 +235,30 @@ int fields__extract_evt(const struct field_ref *ref, const struct ievt *ev,
 		out->s.len = buflen;
 		return 0;
 	case F_EVT_BUFLEN:
-		if (event__buffer(ev, &buf, &buflen))
+		/* as sysdig: the byte count an I/O syscall returned (a read of 832
+		 * bytes has buflen 832 even when 80 were captured) */
+		if (!ev->info || !category__is_io(ev->info->category) || !ev->fd ||
+		    !event__result(ev, &res) || res < 0)
 			return -ENOENT;
-		return value__u64(out, buflen);
+		return value__u64(out, (uint64_t)res);
 	case F_EVT_RES:
-		if (!ev->has_res)
+		if (!event__result(ev, &res))
 			return -ENOENT;
-		if (ev->res >= 0)
+		if (res >= 0)
 			return value__str(out, "SUCCESS", 7);
-		if (errno__name(ev->res))
-			return value__cstr(out, errno__name(ev->res));
+		if (errno__name(res))
+			return value__cstr(out, errno__name(res));
 		sbuf__reset(&ctx->scratch);
-		sbuf__i64(&ctx->scratch, ev->res);
+		sbuf__i64(&ctx->scratch, res);
 		if (ctx->scratch.err)
 			return ctx->scratch.err;
 		return value__str(out, ctx->scratch.buf, ctx->scratch.len);
 	case F_EVT_RAWRES:
-		if (!ev->has_res)
+		if (!event__result(ev, &res))
 			return -ENOENT;
-		return value__i64(out, ev->res);
+		return value__i64(out, res);
 	case F_EVT_FAILED:
-		return value__bool(out, ev->has_res && ev->res < 0);
+		return value__bool(out, event__result(ev, &res) && res < 0);
 	case F_EVT_IS_IO:
 		return value__bool(out, flags & (EF_READS_FROM_FD | EF_WRITES_TO_FD));
 	case F_EVT_IS_IO_READ:

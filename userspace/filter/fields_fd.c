@@ -10,16 +10,40 @@
 
 static bool fd__is_ip(const struct fd_info *fd)
 {
-	return (fd->type == FDT_IPV4_SOCK || fd->type == FDT_IPV6_SOCK) &&
-	       (fd->family == PPM_AF_INET || fd->family == PPM_AF_INET6);
+	return fd->type == FDT_IPV4_SOCK || fd->type == FDT_IPV6_SOCK;
 }
 
+static uint8_t fd__family(const struct fd_info *fd)
+{
+	return fd->type == FDT_IPV6_SOCK ? PPM_AF_INET6 : PPM_AF_INET;
+}
+
+static bool zero(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+/* sysdig knows a socket's ends (and protocol) once it has a port: not when
+ * just created, nor when bound to port 0. */
+static bool tuple__empty(const struct fd_info *fd)
+{
+	return !fd->sport && !fd->dport;
+}
+
+/* An unknown address (all zero) is absent, as in sysdig. */
 static int ip__value(struct field_value *out, const struct fd_info *fd, const uint8_t *addr)
 {
+	uint8_t family = fd__family(fd);
+
+	if (zero(addr, family == PPM_AF_INET6 ? 16 : 4))
+		return -ENOENT;
 	out->type = FT_IPADDR;
-	out->ip.family = fd->family;
+	out->ip.family = family;
 	memset(out->ip.addr, 0, sizeof(out->ip.addr));
-	memcpy(out->ip.addr, addr, fd->family == PPM_AF_INET6 ? 16 : 4);
+	memcpy(out->ip.addr, addr, family == PPM_AF_INET6 ? 16 : 4);
 	return 0;
 }
 
@@ -55,7 +79,8 @@ int fields__extract_fd(const struct field_ref *ref, const struct ievt *ev,
 
 	switch (ref->info->id) {
 	case F_FD_TYPE:
-		if ((unsigned)fd->type > FDT_OTHER_SOCK || !fd_type_names[fd->type])
+		if (fd->type == FDT_UNKNOWN || (unsigned)fd->type > FDT_OTHER_SOCK ||
+		    !fd_type_names[fd->type])
 			return -ENOENT;
 		return value__cstr(out, fd_type_names[fd->type]);
 	case F_FD_TYPECHAR:
@@ -76,8 +101,10 @@ int fields__extract_fd(const struct field_ref *ref, const struct ievt *ev,
 		slash = strrchr(name, '/');
 		return value__cstr(out, slash ? slash + 1 : name);
 	case F_FD_L4PROTO:
-		if (!fd__is_ip(fd) || !(name = l4proto__name(fd->l4proto)))
-			return -ENOENT;
+		/* other fds and IP sockets whose protocol is not known yet: the
+		 * string "<NA>", as sysdig gives (also in JSON) */
+		if (!fd__is_ip(fd) || tuple__empty(fd) || !(name = l4proto__name(fd->l4proto)))
+			return value__str(out, "<NA>", 4);
 		return value__cstr(out, name);
 	case F_FD_SOCKFAMILY:
 		if (fd__is_ip(fd))
@@ -93,13 +120,17 @@ int fields__extract_fd(const struct field_ref *ref, const struct ievt *ev,
 		break;
 	}
 
-	/* addresses and ports: IP sockets only */
-	if (!fd__is_ip(fd))
+	/* addresses and ports: IP sockets only, once something is known */
+	if (!fd__is_ip(fd) || tuple__empty(fd))
 		return -ENOENT;
 	switch (ref->info->id) {
 	case F_FD_IP:
-		client = n == 0;
-		break;
+		/* the known ends in turn: client, then server */
+		if (n == 0 && ip__value(out, fd, fd->sip) == 0)
+			return 0;
+		if (n == 0 || (n == 1 && ip__value(out, fd, fd->sip) == 0))
+			return ip__value(out, fd, fd->dip);
+		return -ENOENT;
 	case F_FD_PORT:
 		return value__u64(out, n == 0 ? fd->sport : fd->dport);
 	case F_FD_CIP:

@@ -69,6 +69,16 @@ int fields__extract_fd(const struct field_ref *ref, const struct ievt *ev,
 /* The thread of process PID's parent (main thread), or NULL. */
 struct thread_info *thread__parent(struct field_ctx *ctx, const struct thread_info *ti);
 
+/* A thread's name; sysdig names threads it knows only by tid "<NA>". */
+static inline const char *thread__comm(const struct thread_info *ti, size_t *len)
+{
+	*len = strnlen(ti->comm, sizeof(ti->comm));
+	if (*len)
+		return ti->comm;
+	*len = 4;
+	return "<NA>";
+}
+
 static inline int value__str(struct field_value *v, const char *p, size_t len)
 {
 	v->type = FT_STRING;

@@ -46,10 +46,6 @@ static const struct thread_info *ancestor(struct field_ctx *ctx, const struct th
 	return cur;
 }
 
-static size_t comm__len(const struct thread_info *ti)
-{
-	return strnlen(ti->comm, sizeof(ti->comm));
-}
 
 /* NUL-separated strings joined by spaces (proc.args, thread.cgroups). */
 static void joined__append(struct sbuf *o, const char *p, size_t len)
@@ -60,6 +56,14 @@ static void joined__append(struct sbuf *o, const char *p, size_t len)
 		return;
 	for (size_t i = 0; i < len; i++)
 		o->buf[o->len++] = p[i] ? p[i] : ' ';
+}
+
+static int comm__value(struct field_value *out, const struct thread_info *ti)
+{
+	size_t len;
+	const char *c = thread__comm(ti, &len);
+
+	return value__str(out, c, len);
 }
 
 static void cmdline__append(struct sbuf *o, const char *first, size_t flen,
@@ -90,6 +94,7 @@ int fields__extract_proc(const struct field_ref *ref, const struct ievt *ev,
 	const struct thread_info *ti = ev->thread, *t;
 	const char *name;
 	uint64_t start;
+	size_t len;
 
 	if (ref->info->id == F_THREAD_TID)
 		return n ? -ENOENT : value__i64(out, ev->tid);
@@ -102,11 +107,11 @@ int fields__extract_proc(const struct field_ref *ref, const struct ievt *ev,
 
 	switch (ref->info->id) {
 	case F_PROC_PID:
-		return value__i64(out, ti->pid);
+		return ti->pid < 0 ? -ENOENT : value__i64(out, ti->pid);
 	case F_PROC_EXE:
-		return ti->exe ? value__cstr(out, ti->exe) : -ENOENT;
+		return value__cstr(out, ti->exe ? ti->exe : "<NA>");
 	case F_PROC_NAME:
-		return value__str(out, ti->comm, comm__len(ti));
+		return comm__value(out, ti);
 	case F_PROC_ARGS:
 		sbuf__reset(&ctx->scratch);
 		if (ti->args)
@@ -114,7 +119,8 @@ int fields__extract_proc(const struct field_ref *ref, const struct ievt *ev,
 		return scratch__value(ctx, out);
 	case F_PROC_CMDLINE:
 		sbuf__reset(&ctx->scratch);
-		cmdline__append(&ctx->scratch, ti->comm, comm__len(ti), ti);
+		name = thread__comm(ti, &len);
+		cmdline__append(&ctx->scratch, name, len, ti);
 		return scratch__value(ctx, out);
 	case F_PROC_EXELINE:
 		if (!ti->exe)
@@ -128,13 +134,14 @@ int fields__extract_proc(const struct field_ref *ref, const struct ievt *ev,
 		return value__i64(out, main_of(ctx, ti)->ptid);
 	case F_PROC_PNAME:
 		t = thread__parent(ctx, ti);
-		return t ? value__str(out, t->comm, comm__len(t)) : -ENOENT;
+		return t ? comm__value(out, t) : -ENOENT;
 	case F_PROC_PCMDLINE:
 		t = thread__parent(ctx, ti);
 		if (!t)
 			return -ENOENT;
 		sbuf__reset(&ctx->scratch);
-		cmdline__append(&ctx->scratch, t->comm, comm__len(t), t);
+		name = thread__comm(t, &len);
+		cmdline__append(&ctx->scratch, name, len, t);
 		return scratch__value(ctx, out);
 	case F_PROC_APID:
 		/* [k] is the pid of ancestor k; ancestor k-1's ptid when k itself
@@ -147,7 +154,7 @@ int fields__extract_proc(const struct field_ref *ref, const struct ievt *ev,
 		return value__i64(out, main_of(ctx, t)->ptid);
 	case F_PROC_ANAME:
 		t = ancestor(ctx, ti, ref->index >= 0 ? (unsigned)ref->index : n + 1);
-		return t ? value__str(out, t->comm, comm__len(t)) : -ENOENT;
+		return t ? comm__value(out, t) : -ENOENT;
 	case F_PROC_DURATION:
 		start = main_of(ctx, ti)->start_ts;
 		if (!start || ev->ts < start)
@@ -167,7 +174,7 @@ int fields__extract_proc(const struct field_ref *ref, const struct ievt *ev,
 	case F_THREAD_VTID:
 		return ti->vtid < 0 ? -ENOENT : value__i64(out, ti->vtid);
 	case F_THREAD_ISMAIN:
-		return value__bool(out, ti->tid == ti->pid);
+		return ti->pid < 0 ? -ENOENT : value__bool(out, ti->tid == ti->pid);
 	case F_THREAD_CGROUPS:
 		if (!ti->cgroups)
 			return -ENOENT;

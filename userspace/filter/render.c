@@ -197,7 +197,8 @@ static void fd__append_desc(struct sbuf *o, const struct fd_info *fd)
 	sbuf__putc(o, '<');
 	if ((unsigned)fd->type <= FDT_OTHER_SOCK && fd_type_chars[fd->type])
 		sbuf__putc(o, fd_type_chars[fd->type]);
-	if (fd->type == FDT_IPV4_SOCK || fd->type == FDT_IPV6_SOCK) {
+	/* like sysdig, the protocol shows once the socket has a port */
+	if ((fd->type == FDT_IPV4_SOCK || fd->type == FDT_IPV6_SOCK) && (fd->sport || fd->dport)) {
 		l4 = l4__char(fd->l4proto);
 		if (l4)
 			sbuf__putc(o, l4);
@@ -553,8 +554,12 @@ static void render_value(const struct ievt *ev, const struct ppm_param_info *pi,
 		sbuf__i64(o, v);
 		res_begin(o, &m);
 		ti = thread__by_tid(ev, ctx, v);
-		if (ti)
-			text__append_clean(o, ti->comm, strnlen(ti->comm, sizeof(ti->comm)));
+		if (ti) {
+			size_t len;
+			const char *c = thread__comm(ti, &len);
+
+			text__append_clean(o, c, len);
+		}
 		res_end(o, &m, mode);
 		return;
 	}

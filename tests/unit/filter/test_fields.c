@@ -113,7 +113,9 @@ static void test_openat(void)
 	CHECK_STR(F("fd.filename", ev), "passwd");
 	CHECK_STR(F("fd.sip", ev), "<NA>");
 	CHECK_STR(F("fd.l4proto", ev), "<NA>");
+	CHECK_INT(T("fd.l4proto", ev), FT_STRING);	/* sysdig's "<NA>" string */
 	CHECK_STR(F("fd.sockfamily", ev), "<NA>");
+	CHECK_INT(T("fd.sockfamily", ev), -1);
 	CHECK_STR(F("evt.time", ev), "22:13:20.123456789");
 	CHECK_STR(F("evt.outputtime", ev), "22:13:20.123456789");
 	CHECK_STR(F("evt.time.s", ev), "22:13:20");
@@ -239,12 +241,24 @@ static void test_io(void)
 	ctx.buf_format = BUF_NORMAL;
 	ctx.buf_limit = 80;
 
-	/* exactly 80 bytes print whole */
+	/* exactly 80 bytes print whole; buflen is what the syscall returned */
 	fb = tevt__begin(&t, PPME_SYSCALL_WRITE_X, 200, WORLD_TS);
-	fb__u64(fb, 80);
+	fb__u64(fb, 832);
 	fb__param(fb, big, 80);
 	ev = tevt__end(&t, 3);
 	CHECK_INT(strlen(F("evt.arg.data", ev)), 80);
+	CHECK_STR(F("evt.buflen", ev), "832");
+	fb = tevt__begin(&t, PPME_SYSCALL_WRITE_X, 200, WORLD_TS);
+	fb__u64(fb, (uint64_t)-9);
+	fb__empty(fb);
+	ev = tevt__end(&t, 3);
+	CHECK_STR(F("evt.buflen", ev), "<NA>");
+	CHECK_STR(F("evt.buffer", ev), "");
+	fb = tevt__begin(&t, PPME_SYSCALL_CLOSE_X, 200, WORLD_TS);
+	fb__u64(fb, 0);
+	ev = tevt__end(&t, 3);
+	CHECK_STR(F("evt.buflen", ev), "0");
+	CHECK_STR(F("evt.buffer", ev), "<NA>");
 
 	/* unknown fd: category unknown, fd fields absent */
 	fb = tevt__begin(&t, PPME_SYSCALL_READ_E, 200, WORLD_TS);
@@ -555,7 +569,12 @@ static void test_types(void)
 	fb__u32(fb, 0);
 	ev = tevt__end(&t, -1);
 	CHECK_STR(F("evt.info", ev), "res=55DB0DE73000 vm_size=508 vm_rss=4 vm_swap=0 ");
+	/* an address result, not an errno: still a result */
+	ev->has_res = false;
 	CHECK_STR(F("evt.res", ev), "SUCCESS");
+	CHECK_STR(F("evt.rawres", ev), "94399319453696");
+	CHECK_STR(F("evt.failed", ev), "false");
+	CHECK_STR(F("evt.buflen", ev), "<NA>");
 	CHECK_STR(F("evt.category", ev), "memory");
 	fb = tevt__begin(&t, PPME_SOCKET_ACCEPT4_5_E, 200, WORLD_TS);
 	fb__u32(fb, 0x80800);
@@ -626,7 +645,8 @@ static void test_generic(void)
 	CHECK_STR(F("evt.arg.ID", ev), "clock_gettime");
 	CHECK_STR(F("evt.arg[1]", ev), "228");
 	CHECK_STR(F("evt.rawarg.ID", ev), "176");
-	CHECK_STR(F("evt.category", ev), "other");
+	/* the category of the syscall, as sysdig shows it */
+	CHECK_STR(F("evt.category", ev), "time");
 }
 
 static void test_proc(void)
@@ -757,6 +777,41 @@ static void test_fd_misc(void)
 	CHECK_STR(F("evt.info", ev), "res=0 fd1=8(<p>) fd2=11 ino=38688 ");
 }
 
+/* sysdig shows a socket's protocol once it has a port, and <NA> for a thread
+ * known only by its tid */
+static void test_sysdig_quirks(void)
+{
+	struct fd_info fresh = { .fd = 12, .type = FDT_IPV6_SOCK, .name = "",
+				 .family = PPM_AF_INET6, .l4proto = 6 };
+	struct fd_info unk = { .fd = 13, .type = FDT_UNKNOWN, .name = "x" };
+	struct thread_info nameless = t_curl;
+	struct tevt t;
+	struct ievt *ev;
+	struct frame_builder *fb;
+
+	stub__add_fd(&curl_fds, &fresh);
+	stub__add_fd(&curl_fds, &unk);
+	fb = tevt__begin(&t, PPME_SYSCALL_CLOSE_E, 200, WORLD_TS);
+	fb__u64(fb, 12);
+	ev = tevt__end(&t, -1);
+	CHECK_STR(F("evt.info", ev), "fd=12(<6>) ");
+	CHECK_STR(F("fd.l4proto", ev), "<NA>");
+	fresh.dport = 1234;
+	CHECK_STR(F("evt.info", ev), "fd=12(<6t>) ");
+	CHECK_STR(F("fd.l4proto", ev), "tcp");
+	fb = tevt__begin(&t, PPME_SYSCALL_CLOSE_E, 200, WORLD_TS);
+	fb__u64(fb, 13);
+	ev = tevt__end(&t, -1);
+	CHECK_STR(F("fd.type", ev), "<NA>");
+	CHECK_STR(F("fd.name", ev), "x");
+	curl_fds.n -= 2;
+
+	nameless.comm[0] = '\0';
+	ev->thread = &nameless;
+	CHECK_STR(F("proc.name", ev), "<NA>");
+	CHECK_STR(F("proc.pid", ev), "200");
+}
+
 static void test_names(void)
 {
 	struct field_ref ref;
@@ -845,6 +900,7 @@ int main(void)
 	test_generic();
 	test_proc();
 	test_fd_misc();
+	test_sysdig_quirks();
 	test_names();
 	test_listing();
 

@@ -210,6 +210,25 @@ static void test_operators(void)
 	MATCH("fd.l4proto = tcp and fd.sockfamily = ip and fd.is_server = false", r);
 	MATCH("fd.typechar = 4 and fd.type = ipv4", r);
 	MATCH("fd.sip = 2001:db8::3 and fd.is_server = true", &t_conn6.ev);
+	MATCH("fd.ip = 2001:db8::3 and fd.ip = 2001:db8::4", &t_conn6.ev);
+	/* a listening socket: only the server end is known */
+	{
+		struct fd_info saved = fd_tcp6;
+
+		memset(fd_tcp6.sip, 0, sizeof(fd_tcp6.sip));
+		fd_tcp6.sport = 0;
+		MATCH("fd.ip = 2001:db8::3", &t_conn6.ev);
+		NOMATCH("fd.cip exists", &t_conn6.ev);
+		MATCH("fd.cport = 0 and fd.sport = 1234", &t_conn6.ev);
+		/* a fresh socket: nothing known */
+		memset(fd_tcp6.dip, 0, sizeof(fd_tcp6.dip));
+		fd_tcp6.dport = 0;
+		NOMATCH("fd.ip exists", &t_conn6.ev);
+		NOMATCH("fd.port exists", &t_conn6.ev);
+		NOMATCH("fd.sport exists", &t_conn6.ev);
+		MATCH("fd.sockfamily = ip", &t_conn6.ev);
+		fd_tcp6 = saved;
+	}
 	NOMATCH("fd.sip = 10.0.0.1", &t_conn6.ev);
 	MATCH("fd.num = 3", o);
 	MATCH("fd.directory = /etc and fd.filename = passwd", o);

@@ -16,6 +16,10 @@ struct filler {
 	void *ctx;
 	struct pt_regs *regs;	/* the syscall's saved user registers */
 	long ret;		/* exit events: the syscall's return value */
+	/* pt_regs from r10 to orig_ax, read once on the first filler__arg: one probe
+	 * read instead of one per argument. */
+	unsigned long regblock[9];
+	int have_args;
 };
 
 static __always_inline struct driver_counters *counters__get(void)
@@ -54,6 +58,7 @@ static __always_inline int filler__begin(struct filler *f, void *ctx, __u16 type
 	f->ctx = ctx;
 	f->regs = (struct pt_regs *)a->args[0];
 	f->ret = (long)a->args[1];
+	f->have_args = 0;
 	f->s->owner = bpf_get_current_pid_tgid();
 	f->s->type = type;
 	f->s->nparams = nparams;
@@ -204,9 +209,53 @@ static __always_inline unsigned long syscall__arg(struct pt_regs *regs, int i)
 	return 0;
 }
 
+/* x86_64 pt_regs keeps r10, r9, r8, ax, cx, dx, si, di, orig_ax next to each other
+ * (a ptrace ABI); the six argument registers are all in that block. */
 static __always_inline unsigned long filler__arg(struct filler *f, int i)
 {
-	return syscall__arg(f->regs, i);
+	if (!f->have_args) {
+		/* A local, so the CO-RE relocation is on pt_regs alone. */
+		struct pt_regs *regs = f->regs;
+
+		if (bpf_core_read(f->regblock, sizeof(f->regblock), &regs->r10))
+			__builtin_memset(f->regblock, 0, sizeof(f->regblock));
+		f->have_args = 1;
+	}
+	switch (i) {
+	case 0: return f->regblock[7];	/* di */
+	case 1: return f->regblock[6];	/* si */
+	case 2: return f->regblock[5];	/* dx */
+	case 3: return f->regblock[0];	/* r10 */
+	case 4: return f->regblock[2];	/* r8 */
+	case 5: return f->regblock[1];	/* r9 */
+	}
+	return 0;
+}
+
+/* Picks up, in a continuation part, the event the previous part left in this
+ * CPU's frame (tail calls stay on the CPU). */
+static __always_inline int filler__resume(struct filler *f, void *ctx, __u16 type)
+{
+	struct bpf_raw_tracepoint_args *a = ctx;
+
+	f->s = scratch__get();
+	if (!f->s || f->s->type != type || f->s->owner != bpf_get_current_pid_tgid()) {
+		COUNT(n_drops_bug);
+		return -1;
+	}
+	f->ctx = ctx;
+	f->regs = (struct pt_regs *)a->args[0];
+	f->ret = (long)a->args[1];
+	f->have_args = 0;
+	return 0;
+}
+
+/* Continues in part N of this event's filler; returns only if that failed. */
+static __always_inline int filler__next_part(struct filler *f, int n)
+{
+	bpf_tail_call(f->ctx, &filler_parts, f->s->type * FILLER_PARTS + n);
+	COUNT(n_drops_bug);
+	return 0;
 }
 
 /* The event's size must match the table: generated counts keep fillers honest. */

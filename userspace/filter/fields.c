@@ -142,3 +142,36 @@ void field__render(const struct field_ref *ref, const struct field_value *v,
 		return;
 	}
 }
+
+bool field_ref__is_ascii(const struct field_ref *ref)
+{
+	uint16_t id = ref->info->id;
+
+	return id == F_EVT_INFO || id == F_EVT_ARGS || id == F_EVT_ARG;
+}
+
+int field__append(const struct field_ref *ref, const struct ievt *ev, struct field_ctx *ctx,
+		  struct sbuf *out)
+{
+	struct field_value v;
+	int r;
+
+	switch (ref->info->id) {
+	case F_EVT_INFO:
+	case F_EVT_ARGS:
+		params__render_info(ev, ctx, out);
+		return 0;
+	case F_EVT_ARG:
+		r = field__param_index(ref, ev);
+		if (r < 0)
+			return -ENOENT;
+		param__render(ev, (uint32_t)r, ctx, out, PM_ARG);
+		return 0;
+	default:
+		r = field__extract(ref, ev, ctx, 0, &v);
+		if (r)
+			return r;
+		field__render(ref, &v, ctx, out);
+		return 0;
+	}
+}

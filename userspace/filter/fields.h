@@ -145,6 +145,16 @@ int field__extract(const struct field_ref *ref, const struct ievt *ev, struct fi
 void field__render(const struct field_ref *ref, const struct field_value *v,
 		   struct field_ctx *ctx, struct sbuf *out);
 
+/* field__extract then field__render in one step; fields rendered from params
+ * (evt.info, evt.args, evt.arg) go straight to OUT without a scratch copy.
+ * Returns 0, or -ENOENT with nothing appended. */
+int field__append(const struct field_ref *ref, const struct ievt *ev, struct field_ctx *ctx,
+		  struct sbuf *out);
+
+/* True for fields whose text is always printable ASCII (evt.info, evt.args,
+ * evt.arg): JSON needs to escape only quotes and backslashes in them. */
+bool field_ref__is_ascii(const struct field_ref *ref);
+
 /* sysdig -l / -L style listings, for the agent's -l and -L. */
 void fields__list(FILE *f);
 void events__list(FILE *f);

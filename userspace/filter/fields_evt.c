@@ -111,7 +111,7 @@ const char *event_category__name(const struct ievt *ev)
 }
 
 /* Param index a FARG_PARAM/FARG_NAME reference points at for EV, or -1. */
-static int param__index(const struct field_ref *ref, const struct ievt *ev)
+int field__param_index(const struct field_ref *ref, const struct ievt *ev)
 {
 	int idx;
 
@@ -214,7 +214,7 @@ int fields__extract_evt(const struct field_ref *ref, const struct ievt *ev,
 			return ctx->scratch.err;
 		return value__str(out, ctx->scratch.buf ? ctx->scratch.buf : "", ctx->scratch.len);
 	case F_EVT_ARG:
-		idx = param__index(ref, ev);
+		idx = field__param_index(ref, ev);
 		if (idx < 0)
 			return -ENOENT;
 		sbuf__reset(&ctx->scratch);
@@ -223,7 +223,7 @@ int fields__extract_evt(const struct field_ref *ref, const struct ievt *ev,
 			return ctx->scratch.err;
 		return value__str(out, ctx->scratch.buf ? ctx->scratch.buf : "", ctx->scratch.len);
 	case F_EVT_RAWARG:
-		idx = param__index(ref, ev);
+		idx = field__param_index(ref, ev);
 		if (idx < 0)
 			return -ENOENT;
 		return rawarg__extract(ev, idx, ctx, out);

@@ -66,6 +66,9 @@ int fields__extract_proc(const struct field_ref *ref, const struct ievt *ev,
 int fields__extract_fd(const struct field_ref *ref, const struct ievt *ev,
 		       struct field_ctx *ctx, unsigned n, struct field_value *out);
 
+/* Param index an evt.arg / evt.rawarg reference points at for EV, or -1. */
+int field__param_index(const struct field_ref *ref, const struct ievt *ev);
+
 /* The thread of process PID's parent (main thread), or NULL. */
 struct thread_info *thread__parent(struct field_ctx *ctx, const struct thread_info *ti);
 

@@ -2,6 +2,7 @@
  * PT_* type has a value text and, for some, a "resolved" text (the fd's name,
  * the errno name, flag names) that evt.info shows in parentheses. */
 #include <arpa/inet.h>
+#include <pthread.h>
 #include <stdio.h>
 
 #include "fields_int.h"
@@ -37,7 +38,16 @@ void ip__render(struct sbuf *out, int family, const uint8_t *addr)
 {
 	char tmp[INET6_ADDRSTRLEN];
 
-	if (inet_ntop(family == PPM_AF_INET6 ? AF_INET6 : AF_INET, addr, tmp, sizeof(tmp)))
+	if (family != PPM_AF_INET6) {
+		/* dotted quad by hand: inet_ntop goes through sprintf */
+		for (int i = 0; i < 4; i++) {
+			if (i)
+				sbuf__putc(out, '.');
+			sbuf__u64(out, addr[i]);
+		}
+		return;
+	}
+	if (inet_ntop(AF_INET6, addr, tmp, sizeof(tmp)))
 		sbuf__puts(out, tmp);
 }
 
@@ -61,11 +71,25 @@ static void base64__append(struct sbuf *out, const uint8_t *p, uint32_t len)
 	}
 }
 
+/* Byte -> printed character: printable ASCII as is, the rest as '.' (ASCII
+ * mode also keeps newlines and tabs). */
+static char normal_map[256], ascii_map[256];
+static pthread_once_t maps_once = PTHREAD_ONCE_INIT;
+
+static void maps__init(void)
+{
+	for (int c = 0; c < 256; c++) {
+		normal_map[c] = c >= 0x20 && c < 0x7f ? (char)c : '.';
+		ascii_map[c] = (c == '\n' || c == '\t' || c == '\r') ? (char)c : normal_map[c];
+	}
+}
+
 void buffer__render(const uint8_t *p, uint32_t len, struct field_ctx *ctx, struct sbuf *out)
 {
 	bool cut = ctx->buf_limit && len > ctx->buf_limit;
 	uint32_t n = len;
 
+	pthread_once(&maps_once, maps__init);
 	/* sysdig keeps the printed text within the limit, "..." included */
 	if (cut)
 		n = ctx->buf_limit > 3 ? ctx->buf_limit - 3 : 0;
@@ -85,20 +109,18 @@ void buffer__render(const uint8_t *p, uint32_t len, struct field_ctx *ctx, struc
 		/* fallthrough */
 	case BUF_NORMAL:
 	case BUF_ASCII:
-	default:
+	default: {
+		const char *map = ctx->buf_format == BUF_ASCII ? ascii_map : normal_map;
+		char *dst;
+
 		if (sbuf__reserve(out, n))
 			return;
-		for (uint32_t i = 0; i < n; i++) {
-			unsigned char c = p[i];
-
-			if (c >= 0x20 && c < 0x7f)
-				out->buf[out->len++] = (char)c;
-			else if (ctx->buf_format == BUF_ASCII && (c == '\n' || c == '\t' || c == '\r'))
-				out->buf[out->len++] = (char)c;
-			else
-				out->buf[out->len++] = '.';
-		}
+		dst = out->buf + out->len;
+		for (uint32_t i = 0; i < n; i++)
+			dst[i] = map[p[i]];
+		out->len += n;
 		break;
+	}
 	}
 	if (cut)
 		sbuf__puts(out, "...");
@@ -568,7 +590,9 @@ static void render_value(const struct ievt *ev, const struct ppm_param_info *pi,
 		sbuf__u64(o, (uint32_t)v);
 		res_begin(o, &m);
 		name = pi->type == PT_UID ? users__name((uint32_t)v) : groups__name((uint32_t)v);
-		sbuf__puts(o, name ? name : "<NA>");
+		if (!name)
+			name = "<NA>";
+		text__append_clean(o, name, strlen(name));
 		res_end(o, &m, mode);
 		return;
 	case PT_FLAGS8:
@@ -639,15 +663,34 @@ void param__render(const struct ievt *ev, uint32_t idx, struct field_ctx *ctx,
 		     ctx, out, mode);
 }
 
+/* Lengths of the param names, so that evt.info does not strlen them per event. */
+static uint8_t name_len[PPM_EVENT_MAX][PPM_MAX_EVENT_PARAMS];
+static pthread_once_t name_len_once = PTHREAD_ONCE_INIT;
+
+static void name_len__init(void)
+{
+	for (unsigned t = 0; t < PPM_EVENT_MAX; t++)
+		for (unsigned p = 0; p < schema_events[t].nparams && p < PPM_MAX_EVENT_PARAMS; p++)
+			if (schema_events[t].params[p].name)
+				name_len[t][p] = (uint8_t)strnlen(schema_events[t].params[p].name, 255);
+}
+
 void params__render_info(const struct ievt *ev, struct field_ctx *ctx, struct sbuf *out)
 {
+	const struct ppm_param_info *pi;
+
 	/* generic events carry only the syscall id, which evt.type already shows */
 	if (!ev->info || ev->type == PPME_GENERIC_E || ev->type == PPME_GENERIC_X)
 		return;
+	pthread_once(&name_len_once, name_len__init);
 	for (uint32_t i = 0; i < ev->params.n && i < ev->info->nparams; i++) {
-		sbuf__puts(out, ev->info->params[i].name);
+		pi = &ev->info->params[i];
+		/* events outside the table (tests) measure their names */
+		sbuf__append(out, pi->name, ev->type < PPM_EVENT_MAX &&
+			     ev->info == &schema_events[ev->type] ?
+			     name_len[ev->type][i] : strlen(pi->name));
 		sbuf__putc(out, '=');
-		param__render(ev, i, ctx, out, PM_INFO);
+		render_value(ev, pi, ev->params.val[i], ev->params.len[i], ctx, out, PM_INFO);
 		sbuf__putc(out, ' ');
 	}
 }

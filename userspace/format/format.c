@@ -219,7 +219,6 @@ int format__text(const struct format *f, const struct ievt *ev, struct field_ctx
 		 struct sbuf *out)
 {
 	size_t line = out->len, start;
-	struct field_value v;
 
 	for (uint32_t i = 0; i < f->n; i++) {
 		const struct fmt_item *it = &f->items[i];
@@ -228,8 +227,8 @@ int format__text(const struct format *f, const struct ievt *ev, struct field_ctx
 		if (!it->has_field)
 			continue;
 		start = out->len;
-		if (field__extract(&it->ref, ev, ctx, 0, &v) == 0) {
-			field__render(&it->ref, &v, ctx, out);
+		if (field__append(&it->ref, ev, ctx, out) == 0) {
+			/* appended */
 		} else if (f->print_all) {
 			sbuf__append(out, "<NA>", 4);
 		} else {
@@ -277,6 +276,31 @@ static void json__value(const struct fmt_item *it, const struct field_value *v,
 	}
 }
 
+/* evt.info and the like straight into OUT: they are printable ASCII, so only
+ * quotes and backslashes (rare) need escaping, done from a copy. */
+static int json__ascii_field(const struct fmt_item *it, const struct ievt *ev,
+			     struct field_ctx *ctx, struct sbuf *out)
+{
+	size_t start;
+
+	sbuf__putc(out, '"');
+	start = out->len;
+	if (field__append(&it->ref, ev, ctx, out)) {
+		out->len = start - 1;
+		return -ENOENT;
+	}
+	if (!out->err && (memchr(out->buf + start, '"', out->len - start) ||
+			  memchr(out->buf + start, '\\', out->len - start))) {
+		sbuf__reset(&ctx->tmp);
+		sbuf__append(&ctx->tmp, out->buf + start, out->len - start);
+		out->len = start;
+		if (!ctx->tmp.err)
+			json__escape(out, ctx->tmp.buf, ctx->tmp.len);
+	}
+	sbuf__putc(out, '"');
+	return 0;
+}
+
 int format__json(const struct format *f, const struct ievt *ev, struct field_ctx *ctx,
 		 struct sbuf *out)
 {
@@ -290,9 +314,14 @@ int format__json(const struct format *f, const struct ievt *ev, struct field_ctx
 		if (k)
 			sbuf__putc(out, ',');
 		sbuf__append(out, it->key, it->key_len);
-		if (field__extract(&it->ref, ev, ctx, 0, &v) == 0) {
+		if (field_ref__is_ascii(&it->ref)) {
+			if (json__ascii_field(it, ev, ctx, out) == 0)
+				continue;
+		} else if (field__extract(&it->ref, ev, ctx, 0, &v) == 0) {
 			json__value(it, &v, ctx, out);
-		} else if (f->print_all) {
+			continue;
+		}
+		if (f->print_all) {
 			sbuf__append(out, "null", 4);
 		} else {
 			out->len = line;
@@ -306,3 +335,4 @@ int format__json(const struct format *f, const struct ievt *ev, struct field_ctx
 	}
 	return 0;
 }
+

@@ -190,6 +190,17 @@ static void test_json(void)
 		  "\"user.loginuid\":1000}\n");
 	format__free(f);
 
+	f = C("*%evt.arg.size %evt.info");
+	CHECK_STR(json(f, &t_unknown.ev, &rc), "{\"evt.arg.size\":null,\"evt.info\":\"fd=9 \"}\n");
+	CHECK_STR(text(f, &t_unknown.ev, &rc), "<NA> fd=9 \n");
+	format__free(f);
+	f = C("%evt.info %evt.arg.size");
+	sbuf__reset(&out);
+	CHECK_INT(format__json(f, &t_unknown.ev, &ctx, &out), -ENOENT);
+	CHECK_INT(format__text(f, &t_unknown.ev, &ctx, &out), -ENOENT);
+	CHECK_INT(out.len, 0);
+	format__free(f);
+
 	f = C("%evt.num %fd.name");
 	CHECK_STR(json(f, &t_openat.ev, &rc), "{\"evt.num\":1,\"fd.name\":\"/etc/passwd\"}\n");
 	sbuf__reset(&out);
@@ -255,6 +266,11 @@ static void test_json_odd_names(void)
 	format__free(f);
 	f = C("%evt.info");
 	CHECK_STR(text(f, &t_odd.ev, &rc), "fd=3(<f>/tmp/\"q\".txt) \n");
+	CHECK_STR(json(f, &t_odd.ev, &rc), "{\"evt.info\":\"fd=3(<f>/tmp/\\\"q\\\".txt) \"}\n");
+	format__free(f);
+	f = C("%evt.arg.fd %evt.arg[0]");
+	CHECK_STR(json(f, &t_odd.ev, &rc), "{\"evt.arg.fd\":\"<f>/tmp/\\\"q\\\".txt\","
+		  "\"evt.arg[0]\":\"<f>/tmp/\\\"q\\\".txt\"}\n");
 	format__free(f);
 	world_threads.n--;
 }

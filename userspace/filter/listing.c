@@ -82,8 +82,10 @@ void events__list(FILE *f)
 	for (unsigned t = 0; t < PPM_EVENT_MAX; t++) {
 		const struct ppm_event_info *ei = &schema_events[t];
 
-		/* sysdig lists only the current layout of each event */
-		if (!ei->name || (ei->flags & (EF_UNUSED | EF_OLD_VERSION)))
+		/* sysdig lists only the current layout of each event, and no
+		 * internal (meta) events */
+		if (!ei->name || (ei->flags & (EF_UNUSED | EF_OLD_VERSION)) ||
+		    ei->category == EC_INTERNAL)
 			continue;
 		fprintf(f, "%c %s(", PPME_IS_ENTER(t) ? '>' : '<', ei->name);
 		for (uint32_t p = 0; p < ei->nparams && p < PPM_MAX_EVENT_PARAMS; p++)

@@ -873,7 +873,9 @@ static void test_listing(void)
 	CHECK(strstr(buf, "> syscall(SYSCALLID ID, UINT16 nativeID)\n") == buf);
 	CHECK(strstr(buf, "< setsockopt(ERRNO res, FD fd, FLAGS8 level, FLAGS8 optname, DYNAMIC val, "
 		      "UINT32 optlen)\n") != NULL);
-	/* old layouts are not listed: one "> openat(" line only */
+	/* neither internal events nor old layouts: one "> openat(" line only */
+	CHECK(strstr(buf, "procinfo(") == NULL);
+	CHECK(strstr(buf, "> drop(") == NULL);
 	CHECK(strstr(strstr(buf, "> openat(") + 1, "> openat(") == NULL);
 	free(buf);
 

@@ -10,11 +10,11 @@ static const struct syscall_route routes[SYSCALL_TABLE_SIZE] = SCHEMA_SYSCALL_RO
  * syscall. Returns the syscall's route or NULL. */
 static __always_inline const struct syscall_route *route__wanted(long id)
 {
-	if (!settings.capture)
+	/* Cheapest test first: most excluded syscalls stop at the bitmap, before
+	 * the helper call that names our process. */
+	if ((unsigned long)id >= SYSCALL_TABLE_SIZE || !interesting[id] || !settings.capture)
 		return 0;
 	if ((bpf_get_current_pid_tgid() >> 32) == settings.own_tgid)
-		return 0;
-	if ((unsigned long)id >= SYSCALL_TABLE_SIZE || !interesting[id])
 		return 0;
 	return &routes[id];
 }
@@ -29,7 +29,7 @@ int sys_enter(struct bpf_raw_tracepoint_args *ctx)
 	if (!r)
 		return 0;
 	if (r->enter_event != PPME_GENERIC_E)
-		bpf_tail_call(ctx, &fillers, r->enter_event);
+		bpf_tail_call(ctx, &fillers_enter, r->enter_event);
 	/* No filler (or the tail call failed): the generic event names the syscall. */
 	if (FILLER_BEGIN(&f, ctx, GENERIC_E))
 		return 0;
@@ -38,11 +38,13 @@ int sys_enter(struct bpf_raw_tracepoint_args *ctx)
 	return filler__submit(&f);
 }
 
-SEC("raw_tp/sys_exit")
+/* tp_btf: the pt_regs pointer is typed, so reading the syscall number is a plain
+ * load rather than a probe-read helper call, paid by every syscall. */
+SEC("tp_btf/sys_exit")
 int sys_exit(struct bpf_raw_tracepoint_args *ctx)
 {
 	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
-	long id = BPF_CORE_READ(regs, orig_ax);
+	long id = regs->orig_ax;
 	const struct syscall_route *r = route__wanted(id);
 	struct filler f;
 
@@ -51,7 +53,7 @@ int sys_exit(struct bpf_raw_tracepoint_args *ctx)
 	if (settings.drop_failed && (long)ctx->args[1] < 0)
 		return 0;
 	if (r->exit_event != PPME_GENERIC_X)
-		bpf_tail_call(ctx, &fillers, r->exit_event);
+		bpf_tail_call(ctx, &fillers_exit, r->exit_event);
 	if (FILLER_BEGIN(&f, ctx, GENERIC_X))
 		return 0;
 	filler__u16(&f, r->ppm_sc);

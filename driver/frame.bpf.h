@@ -261,7 +261,12 @@ static __always_inline int filler__next_part(struct filler *f, int n)
 /* The event's size must match the table: generated counts keep fillers honest. */
 #define FILLER_BEGIN(f, ctx, ID) filler__begin(f, ctx, PPME_##ID, PPME_##ID##_NPARAMS)
 
-/* Declares the filler program of event ID; its name is how the loader finds it. */
+/* Declares the filler program of an enter event; its name (the event id in lower
+ * case) is how the loader finds it. */
 #define FILLER(name) SEC("raw_tp") int name(struct bpf_raw_tracepoint_args *ctx)
+/* The same for exit events and their parts: typed tp_btf programs on sys_exit,
+ * like their dispatcher (a tail call needs the same kind of program). The context
+ * has the same layout: args[0] the pt_regs, args[1] the return value. */
+#define FILLER_EXIT(name) SEC("tp_btf/sys_exit") int name(struct bpf_raw_tracepoint_args *ctx)
 
 #endif

@@ -112,7 +112,7 @@ static bool is_dispatcher(const struct bpf_program *p)
 int driver__load(struct driver *d)
 {
 	struct bpf_program *p;
-	int table, parts, err;
+	int enter_table, exit_table, parts, err;
 
 	if (d->loaded)
 		return -EBUSY;
@@ -122,7 +122,8 @@ int driver__load(struct driver *d)
 	if (err)
 		return err < 0 ? err : -err;
 	d->loaded = true;
-	table = bpf_map__fd(d->skel->maps.fillers);
+	enter_table = bpf_map__fd(d->skel->maps.fillers_enter);
+	exit_table = bpf_map__fd(d->skel->maps.fillers_exit);
 	parts = bpf_map__fd(d->skel->maps.filler_parts);
 	bpf_object__for_each_program(p, d->skel->obj) {
 		int code, part, fd, key;
@@ -134,7 +135,8 @@ int driver__load(struct driver *d)
 			return -ENOENT;	/* a program not named after an event */
 		fd = bpf_program__fd(p);
 		key = part ? code * FILLER_PARTS + part : code;
-		if (bpf_map_update_elem(part ? parts : table, &key, &fd, BPF_ANY))
+		if (bpf_map_update_elem(part ? parts : PPME_IS_EXIT(code) ? exit_table : enter_table,
+					&key, &fd, BPF_ANY))
 			return -errno;
 		if (!part)
 			d->has_filler[code] = 1;
@@ -159,7 +161,10 @@ int driver__attach(struct driver *d)
 		return -EBUSY;
 	for (size_t i = 0; i < sizeof(hooks) / sizeof(hooks[0]); i++) {
 		struct bpf_program *p = *(struct bpf_program **)((char *)d->skel + hooks[i].prog_off);
-		struct bpf_link *l = bpf_program__attach_raw_tracepoint(p, hooks[i].tp);
+		/* sys_exit is a tp_btf program: its target is in its section name. */
+		struct bpf_link *l = bpf_program__type(p) == BPF_PROG_TYPE_TRACING ?
+			bpf_program__attach_trace(p) :
+			bpf_program__attach_raw_tracepoint(p, hooks[i].tp);
 
 		if (!l) {
 			int err = -errno;

@@ -46,17 +46,25 @@ struct {
 	__type(value, struct driver_counters);
 } counters __weak SEC(".maps");
 
-/* Event code -> filler program, filled by the loader. */
+/* Event code -> filler program, filled by the loader. Enter fillers are raw_tp
+ * programs, exit fillers tp_btf/sys_exit ones; a program array holds one kind. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
 	__uint(max_entries, PPM_EVENT_MAX);
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, sizeof(__u32));
-} fillers __weak SEC(".maps");
+} fillers_enter __weak SEC(".maps");
 
-/* Continuation programs of fillers too big for one program: a filler for event
- * CODE tail-calls part N (1..3) at index CODE * 4 + N. Programs named
- * "<event id>_partN" in lower case are put here by the loader. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, PPM_EVENT_MAX);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} fillers_exit __weak SEC(".maps");
+
+/* Continuation programs of exit fillers too big for one program: a filler for
+ * event CODE tail-calls part N (1..3) at index CODE * 4 + N. Programs named
+ * "<event id>_partN" in lower case are put here by the loader (exit side only). */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);

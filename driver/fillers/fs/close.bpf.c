@@ -11,7 +11,7 @@ FILLER(syscall_close_e)
 	return filler__submit(&f);
 }
 
-FILLER(syscall_close_x)
+FILLER_EXIT(syscall_close_x)
 {
 	struct filler f;
 

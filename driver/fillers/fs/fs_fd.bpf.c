@@ -12,7 +12,7 @@ FILLER(syscall_dup_e)
 	return filler__submit(&f);
 }
 
-FILLER(syscall_dup_x)
+FILLER_EXIT(syscall_dup_x)
 {
 	struct filler f;
 
@@ -33,7 +33,7 @@ FILLER(syscall_pipe_e)
 
 /* The fds are only in user memory once the call succeeded: a failed call leaves
  * fd1, fd2 and ino empty rather than report what the array held before. */
-FILLER(syscall_pipe_x)
+FILLER_EXIT(syscall_pipe_x)
 {
 	struct filler f;
 	int fds[2];
@@ -68,7 +68,7 @@ FILLER(syscall_fchdir_e)
 	return filler__submit(&f);
 }
 
-FILLER(syscall_fchdir_x)
+FILLER_EXIT(syscall_fchdir_x)
 {
 	struct filler f;
 

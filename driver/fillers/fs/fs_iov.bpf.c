@@ -12,7 +12,7 @@ FILLER(syscall_readv_e)
 	return filler__submit(&f);
 }
 
-FILLER(syscall_readv_x)
+FILLER_EXIT(syscall_readv_x)
 {
 	struct filler f;
 	const struct iovec *iov;
@@ -54,7 +54,7 @@ FILLER(syscall_writev_e)
 }
 
 /* Like write, the data is what the call was given, whatever res says. */
-FILLER(syscall_writev_x)
+FILLER_EXIT(syscall_writev_x)
 {
 	struct filler f;
 

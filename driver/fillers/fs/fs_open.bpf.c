@@ -17,7 +17,7 @@ FILLER(syscall_open_e)
 	return filler__submit(&f);
 }
 
-FILLER(syscall_open_x)
+FILLER_EXIT(syscall_open_x)
 {
 	struct filler f;
 	unsigned long fl;
@@ -45,7 +45,7 @@ FILLER(syscall_creat_e)
 	return filler__submit(&f);
 }
 
-FILLER(syscall_creat_x)
+FILLER_EXIT(syscall_creat_x)
 {
 	struct filler f;
 
@@ -74,7 +74,7 @@ FILLER(syscall_openat_2_e)
 	return filler__submit(&f);
 }
 
-FILLER(syscall_openat_2_x)
+FILLER_EXIT(syscall_openat_2_x)
 {
 	struct filler f;
 	unsigned long fl;

@@ -33,7 +33,7 @@ FILLER(syscall_openat2_e)
 	return filler__submit(&f);
 }
 
-FILLER(syscall_openat2_x)
+FILLER_EXIT(syscall_openat2_x)
 {
 	struct filler f;
 

@@ -29,7 +29,7 @@ FILLER(syscall_unlink_2_e)
 	return fs__no_params(ctx, PPME_SYSCALL_UNLINK_2_E);
 }
 
-FILLER(syscall_unlink_2_x)
+FILLER_EXIT(syscall_unlink_2_x)
 {
 	return fs__res_path(ctx, PPME_SYSCALL_UNLINK_2_X, PPME_SYSCALL_UNLINK_2_X_NPARAMS);
 }
@@ -40,7 +40,7 @@ FILLER(syscall_unlinkat_2_e)
 }
 
 /* unlinkat(dirfd, path, flags) */
-FILLER(syscall_unlinkat_2_x)
+FILLER_EXIT(syscall_unlinkat_2_x)
 {
 	struct filler f;
 
@@ -64,7 +64,7 @@ FILLER(syscall_mkdir_2_e)
 	return filler__submit(&f);
 }
 
-FILLER(syscall_mkdir_2_x)
+FILLER_EXIT(syscall_mkdir_2_x)
 {
 	return fs__res_path(ctx, PPME_SYSCALL_MKDIR_2_X, PPME_SYSCALL_MKDIR_2_X_NPARAMS);
 }
@@ -75,7 +75,7 @@ FILLER(syscall_mkdirat_e)
 }
 
 /* mkdirat(dirfd, path, mode) */
-FILLER(syscall_mkdirat_x)
+FILLER_EXIT(syscall_mkdirat_x)
 {
 	struct filler f;
 
@@ -93,7 +93,7 @@ FILLER(syscall_rmdir_2_e)
 	return fs__no_params(ctx, PPME_SYSCALL_RMDIR_2_E);
 }
 
-FILLER(syscall_rmdir_2_x)
+FILLER_EXIT(syscall_rmdir_2_x)
 {
 	return fs__res_path(ctx, PPME_SYSCALL_RMDIR_2_X, PPME_SYSCALL_RMDIR_2_X_NPARAMS);
 }
@@ -103,7 +103,7 @@ FILLER(syscall_chdir_e)
 	return fs__no_params(ctx, PPME_SYSCALL_CHDIR_E);
 }
 
-FILLER(syscall_chdir_x)
+FILLER_EXIT(syscall_chdir_x)
 {
 	return fs__res_path(ctx, PPME_SYSCALL_CHDIR_X, PPME_SYSCALL_CHDIR_X_NPARAMS);
 }

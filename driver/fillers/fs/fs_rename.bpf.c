@@ -16,7 +16,7 @@ FILLER(syscall_rename_e)
 }
 
 /* rename(oldpath, newpath) */
-FILLER(syscall_rename_x)
+FILLER_EXIT(syscall_rename_x)
 {
 	struct filler f;
 
@@ -43,7 +43,7 @@ FILLER(syscall_renameat_e)
 	return fs__no_params_e(ctx, PPME_SYSCALL_RENAMEAT_E);
 }
 
-FILLER(syscall_renameat_x)
+FILLER_EXIT(syscall_renameat_x)
 {
 	struct filler f;
 
@@ -58,7 +58,7 @@ FILLER(syscall_renameat2_e)
 	return fs__no_params_e(ctx, PPME_SYSCALL_RENAMEAT2_E);
 }
 
-FILLER(syscall_renameat2_x)
+FILLER_EXIT(syscall_renameat2_x)
 {
 	struct filler f;
 

@@ -35,7 +35,7 @@ FILLER(syscall_read_e)
 	return filler__submit(&f);
 }
 
-FILLER(syscall_read_x)
+FILLER_EXIT(syscall_read_x)
 {
 	struct filler f;
 
@@ -55,7 +55,7 @@ FILLER(syscall_write_e)
 	return filler__submit(&f);
 }
 
-FILLER(syscall_write_x)
+FILLER_EXIT(syscall_write_x)
 {
 	struct filler f;
 
@@ -75,7 +75,7 @@ FILLER(syscall_pread_e)
 	return filler__submit(&f);
 }
 
-FILLER(syscall_pread_x)
+FILLER_EXIT(syscall_pread_x)
 {
 	struct filler f;
 
@@ -95,7 +95,7 @@ FILLER(syscall_pwrite_e)
 	return filler__submit(&f);
 }
 
-FILLER(syscall_pwrite_x)
+FILLER_EXIT(syscall_pwrite_x)
 {
 	struct filler f;
 

@@ -163,10 +163,10 @@ static __always_inline int clone3__enter(void *ctx)
  * program names are the lower-case NAME). */
 #define CLONE_FILLERS(name, ID, enter)                                           \
 	FILLER(name##_e) { return enter; }                                       \
-	FILLER(name##_x) { return clone__main(ctx, PPME_##ID##_X, PPME_##ID##_X_NPARAMS); } \
-	FILLER(name##_x_part1) { return clone__part1(ctx, PPME_##ID##_X); }      \
-	FILLER(name##_x_part2) { return clone__part2(ctx, PPME_##ID##_X); }      \
-	FILLER(name##_x_part3) { return clone__part3(ctx, PPME_##ID##_X); }
+	FILLER_EXIT(name##_x) { return clone__main(ctx, PPME_##ID##_X, PPME_##ID##_X_NPARAMS); } \
+	FILLER_EXIT(name##_x_part1) { return clone__part1(ctx, PPME_##ID##_X); }      \
+	FILLER_EXIT(name##_x_part2) { return clone__part2(ctx, PPME_##ID##_X); }      \
+	FILLER_EXIT(name##_x_part3) { return clone__part3(ctx, PPME_##ID##_X); }
 
 CLONE_FILLERS(syscall_clone_20, SYSCALL_CLONE_20, clone__enter(ctx, PPME_SYSCALL_CLONE_20_E))
 CLONE_FILLERS(syscall_clone3, SYSCALL_CLONE3, clone3__enter(ctx))

@@ -75,22 +75,22 @@ FILLER(syscall_execve_19_e)
 	return filler__submit(&f);
 }
 
-FILLER(syscall_execve_19_x)
+FILLER_EXIT(syscall_execve_19_x)
 {
 	return execve__main(ctx, PPME_SYSCALL_EXECVE_19_X, PPME_SYSCALL_EXECVE_19_X_NPARAMS, 1);
 }
 
-FILLER(syscall_execve_19_x_part1)
+FILLER_EXIT(syscall_execve_19_x_part1)
 {
 	return execve__part1(ctx, PPME_SYSCALL_EXECVE_19_X);
 }
 
-FILLER(syscall_execve_19_x_part2)
+FILLER_EXIT(syscall_execve_19_x_part2)
 {
 	return execve__part2(ctx, PPME_SYSCALL_EXECVE_19_X);
 }
 
-FILLER(syscall_execve_19_x_part3)
+FILLER_EXIT(syscall_execve_19_x_part3)
 {
 	return execve__part3(ctx, PPME_SYSCALL_EXECVE_19_X, 2);
 }
@@ -114,22 +114,22 @@ FILLER(syscall_execveat_e)
 	return filler__submit(&f);
 }
 
-FILLER(syscall_execveat_x)
+FILLER_EXIT(syscall_execveat_x)
 {
 	return execve__main(ctx, PPME_SYSCALL_EXECVEAT_X, PPME_SYSCALL_EXECVEAT_X_NPARAMS, 2);
 }
 
-FILLER(syscall_execveat_x_part1)
+FILLER_EXIT(syscall_execveat_x_part1)
 {
 	return execve__part1(ctx, PPME_SYSCALL_EXECVEAT_X);
 }
 
-FILLER(syscall_execveat_x_part2)
+FILLER_EXIT(syscall_execveat_x_part2)
 {
 	return execve__part2(ctx, PPME_SYSCALL_EXECVEAT_X);
 }
 
-FILLER(syscall_execveat_x_part3)
+FILLER_EXIT(syscall_execveat_x_part3)
 {
 	return execve__part3(ctx, PPME_SYSCALL_EXECVEAT_X, 3);
 }

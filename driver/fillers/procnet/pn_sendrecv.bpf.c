@@ -41,7 +41,7 @@ FILLER(socket_sendto_e)
 	return filler__submit(&f);
 }
 
-FILLER(socket_sendto_x)
+FILLER_EXIT(socket_sendto_x)
 {
 	struct filler f;
 
@@ -65,7 +65,7 @@ FILLER(socket_recvfrom_e)
 }
 
 /* res, data, tuple: the sender (the address the kernel wrote back) -> us. */
-FILLER(socket_recvfrom_x)
+FILLER_EXIT(socket_recvfrom_x)
 {
 	const int *ulen;
 	struct filler f;
@@ -102,7 +102,7 @@ FILLER(socket_sendmsg_e)
 }
 
 /* res, data: the bytes sent, from the iovecs, cut to the snaplen. */
-FILLER(socket_sendmsg_x)
+FILLER_EXIT(socket_sendmsg_x)
 {
 	struct user_msghdr m;
 	struct pn_iovs v;
@@ -134,7 +134,7 @@ FILLER(socket_recvmsg_e)
 
 /* res, size (all iovecs), data (the bytes received, cut to the snaplen), tuple
  * (the sender, from msg_name when the caller gave one and the kernel filled it). */
-FILLER(socket_recvmsg_x)
+FILLER_EXIT(socket_recvmsg_x)
 {
 	struct user_msghdr m;
 	struct pn_iovs v;

@@ -23,7 +23,7 @@ FILLER(syscall_kill_e)
 	return filler__submit(&f);
 }
 
-FILLER(syscall_kill_x)
+FILLER_EXIT(syscall_kill_x)
 {
 	return signal__res(ctx, PPME_SYSCALL_KILL_X, PPME_SYSCALL_KILL_X_NPARAMS);
 }
@@ -39,7 +39,7 @@ FILLER(syscall_tkill_e)
 	return filler__submit(&f);
 }
 
-FILLER(syscall_tkill_x)
+FILLER_EXIT(syscall_tkill_x)
 {
 	return signal__res(ctx, PPME_SYSCALL_TKILL_X, PPME_SYSCALL_TKILL_X_NPARAMS);
 }
@@ -56,7 +56,7 @@ FILLER(syscall_tgkill_e)
 	return filler__submit(&f);
 }
 
-FILLER(syscall_tgkill_x)
+FILLER_EXIT(syscall_tgkill_x)
 {
 	return signal__res(ctx, PPME_SYSCALL_TGKILL_X, PPME_SYSCALL_TGKILL_X_NPARAMS);
 }
@@ -71,7 +71,7 @@ FILLER(syscall_setuid_e)
 	return filler__submit(&f);
 }
 
-FILLER(syscall_setuid_x)
+FILLER_EXIT(syscall_setuid_x)
 {
 	return signal__res(ctx, PPME_SYSCALL_SETUID_X, PPME_SYSCALL_SETUID_X_NPARAMS);
 }
@@ -86,7 +86,7 @@ FILLER(syscall_setgid_e)
 	return filler__submit(&f);
 }
 
-FILLER(syscall_setgid_x)
+FILLER_EXIT(syscall_setgid_x)
 {
 	return signal__res(ctx, PPME_SYSCALL_SETGID_X, PPME_SYSCALL_SETGID_X_NPARAMS);
 }

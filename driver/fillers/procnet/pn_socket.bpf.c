@@ -35,7 +35,7 @@ FILLER(socket_socket_e)
 	return filler__submit(&f);
 }
 
-FILLER(socket_socket_x)
+FILLER_EXIT(socket_socket_x)
 {
 	return socket__res(ctx, PPME_SOCKET_SOCKET_X, PPME_SOCKET_SOCKET_X_NPARAMS);
 }
@@ -46,7 +46,7 @@ FILLER(socket_bind_e)
 }
 
 /* res, addr: the address asked for, from user memory. */
-FILLER(socket_bind_x)
+FILLER_EXIT(socket_bind_x)
 {
 	struct filler f;
 
@@ -70,7 +70,7 @@ FILLER(socket_connect_e)
 
 /* res, tuple: the local end from the socket, the remote end as the caller named
  * it (a failed or in-progress connect has no peer yet). */
-FILLER(socket_connect_x)
+FILLER_EXIT(socket_connect_x)
 {
 	struct net_addr ua;
 	struct filler f;
@@ -94,7 +94,7 @@ FILLER(socket_listen_e)
 	return filler__submit(&f);
 }
 
-FILLER(socket_listen_x)
+FILLER_EXIT(socket_listen_x)
 {
 	return socket__res(ctx, PPME_SOCKET_LISTEN_X, PPME_SOCKET_LISTEN_X_NPARAMS);
 }
@@ -134,7 +134,7 @@ FILLER(socket_accept_5_e)
 	return filler__submit(&f);
 }
 
-FILLER(socket_accept_5_x)
+FILLER_EXIT(socket_accept_5_x)
 {
 	return accept__exit(ctx, PPME_SOCKET_ACCEPT_5_X, PPME_SOCKET_ACCEPT_5_X_NPARAMS);
 }
@@ -150,7 +150,7 @@ FILLER(socket_accept4_5_e)
 	return filler__submit(&f);
 }
 
-FILLER(socket_accept4_5_x)
+FILLER_EXIT(socket_accept4_5_x)
 {
 	return accept__exit(ctx, PPME_SOCKET_ACCEPT4_5_X, PPME_SOCKET_ACCEPT4_5_X_NPARAMS);
 }
@@ -167,7 +167,7 @@ FILLER(socket_shutdown_e)
 	return filler__submit(&f);
 }
 
-FILLER(socket_shutdown_x)
+FILLER_EXIT(socket_shutdown_x)
 {
 	return socket__res(ctx, PPME_SOCKET_SHUTDOWN_X, PPME_SOCKET_SHUTDOWN_X_NPARAMS);
 }

@@ -25,4 +25,13 @@ expect "an unknown field suggests the closest" bash -c "[ $rc != 0 ] && grep -q 
 expect "-L lists events with parameters" bash -c "[ $rc = 0 ] && grep -q '^< openat(FD fd, FD dirfd, FSRELPATH name' '$TMP/L'"
 "$AGENT" -l >"$TMP/l" 2>&1; rc=$?
 expect "-l lists fields" bash -c "[ $rc = 0 ] && grep -q 'proc.name' '$TMP/l' && grep -q 'fd.name' '$TMP/l'"
+# Without privileges: one line saying what to do (checked as an unprivileged user).
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	cp "$AGENT" "$TMP/agent" && chmod 755 "$TMP" "$TMP/agent"
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		"$TMP/agent" -n 1 >/dev/null 2>"$TMP/err"; rc=$?
+	expect "not root: exits nonzero" [ $rc != 0 ]
+	expect "not root: says to run with root or CAP_BPF/CAP_PERFMON" \
+		bash -c "[ \$(wc -l <'$TMP/err') = 1 ] && grep -q 'needs root, or CAP_BPF and CAP_PERFMON' '$TMP/err'"
+fi
 finish

@@ -97,29 +97,6 @@ static __always_inline int clone__main(void *ctx, __u16 type, __u32 nparams)
 	return filler__next_part(&f, 1);
 }
 
-/* cwd, fdlimit, pgft_maj, pgft_min, vm_size, vm_rss, vm_swap, comm. */
-static __always_inline int clone__part1(void *ctx, __u16 type)
-{
-	struct task_struct *t = proc__current();
-	struct filler f;
-
-	if (filler__resume(&f, ctx, type))
-		return 0;
-	proc__cwd(&f, t);
-	proc__stats(&f, t);
-	return filler__next_part(&f, 2);
-}
-
-static __always_inline int clone__part2(void *ctx, __u16 type)
-{
-	struct filler f;
-
-	if (filler__resume(&f, ctx, type))
-		return 0;
-	proc__cgroups(&f, proc__current());
-	return filler__next_part(&f, 3);
-}
-
 /* flags, uid, gid, vtid, vpid. */
 static __always_inline int clone__part3(void *ctx, __u16 type)
 {
@@ -164,8 +141,8 @@ static __always_inline int clone3__enter(void *ctx)
 #define CLONE_FILLERS(name, ID, enter)                                           \
 	FILLER(name##_e) { return enter; }                                       \
 	FILLER_EXIT(name##_x) { return clone__main(ctx, PPME_##ID##_X, PPME_##ID##_X_NPARAMS); } \
-	FILLER_EXIT(name##_x_part1) { return clone__part1(ctx, PPME_##ID##_X); }      \
-	FILLER_EXIT(name##_x_part2) { return clone__part2(ctx, PPME_##ID##_X); }      \
+	FILLER_EXIT(name##_x_part1) { return proc__part_cwd_stats(ctx, PPME_##ID##_X); }      \
+	FILLER_EXIT(name##_x_part2) { return proc__part_cgroups(ctx, PPME_##ID##_X); }      \
 	FILLER_EXIT(name##_x_part3) { return clone__part3(ctx, PPME_##ID##_X); }
 
 CLONE_FILLERS(syscall_clone_20, SYSCALL_CLONE_20, clone__enter(ctx, PPME_SYSCALL_CLONE_20_E))

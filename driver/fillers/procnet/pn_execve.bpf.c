@@ -23,29 +23,6 @@ static __always_inline int execve__main(void *ctx, __u16 type, __u32 nparams, in
 	return filler__next_part(&f, 1);
 }
 
-/* cwd, fdlimit, pgft_maj, pgft_min, vm_size, vm_rss, vm_swap, comm. */
-static __always_inline int execve__part1(void *ctx, __u16 type)
-{
-	struct task_struct *t = proc__current();
-	struct filler f;
-
-	if (filler__resume(&f, ctx, type))
-		return 0;
-	proc__cwd(&f, t);
-	proc__stats(&f, t);
-	return filler__next_part(&f, 2);
-}
-
-static __always_inline int execve__part2(void *ctx, __u16 type)
-{
-	struct filler f;
-
-	if (filler__resume(&f, ctx, type))
-		return 0;
-	proc__cgroups(&f, proc__current());
-	return filler__next_part(&f, 3);
-}
-
 /* env, tty, pgid, loginuid, flags. ENVP_ARG: which syscall arg is envp. */
 static __always_inline int execve__part3(void *ctx, __u16 type, int envp_arg)
 {
@@ -82,12 +59,12 @@ FILLER_EXIT(syscall_execve_19_x)
 
 FILLER_EXIT(syscall_execve_19_x_part1)
 {
-	return execve__part1(ctx, PPME_SYSCALL_EXECVE_19_X);
+	return proc__part_cwd_stats(ctx, PPME_SYSCALL_EXECVE_19_X);
 }
 
 FILLER_EXIT(syscall_execve_19_x_part2)
 {
-	return execve__part2(ctx, PPME_SYSCALL_EXECVE_19_X);
+	return proc__part_cgroups(ctx, PPME_SYSCALL_EXECVE_19_X);
 }
 
 FILLER_EXIT(syscall_execve_19_x_part3)
@@ -121,12 +98,12 @@ FILLER_EXIT(syscall_execveat_x)
 
 FILLER_EXIT(syscall_execveat_x_part1)
 {
-	return execve__part1(ctx, PPME_SYSCALL_EXECVEAT_X);
+	return proc__part_cwd_stats(ctx, PPME_SYSCALL_EXECVEAT_X);
 }
 
 FILLER_EXIT(syscall_execveat_x_part2)
 {
-	return execve__part2(ctx, PPME_SYSCALL_EXECVEAT_X);
+	return proc__part_cgroups(ctx, PPME_SYSCALL_EXECVEAT_X);
 }
 
 FILLER_EXIT(syscall_execveat_x_part3)

@@ -5,7 +5,8 @@
 #define PN_NET_BPF_H
 
 #include "../../fd.bpf.h"
-#include "pn_part.bpf.h"
+#include "../../frame.bpf.h"
+#include "schema_flags.h"
 
 #define PN_AF_UNIX 1
 #define PN_AF_INET 2

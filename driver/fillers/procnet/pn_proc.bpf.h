@@ -5,7 +5,8 @@
 #define PN_PROC_BPF_H
 
 #include "pn_compat.bpf.h"
-#include "pn_part.bpf.h"
+#include "../../frame.bpf.h"
+#include "schema_flags.h"
 
 /* sysdig's cap on args and env (ARGS_ENV_SIZE_MAX). */
 #define PN_ARGS_MAX 4096
@@ -444,6 +445,32 @@ static __always_inline void proc__creds(struct filler *f, struct task_struct *t)
 {
 	filler__u32(f, BPF_CORE_READ(t, cred, euid.val));
 	filler__u32(f, BPF_CORE_READ(t, cred, egid.val));
+}
+
+/* The parts execve and clone exit events share, after their first part. */
+
+/* cwd, fdlimit, pgft_maj, pgft_min, vm_size, vm_rss, vm_swap, comm. */
+static __always_inline int proc__part_cwd_stats(void *ctx, __u16 type)
+{
+	struct task_struct *t = proc__current();
+	struct filler f;
+
+	if (filler__resume(&f, ctx, type))
+		return 0;
+	proc__cwd(&f, t);
+	proc__stats(&f, t);
+	return filler__next_part(&f, 2);
+}
+
+/* cgroups. */
+static __always_inline int proc__part_cgroups(void *ctx, __u16 type)
+{
+	struct filler f;
+
+	if (filler__resume(&f, ctx, type))
+		return 0;
+	proc__cgroups(&f, proc__current());
+	return filler__next_part(&f, 3);
 }
 
 #endif

@@ -1,5 +1,6 @@
 /* kill(pid, sig), tkill(tid, sig), tgkill(tgid, tid, sig), setuid(uid), setgid(gid). */
-#include "pn_part.bpf.h"
+#include "../../frame.bpf.h"
+#include "schema_flags.h"
 
 /* Exit events of these calls carry only res. */
 static __always_inline int signal__res(void *ctx, __u16 type, __u32 nparams)

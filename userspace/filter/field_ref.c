@@ -94,10 +94,7 @@ static void suggest(const char *name, size_t len, char *msg, size_t size)
 	snprintf(msg + off, off < size ? size - off : 0, "?");
 }
 
-static int fail(struct filter_error *err, int column, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct filter_error *err, int column, const char *fmt, ...)
+int filter_error__set(struct filter_error *err, int column, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -146,7 +143,7 @@ int field_ref__parse(const char *s, int column, unsigned flags, struct field_ref
 	while (is_name_char(s[len]))
 		len++;
 	if (len == 0)
-		return fail(err, column, "expected a field name at column %d", column);
+		return filter_error__set(err, column, "expected a field name at column %d", column);
 	/* "%proc.name." in a format: a trailing dot is text, not part of the name */
 	while (len > 1 && s[len - 1] == '.' && !fields__find(s, len))
 		len--;
@@ -154,7 +151,7 @@ int field_ref__parse(const char *s, int column, unsigned flags, struct field_ref
 	if (!f) {
 		f = find_with_argname(s, len, &baselen);
 		if (!f) {
-			fail(err, column, "unknown field '%.*s' at column %d", (int)len, s, column);
+			filter_error__set(err, column, "unknown field '%.*s' at column %d", (int)len, s, column);
 			if (err)
 				suggest(s, len, err->msg, sizeof(err->msg));
 			return -EINVAL;
@@ -171,7 +168,7 @@ int field_ref__parse(const char *s, int column, unsigned flags, struct field_ref
 
 		if (f->arg == FARG_NONE || ref->argname) {
 			field_ref__fini(ref);
-			return fail(err, column + (int)start - 1,
+			return filter_error__set(err, column + (int)start - 1,
 				    "field '%s' takes no [] argument (column %d)", f->name,
 				    column + (int)start - 1);
 		}
@@ -179,7 +176,7 @@ int field_ref__parse(const char *s, int column, unsigned flags, struct field_ref
 			v = v * 10 + (s[pos++] - '0');
 		if (pos == start || s[pos] != ']') {
 			field_ref__fini(ref);
-			return fail(err, column + (int)pos, "expected a number and ']' at column %d",
+			return filter_error__set(err, column + (int)pos, "expected a number and ']' at column %d",
 				    column + (int)pos);
 		}
 		ref->index = (int32_t)v;
@@ -187,7 +184,7 @@ int field_ref__parse(const char *s, int column, unsigned flags, struct field_ref
 	}
 	if ((f->arg == FARG_PARAM || f->arg == FARG_NAME) && ref->index < 0 && !ref->argname) {
 		field_ref__fini(ref);
-		return fail(err, column, "field '%s' needs an argument, e.g. %s.fd or %s[0] "
+		return filter_error__set(err, column, "field '%s' needs an argument, e.g. %s.fd or %s[0] "
 			    "(column %d)", f->name, f->name, f->name, column);
 	}
 	if (ref->argname) {
@@ -196,7 +193,7 @@ int field_ref__parse(const char *s, int column, unsigned flags, struct field_ref
 			int col = column + (int)baselen + 1;
 
 			if (r == 0)
-				fail(err, col, "no event has an argument named '%s' (column %d)",
+				filter_error__set(err, col, "no event has an argument named '%s' (column %d)",
 				     ref->argname, col);
 			field_ref__fini(ref);
 			return r < 0 ? r : -EINVAL;

@@ -17,6 +17,10 @@ struct filter_error {
 	char msg[256];
 };
 
+/* Fills ERR (if not NULL) with COLUMN and a message; returns -EINVAL. */
+int filter_error__set(struct filter_error *err, int column, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 enum field_type {
 	FT_INT64,
 	FT_UINT64,

@@ -27,21 +27,6 @@ struct format {
 	uint32_t njson;
 };
 
-static int fail(struct filter_error *err, int column, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct filter_error *err, int column, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err) {
-		err->column = column;
-		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
 
 void format__free(struct format *f)
 {
@@ -130,7 +115,7 @@ struct format *format__compile(const char *fmt, struct filter_error *err)
 		err->msg[0] = '\0';
 	}
 	if (!f || !fmt) {
-		r = f ? fail(err, 0, "no format given") : -ENOMEM;
+		r = f ? filter_error__set(err, 0, "no format given") : -ENOMEM;
 		goto fail;
 	}
 	if (fmt[0] == '*') {
@@ -156,7 +141,7 @@ struct format *format__compile(const char *fmt, struct filter_error *err)
 		while (isdigit((unsigned char)fmt[pos]) && width < 100000)
 			width = width * 10 + (uint32_t)(fmt[pos++] - '0');
 		if (!fmt[pos]) {
-			r = fail(err, (int)start + 1, "a format cannot end with '%%' or a width "
+			r = filter_error__set(err, (int)start + 1, "a format cannot end with '%%' or a width "
 				 "(column %zu)", start + 1);
 			goto fail;
 		}
@@ -169,13 +154,13 @@ struct format *format__compile(const char *fmt, struct filter_error *err)
 		r = field_ref__parse(fmt + pos, (int)pos + 1, FREF_FORMAT, &it->ref, err);
 		if (r) {
 			if (err && strncmp(err->msg, "expected a field name", 21) == 0)
-				fail(err, (int)pos + 1, "expected a field name after '%%' at column %zu",
+				filter_error__set(err, (int)pos + 1, "expected a field name after '%%' at column %zu",
 				     pos + 1);
 			goto fail;
 		}
 		it->has_field = true;
 		if (it->ref.info->flags & FF_FILTER_ONLY) {
-			r = fail(err, (int)pos + 1, "%s can only be used in filters, not in output "
+			r = filter_error__set(err, (int)pos + 1, "%s can only be used in filters, not in output "
 				 "formats (column %zu)", it->ref.info->name, pos + 1);
 			goto fail;
 		}
@@ -195,7 +180,7 @@ fail:
 	format__free(f);
 	errno = r == -ENOMEM ? ENOMEM : EINVAL;
 	if (r == -ENOMEM && err)
-		fail(err, 0, "out of memory");
+		filter_error__set(err, 0, "out of memory");
 	return NULL;
 }
 

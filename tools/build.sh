@@ -4,6 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/deps.sh
 if [ ! -f build/build.ninja ]; then
-	meson setup build >/dev/null
+	# Unit tests also run under valgrind (memory errors and leaks fail them).
+	meson setup build -Dsanitize_tests=true >/dev/null
 fi
 ninja -C build

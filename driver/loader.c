@@ -16,6 +16,7 @@
 
 struct driver {
 	struct agent_driver *skel;
+	bool no_bpf_loop;
 	struct bpf_link *links[3];
 	int nlinks;
 	int ncpus;
@@ -78,6 +79,7 @@ int driver__configure(struct driver *d, const struct driver_config *cfg)
 		return -EINVAL;
 	d->skel->bss->settings.drop_failed = cfg->drop_failed;
 	d->skel->bss->settings.own_tgid = cfg->own_tgid ? cfg->own_tgid : (uint32_t)getpid();
+	d->no_bpf_loop = cfg->no_bpf_loop;
 	return 0;
 }
 
@@ -109,6 +111,40 @@ static bool is_dispatcher(const struct bpf_program *p)
 	       !strcmp(n, "sched_process_exit");
 }
 
+static bool calls_helper(const struct bpf_program *p, int helper)
+{
+	const struct bpf_insn *in = bpf_program__insns(p);
+	size_t n = bpf_program__insn_cnt(p);
+
+	for (size_t i = 0; i < n; i++)
+		if (in[i].code == (BPF_JMP | BPF_CALL) && in[i].src_reg == 0 && in[i].imm == helper)
+			return true;
+	return false;
+}
+
+/* Fillers that call bpf_loop (5.17) are left out on older kernels, with every
+ * part of the same event and the other half of its enter/exit pair: those
+ * syscalls fall back to the generic pair instead of the whole driver failing to
+ * load. */
+static void skip_fillers_needing_loop(struct driver *d)
+{
+	uint8_t skip[PPM_EVENT_MAX] = { 0 };
+	struct bpf_program *p;
+	int code, part;
+
+	if (!d->no_bpf_loop &&
+	    libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT, BPF_FUNC_loop, NULL) == 1)
+		return;
+	bpf_object__for_each_program(p, d->skel->obj)
+		if (!is_dispatcher(p) && calls_helper(p, BPF_FUNC_loop) &&
+		    (code = filler_code(bpf_program__name(p), &part)) >= 0)
+			skip[code & ~1] = 1;
+	bpf_object__for_each_program(p, d->skel->obj)
+		if (!is_dispatcher(p) && (code = filler_code(bpf_program__name(p), &part)) >= 0 &&
+		    skip[code & ~1])
+			bpf_program__set_autoload(p, false);
+}
+
 int driver__load(struct driver *d)
 {
 	struct bpf_program *p;
@@ -118,6 +154,7 @@ int driver__load(struct driver *d)
 		return -EBUSY;
 	/* Timestamps are boot-clock ns in BPF: this offset turns them into epoch ns. */
 	d->skel->bss->settings.boot_time = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_BOOTTIME);
+	skip_fillers_needing_loop(d);
 	err = agent_driver__load(d->skel);
 	if (err)
 		return err < 0 ? err : -err;
@@ -128,7 +165,7 @@ int driver__load(struct driver *d)
 	bpf_object__for_each_program(p, d->skel->obj) {
 		int code, part, fd, key;
 
-		if (is_dispatcher(p))
+		if (is_dispatcher(p) || !bpf_program__autoload(p))
 			continue;
 		code = filler_code(bpf_program__name(p), &part);
 		if (code < 0)

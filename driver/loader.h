@@ -15,6 +15,7 @@ struct driver_config {
 	uint32_t snaplen;	/* 0: DRIVER_DEFAULT_SNAPLEN */
 	bool drop_failed;
 	uint32_t own_tgid;	/* process never captured; 0: getpid(), UINT32_MAX: none (tests) */
+	bool no_bpf_loop;	/* act as if the kernel lacked bpf_loop (< 5.17), for tests */
 };
 
 /* Opens the BPF object. NULL and errno on failure. */

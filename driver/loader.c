@@ -320,6 +320,11 @@ cleanup:
 	return err;
 }
 
+uint64_t driver__boot_time(const struct driver *d)
+{
+	return d->loaded ? d->skel->bss->settings.boot_time : 0;
+}
+
 bool driver__has_filler(const struct driver *d, uint16_t event_code)
 {
 	return event_code < PPM_EVENT_MAX && d->has_filler[event_code];

@@ -47,6 +47,10 @@ int driver__set_snaplen(struct driver *d, uint32_t snaplen);
 int driver__counters(const struct driver *d, struct driver_counters *per_cpu, int ncpu,
 		     struct driver_counters *total);
 
+/* The offset the driver adds to boot-clock ns to stamp events with epoch ns
+ * (fixed at load; 0 before). */
+uint64_t driver__boot_time(const struct driver *d);
+
 /* Event codes with a dedicated filler program loaded (others fall back to the
  * generic event). */
 bool driver__has_filler(const struct driver *d, uint16_t event_code);

@@ -84,6 +84,7 @@ static int live_setup(struct live *l, const struct capture_live_opts *o)
 	if (o->order_window_us != UINT32_MAX)
 		ro.order_window_ns = (o->order_window_us ? o->order_window_us
 							 : DEFAULT_ORDER_WINDOW_US) * 1000ull;
+	ro.boot_to_epoch_ns = driver__boot_time(l->drv);
 	l->rs = ringset__new(&ro);
 	if (!l->rs)
 		return -errno;

@@ -61,7 +61,8 @@ struct ringset *ringset__new(const struct ringset_opts *opts)
 	if (opts)
 		o = *opts;
 	s->window = o.order_window_ns;
-	s->boot_to_epoch = (int64_t)(clock_read(CLOCK_REALTIME) - clock_read(CLOCK_BOOTTIME));
+	s->boot_to_epoch = o.boot_to_epoch_ns ? (int64_t)o.boot_to_epoch_ns :
+			   (int64_t)(clock_read(CLOCK_REALTIME) - clock_read(CLOCK_BOOTTIME));
 	s->clock = o.clock_ns ? o.clock_ns : default_clock;
 	s->clock_ctx = o.clock_ns ? o.clock_ctx : s;
 	s->backoff_min = o.backoff_min_us ? o.backoff_min_us * 1000ull : BACKOFF_MIN_NS;

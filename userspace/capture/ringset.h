@@ -20,6 +20,9 @@ struct ringset_opts {
 	 * epoch (what the driver uses). */
 	uint64_t (*clock_ns)(void *ctx);
 	void *clock_ctx;
+	/* The default clock's boot-to-epoch offset: the driver's own (driver__boot_time)
+	 * so both sides agree exactly; 0: computed here. */
+	uint64_t boot_to_epoch_ns;
 	/* Back-off of the wait when the rings are (nearly) empty; 0: 1 ms .. 30 ms. */
 	uint32_t backoff_min_us;
 	uint32_t backoff_max_us;

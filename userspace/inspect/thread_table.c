@@ -102,6 +102,8 @@ struct thread_info *thread_table__add(struct thread_table *t, int64_t tid)
 	e->ti.pid = e->ti.ptid = -1;
 	e->ti.vtid = e->ti.vpid = -1;
 	e->ti.pgid = e->ti.sid = -1;
+	/* Unknown until /proc or an event says: never "root" by default. */
+	e->ti.uid = e->ti.gid = UINT32_MAX;
 	e->ti.loginuid = UINT32_MAX;
 	e->nthreads = 1;
 	hmap__insert(&t->map, &e->node);

@@ -270,6 +270,8 @@ static void test_unknown_tid(void)
 		t->in = inspector__new(&o);
 		CHECK(t_emit(t, PPME_SYSCALL_READ_E, 700, "qd", Q(6), 10u) == 0);
 		CHECK(t->ev.thread && t->ev.thread->pid == -1 && t->ev.fd == NULL);
+		/* unknown credentials are not root */
+		CHECK(t->ev.thread && t->ev.thread->uid == UINT32_MAX && t->ev.thread->gid == UINT32_MAX);
 		inspector__counters(t->in, &c);
 		CHECK_INT(c.n_lazy_threads, 1);
 		CHECK_INT(c.n_lazy_unreadable, 0);

@@ -172,8 +172,36 @@ static void test_full_ring_counts_drops(void)
 	harness__close(h);
 }
 
+/* drop_failed: a failing syscall sends its enter event but no exit event; a
+ * succeeding one sends both. */
+static void test_drop_failed(void)
+{
+	struct driver_config cfg = { .own_tgid = UINT32_MAX, .drop_failed = true };
+	struct harness *h = harness__open(64, &cfg);
+	int64_t tid = syscall(SYS_gettid);
+	int fd = dup(1);
+	struct hevt *e;
+	int at = 0, enters = 0, exits = 0;
+
+	harness__drain(h, -1);
+	close(-4242);		/* EBADF */
+	close(fd);		/* succeeds */
+	harness__drain(h, tid);
+	while ((e = harness__find(h, PPME_SYSCALL_CLOSE_E, &at)))
+		enters += hevt__int(e, 0) == -4242 || hevt__int(e, 0) == fd;
+	at = 0;
+	while ((e = harness__find(h, PPME_SYSCALL_CLOSE_X, &at))) {
+		exits++;
+		EXPECT_PARAM_INT(e, 0, 0);	/* only the successful close */
+	}
+	EXPECT(enters == 2);
+	EXPECT(exits == 1);
+	harness__close(h);
+}
+
 int main(void)
 {
+	test_drop_failed();
 	test_close_and_generic();
 	test_procexit();
 	test_bitmap();

@@ -384,11 +384,14 @@ static void overhead(enum work w)
 	printf("%s, ns per iteration (best / median of %d rounds):\n"
 	       "  no probe %8.1f / %8.1f\n  floor    %8.1f / %8.1f  (+%.1f)\n"
 	       "  agent    %8.1f / %8.1f  (+%.1f)\n"
-	       "  overhead ratio agent/floor: %.2f (best), %.2f (median)  [target <= 1.5]\n",
+	       "  overhead ratio agent/floor: %.2f (best), %.2f (median)  %s\n",
 	       work_name[w], ROUNDS, base.best, base.median, flo.best, flo.median,
 	       flo.best - base.best, agent.best, agent.median, agent.best - base.best,
 	       (agent.best - base.best) / (flo.best - base.best),
-	       (agent.median - base.median) / (flo.median - base.median));
+	       (agent.median - base.median) / (flo.median - base.median),
+	       /* The target is on the cheapest call; the mix also pays for decoding
+	        * (paths and buffers read from user memory), which the floor skips. */
+	       w == 0 ? "[target <= 1.5]" : "[no target: decoding work the floor skips]");
 }
 
 int main(int argc, char **argv)

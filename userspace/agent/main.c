@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "capfile.h"
 #include "capture.h"
 #include "filter.h"
 #include "format.h"
@@ -44,8 +45,9 @@ static uint64_t monotonic_ms(void)
 }
 
 /* SIGINT/SIGTERM are blocked except while the capture waits, so a signal can
- * never slip in between a check of stop_requested and the wait. */
-static void signals__setup(sigset_t *wait_mask)
+ * never slip in between a check of stop_requested and the wait. A capture file
+ * never waits, so there (BLOCK false) they stay deliverable at any time. */
+static void signals__setup(sigset_t *wait_mask, bool block_them)
 {
 	struct sigaction sa = { .sa_handler = on_stop };
 	sigset_t block;
@@ -54,6 +56,10 @@ static void signals__setup(sigset_t *wait_mask)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);	/* a closed pipe shows up as EPIPE from write */
+	if (!block_them) {
+		sigprocmask(SIG_BLOCK, NULL, wait_mask);
+		return;
+	}
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
@@ -88,6 +94,9 @@ struct agent {
 	struct sbuf out;
 	struct agent_tally tally;
 	bool pipe_closed;
+	struct capfile_writer *writer;	/* -w */
+	struct capfile_error ferr;	/* -r: why the file could not be read on */
+	bool reported;			/* the error was already told to the user */
 };
 
 static int agent__emit(struct agent *a, const struct ievt *ev)
@@ -129,15 +138,29 @@ static int agent__run(struct agent *a, const sigset_t *wait_mask)
 			continue;
 		if (err == -ENODATA)
 			break;
-		if (err)
+		if (err) {
+			if (a->o.read_file && a->ferr.msg[0]) {
+				fail("%s", a->ferr.msg);
+				a->reported = true;
+			}
 			return err;
+		}
 		if (inspector__process(a->in, &cev, &ev)) {
 			a->tally.malformed++;
 			continue;
 		}
+		/* Old drivers' per-process CPU samples: internal, sysdig never shows them. */
+		if (ev.type == PPME_PROCINFO_E)
+			continue;
 		if (a->flt && !filter__match(a->flt, &ev, &a->fctx))
 			continue;
 		a->tally.matched++;
+		if (a->writer && (err = capfile_writer__write(a->writer, cev.cpu, cev.frame))) {
+			fprintf(stderr, "agent: cannot write %s: %s\n", a->o.write_file,
+				strerror(-err));
+			a->reported = true;
+			return err;
+		}
 		if (!a->o.quiet && (err = agent__emit(a, &ev)))
 			return err;
 		if (a->o.max_events && a->tally.matched >= a->o.max_events)
@@ -168,6 +191,44 @@ static int agent__compile(struct agent *a)
 	return 0;
 }
 
+/* -r: replay a capture file. Its tids are not this host's, so /proc is never read. */
+static int agent__start_file(struct agent *a)
+{
+	struct inspector_opts io = { .no_proc_scan = true, .no_proc_lookup = true };
+
+	a->in = inspector__new(&io);
+	if (!a->in) {
+		fail("cannot set up the process tables: %s", strerror(errno));
+		return -errno;
+	}
+	field_ctx__init(&a->fctx, inspector__threads(a->in));
+	a->cap = capture__open_file(a->o.read_file, &a->ferr);
+	if (!a->cap) {
+		int err = -errno;
+
+		fail("%s", a->ferr.msg);
+		return err;
+	}
+	if (a->o.verbose)
+		fprintf(stderr, "agent: reading %s (its process and fd lists are not read: "
+			"processes are named from the events)\n", a->o.read_file);
+	return 0;
+}
+
+static int agent__open_writer(struct agent *a)
+{
+	if (!a->o.write_file)
+		return 0;
+	a->writer = capfile_writer__open(a->o.write_file, a->o.compress);
+	if (!a->writer) {
+		int err = -errno;
+
+		fprintf(stderr, "agent: cannot create %s: %s\n", a->o.write_file, strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
 static int agent__start(struct agent *a)
 {
 	struct capture_live_opts lo = {
@@ -179,10 +240,14 @@ static int agent__start(struct agent *a)
 	char msg[512];
 	int err;
 
+	if (a->o.read_file)
+		return agent__start_file(a) ?: agent__open_writer(a);
 	if ((err = preflight__check(msg, sizeof(msg)))) {
 		fail("%s", msg);
 		return err;
 	}
+	if ((err = agent__open_writer(a)))
+		return err;
 	a->in = inspector__new(&io);
 	if (!a->in) {
 		fail("cannot set up the process tables: %s", strerror(errno));
@@ -210,9 +275,11 @@ static int agent__start(struct agent *a)
 	return 0;
 }
 
-static void agent__finish(struct agent *a)
+/* Returns -errno if the -w file could not be completed. */
+static int agent__finish(struct agent *a)
 {
 	static struct capture_stats st;
+	int err = 0;
 
 	if (fflush(stdout) && errno == EPIPE)
 		a->pipe_closed = true;
@@ -223,12 +290,25 @@ static void agent__finish(struct agent *a)
 		a->cap = NULL;
 		summary__print(stderr, &st, &a->tally);
 	}
+	if (a->writer) {
+		uint64_t n = capfile_writer__count(a->writer);
+
+		err = capfile_writer__close(a->writer);
+		a->writer = NULL;
+		if (err)
+			fprintf(stderr, "agent: cannot write %s: %s\n", a->o.write_file,
+				strerror(-err));
+		else
+			fprintf(stderr, "agent: %llu events written to %s\n",
+				(unsigned long long)n, a->o.write_file);
+	}
 	field_ctx__fini(&a->fctx);
 	inspector__free(a->in);
 	filter__free(a->flt);
 	format__free(a->fmt);
 	sbuf__free(&a->out);
 	options__free(&a->o);
+	return err;
 }
 
 int main(int argc, char **argv)
@@ -266,14 +346,15 @@ int main(int argc, char **argv)
 		setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	else
 		setvbuf(stdout, NULL, _IOLBF, 0);
-	signals__setup(&wait_mask);
+	signals__setup(&wait_mask, !a.o.read_file);
 	if (agent__start(&a)) {
 		agent__finish(&a);
 		return 1;
 	}
 	rc = agent__run(&a, &wait_mask);
-	if (rc)
+	if (rc && !a.reported)
 		fail("capture stopped: %s", strerror(-rc));
-	agent__finish(&a);
+	if (agent__finish(&a))
+		rc = -EIO;
 	return rc ? 1 : 0;
 }

@@ -10,7 +10,8 @@
 
 const char options_usage[] =
 "Usage: agent [options] [filter]\n"
-"Captures system calls with eBPF and prints them as text or JSON lines.\n"
+"Captures system calls with eBPF (or reads a capture file) and prints them as\n"
+"text or JSON lines.\n"
 "\n"
 "Options:\n"
 "  --filter EXPR      only events matching EXPR (sysdig filter syntax); the\n"
@@ -27,6 +28,11 @@ const char options_usage[] =
 "  -v, --verbose      report capture mode and kernel filtering on stderr\n"
 "  --unbuffered       write every event as soon as it is formatted\n"
 "  --drop-failed      skip the exit events of failed system calls\n"
+"  -r, --read FILE    read events from a capture file (.scap, plain or gzip,\n"
+"                     e.g. written by sysdig -w or agent -w); no root needed\n"
+"  -w, --write FILE   also write the matching events to a capture file that\n"
+"                     sysdig -r and agent -r read (with -q: only write)\n"
+"  -z, --compress     gzip the -w file\n"
 "  -h, --help         this help\n"
 "  --version          the version\n"
 "\n"
@@ -34,6 +40,7 @@ const char options_usage[] =
 "  agent --filter 'evt.type=openat and proc.name=cat'\n"
 "  agent -j evt.type=connect | jq .\n"
 "  agent -p '%evt.time %proc.name %fd.name' 'fd.type=file and evt.is_io_write=true'\n"
+"  agent -q -z -w trace.scap -M 10 'proc.name=nginx'; agent -r trace.scap -j\n"
 "\n"
 "On exit (Ctrl-C, SIGTERM, -n, -M) a summary of events and drops goes to stderr.\n";
 
@@ -52,6 +59,9 @@ static const struct option longopts[] = {
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "unbuffered", no_argument, NULL, OPT_UNBUF },
 	{ "drop-failed", no_argument, NULL, OPT_DROP_FAILED },
+	{ "read", required_argument, NULL, 'r' },
+	{ "write", required_argument, NULL, 'w' },
+	{ "compress", no_argument, NULL, 'z' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -109,7 +119,7 @@ int options__parse(int argc, char **argv, struct agent_opts *o, char *err, size_
 	memset(o, 0, sizeof(*o));
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":jp:n:M:s:lLqvh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":jp:n:M:s:lLqvhr:w:z", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_FILTER:
 			o->filter = optarg;
@@ -155,6 +165,15 @@ int options__parse(int argc, char **argv, struct agent_opts *o, char *err, size_
 		case OPT_DROP_FAILED:
 			o->drop_failed = true;
 			break;
+		case 'r':
+			o->read_file = optarg;
+			break;
+		case 'w':
+			o->write_file = optarg;
+			break;
+		case 'z':
+			o->compress = true;
+			break;
 		case 'h':
 			o->help = true;
 			break;
@@ -167,6 +186,10 @@ int options__parse(int argc, char **argv, struct agent_opts *o, char *err, size_
 			return bad(err, errlen, "unknown option '%s' (see agent --help)", argv[optind - 1]);
 		}
 	}
+	if (o->compress && !o->write_file)
+		return bad(err, errlen, "-z compresses the file of -w: give -w FILE too%s", "");
+	if (o->read_file && o->write_file && !strcmp(o->read_file, o->write_file))
+		return bad(err, errlen, "-r and -w name the same file '%s'", o->read_file);
 	if (optind < argc) {
 		size_t len = 0;
 

@@ -21,6 +21,9 @@ struct agent_opts {
 	bool verbose;		/* -v */
 	bool unbuffered;	/* --unbuffered */
 	bool drop_failed;	/* --drop-failed */
+	const char *read_file;	/* -r: replay a capture file instead of capturing */
+	const char *write_file;	/* -w: write matching events to a capture file */
+	bool compress;		/* -z: gzip the -w file */
 	bool help;
 	bool version;
 };

@@ -1,0 +1,38 @@
+/* sysdig-style capture files (.scap): a reader engine behind struct capture and a
+ * writer, both through zlib (plain or gzip). Layout: FORMATS.md section 3. */
+#ifndef CAPFILE_H
+#define CAPFILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "capture.h"
+
+/* Why a capture file could not be opened or read on. */
+struct capfile_error {
+	char msg[256];
+};
+
+/* Opens PATH (plain or gzip) as a finite capture: events come in file order, as
+ * the CPU the file names, then -ENODATA. A block whose event frame is malformed,
+ * oversized or whose trailer disagrees is counted in n_corrupt and skipped; a
+ * block length that cannot be followed (below 12) or a file cut short ends the
+ * input with -EINVAL and a message naming the offset in ERR. ERR must outlive
+ * the capture. Returns NULL and sets errno (message in ERR) on failure. The
+ * file's process and fd list blocks are skipped. */
+struct capture *capture__open_file(const char *path, struct capfile_error *err);
+
+struct capfile_writer;
+
+/* Creates PATH and writes the section header; GZIP compresses the file. NULL and
+ * errno on failure. */
+struct capfile_writer *capfile_writer__open(const char *path, bool gzip);
+/* Appends FRAME (its len bytes) as an EV v2 block of CPU. 0 or -errno. */
+int capfile_writer__write(struct capfile_writer *w, uint16_t cpu,
+			  const struct ppm_evt_hdr *frame);
+/* Events written so far. */
+uint64_t capfile_writer__count(const struct capfile_writer *w);
+/* Flushes and closes; 0, or -errno if any write or the flush failed. Accepts NULL. */
+int capfile_writer__close(struct capfile_writer *w);
+
+#endif

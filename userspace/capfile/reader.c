@@ -1,0 +1,320 @@
+/* The capture-file reader: an engine that walks a .scap file block by block,
+ * handing out the frames of its event blocks. Everything in the file is untrusted:
+ * every length is checked against the block it sits in. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "capfile.h"
+#include "capfile_int.h"
+#include "schema.h"
+
+/* Largest event block that can hold a valid frame: header, cpu, flags, frame,
+ * padding, trailer. Longer ones are skipped by length and counted. */
+#define EVBLOCK_MAX (CAPFILE_BLOCK_OVERHEAD + 6 + PPM_MAX_EVENT_SIZE + 3)
+
+struct reader {
+	gzFile g;
+	uint64_t off;		/* uncompressed offset of the next block */
+	struct capfile_error *err;
+	bool done;
+	bool gz_failed;		/* zlib reported an error (a cut-short gzip stream) */
+	uint32_t ncpus;
+	struct capture_cpu_stats total;
+	struct capture_cpu_stats cpu[CAPTURE_MAX_CPUS];
+	uint8_t block[EVBLOCK_MAX];
+	/* An old-format frame converted to the current header (4 bytes longer). */
+	uint8_t conv[PPM_MAX_EVENT_SIZE + 8];
+};
+
+static int reader__fail(struct reader *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->err->msg, sizeof(r->err->msg), fmt, ap);
+	va_end(ap);
+	r->done = true;
+	return -EINVAL;
+}
+
+/* Reads up to N bytes; fewer only at the end of the data or on a zlib error. */
+static size_t reader__read(struct reader *r, void *buf, size_t n)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		int k = gzread(r->g, (uint8_t *)buf + got, (unsigned)(n - got));
+
+		if (k < 0)
+			r->gz_failed = true;
+		if (k <= 0)
+			break;
+		got += (size_t)k;
+	}
+	return got;
+}
+
+static const char *reader__gzmsg(struct reader *r)
+{
+	int errnum = 0;
+	const char *m = gzerror(r->g, &errnum);
+
+	return errnum && m && *m ? m : "end of file";
+}
+
+/* Discards N bytes of the block that started at AT. */
+static int reader__skip(struct reader *r, uint64_t n, uint64_t at, uint32_t type, uint32_t blen)
+{
+	while (n) {
+		size_t want = n < sizeof(r->block) ? (size_t)n : sizeof(r->block);
+
+		if (reader__read(r, r->block, want) != want)
+			return reader__fail(r, "block at offset %" PRIu64 " (type 0x%x, length %u) "
+					    "runs past the end of the file (%s)", at, type, blen,
+					    reader__gzmsg(r));
+		n -= want;
+	}
+	return 0;
+}
+
+static void reader__count_corrupt(struct reader *r, int cpu)
+{
+	r->total.n_corrupt++;
+	if (cpu >= 0 && cpu < CAPTURE_MAX_CPUS)
+		r->cpu[cpu].n_corrupt++;
+}
+
+/* Old EV blocks lack nparams. Older writers may also have sent fewer params than
+ * the schema has today, so the count is the one whose lengths add up to the
+ * frame. Fills r->conv with the frame in the current layout. */
+static int reader__convert_old(struct reader *r, const uint8_t *f, uint32_t avail,
+			       uint32_t *outlen)
+{
+	const struct ppm_event_info *info;
+	uint32_t flen, np, sum;
+
+	if (avail < CAPFILE_OLD_HDR_LEN)
+		return -EINVAL;
+	flen = schema__u32(f + 16);
+	info = schema__event(schema__u16(f + 20));
+	if (!info || flen < CAPFILE_OLD_HDR_LEN || flen > avail ||
+	    flen + 4 > PPM_MAX_EVENT_SIZE)
+		return -EINVAL;
+	for (np = info->nparams + 1; np-- > 0;) {
+		if (CAPFILE_OLD_HDR_LEN + 2 * np > flen)
+			continue;
+		sum = CAPFILE_OLD_HDR_LEN + 2 * np;
+		for (uint32_t k = 0; k < np; k++)
+			sum += schema__u16(f + CAPFILE_OLD_HDR_LEN + 2 * k);
+		if (sum == flen)
+			break;
+	}
+	if (np == UINT32_MAX)
+		return -EINVAL;
+	memcpy(r->conv, f, CAPFILE_OLD_HDR_LEN);
+	memcpy(r->conv + CAPFILE_OLD_HDR_LEN, &np, 4);
+	memcpy(r->conv + PPM_HDR_LEN, f + CAPFILE_OLD_HDR_LEN, flen - CAPFILE_OLD_HDR_LEN);
+	flen += 4;
+	memcpy(r->conv + offsetof(struct ppm_evt_hdr, len), &flen, 4);
+	*outlen = flen;
+	return 0;
+}
+
+/* The frame of the event block of TYPE and BLEN bytes now in r->block. */
+static int reader__event(struct reader *r, uint32_t type, uint32_t blen,
+			 struct capture_event *ev, int *cpu_out)
+{
+	const uint8_t *f = r->block + CAPFILE_BLOCK_HDR;
+	uint32_t avail = blen - CAPFILE_BLOCK_OVERHEAD;
+	uint32_t lead = type == CAPFILE_BLOCK_EVF_V2 ? 6 : 2;
+	uint32_t flen;
+
+	if (avail < lead)
+		return -EINVAL;
+	*cpu_out = schema__u16(f);
+	f += lead;
+	avail -= lead;
+	if (type == CAPFILE_BLOCK_EV) {
+		if (reader__convert_old(r, f, avail, &flen))
+			return -EINVAL;
+		f = r->conv;
+	} else {
+		if (avail < PPM_HDR_LEN)
+			return -EINVAL;
+		flen = schema__u32(f + offsetof(struct ppm_evt_hdr, len));
+		if (flen > avail)
+			return -EINVAL;
+	}
+	if (flen > PPM_MAX_EVENT_SIZE || schema__validate(f, flen))
+		return -EINVAL;
+	ev->frame = (const struct ppm_evt_hdr *)f;
+	ev->len = flen;
+	ev->cpu = (uint16_t)*cpu_out;
+	return 0;
+}
+
+static bool is_event_block(uint32_t type)
+{
+	return type == CAPFILE_BLOCK_EV || type == CAPFILE_BLOCK_EV_V2 ||
+	       type == CAPFILE_BLOCK_EVF_V2;
+}
+
+static int reader__next(void *e, struct capture_event *ev, int timeout_ms)
+{
+	struct reader *r = e;
+	uint32_t hdr[2], type, blen, trailer;
+	uint64_t at;
+	size_t got;
+	int err, cpu;
+
+	(void)timeout_ms;	/* a file never makes anyone wait */
+	while (!r->done) {
+		at = r->off;
+		got = reader__read(r, hdr, sizeof(hdr));
+		if (got == 0 && !r->gz_failed) {
+			r->done = true;
+			break;
+		}
+		if (got < sizeof(hdr))
+			return reader__fail(r, "file cut short at offset %" PRIu64
+					    " (in a block header: %s)", at + got, reader__gzmsg(r));
+		type = hdr[0];
+		blen = hdr[1];
+		if (blen < CAPFILE_BLOCK_OVERHEAD)
+			return reader__fail(r, "block at offset %" PRIu64 " (type 0x%x) has length "
+					    "%u, below 12: the blocks after it cannot be found",
+					    at, type, blen);
+		r->off += blen;
+		if (!is_event_block(type) || blen > EVBLOCK_MAX) {
+			/* Process/fd/user lists and blocks of newer writers are skipped. */
+			if (is_event_block(type))
+				reader__count_corrupt(r, -1);
+			if ((err = reader__skip(r, blen - CAPFILE_BLOCK_HDR, at, type, blen)))
+				return err;
+			continue;
+		}
+		if (reader__read(r, r->block + CAPFILE_BLOCK_HDR, blen - CAPFILE_BLOCK_HDR) !=
+		    blen - CAPFILE_BLOCK_HDR)
+			return reader__fail(r, "block at offset %" PRIu64 " (type 0x%x, length %u) "
+					    "runs past the end of the file (%s)", at, type, blen,
+					    reader__gzmsg(r));
+		memcpy(&trailer, r->block + blen - 4, 4);
+		cpu = -1;
+		if (trailer != blen || reader__event(r, type, blen, ev, &cpu)) {
+			reader__count_corrupt(r, cpu);
+			continue;
+		}
+		r->total.n_evts++;
+		r->total.n_bytes += ev->len;
+		if (ev->cpu < CAPTURE_MAX_CPUS) {
+			r->cpu[ev->cpu].n_evts++;
+			r->cpu[ev->cpu].n_bytes += ev->len;
+			if (ev->cpu >= r->ncpus)
+				r->ncpus = ev->cpu + 1u;
+		}
+		return 0;
+	}
+	return -ENODATA;
+}
+
+static int reader__stats(void *e, struct capture_stats *st)
+{
+	struct reader *r = e;
+
+	memset(st, 0, sizeof(*st));
+	st->ncpus = r->ncpus ? r->ncpus : 1;
+	st->total = r->total;
+	memcpy(st->cpu, r->cpu, sizeof(st->cpu[0]) * st->ncpus);
+	st->mode = "file";
+	return 0;
+}
+
+static void reader__close(void *e)
+{
+	struct reader *r = e;
+
+	if (!r)
+		return;
+	if (r->g)
+		gzclose(r->g);
+	free(r);
+}
+
+static const struct capture_engine_ops file_ops = {
+	.name = "file",
+	.next = reader__next,
+	.stats = reader__stats,
+	.close = reader__close,
+};
+
+/* The section header: magic and major version; its options (comments written
+ * by newer tools) are skipped. */
+static int reader__header(struct reader *r, const char *path)
+{
+	uint8_t b[CAPFILE_BLOCK_HDR + 8];
+	uint32_t type, blen, magic;
+	uint16_t major;
+
+	if (reader__read(r, b, sizeof(b)) != sizeof(b))
+		return reader__fail(r, "%s is not a capture file: too short (%s)", path,
+				    reader__gzmsg(r));
+	type = schema__u32(b);
+	blen = schema__u32(b + 4);
+	magic = schema__u32(b + 8);
+	major = schema__u16(b + 12);
+	if (type != CAPFILE_BLOCK_SHB)
+		return reader__fail(r, "%s is not a capture file: it starts with block type "
+				    "0x%08x, not a section header", path, type);
+	if (magic == __builtin_bswap32(CAPFILE_MAGIC))
+		return reader__fail(r, "%s was written on a machine of the other byte order: "
+				    "not supported", path);
+	if (magic != CAPFILE_MAGIC)
+		return reader__fail(r, "%s: section header at offset 0 has magic 0x%08x, not "
+				    "0x%08x", path, magic, CAPFILE_MAGIC);
+	if (blen < CAPFILE_SHB_LEN)
+		return reader__fail(r, "%s: section header at offset 0 has length %u, below %u",
+				    path, blen, CAPFILE_SHB_LEN);
+	if (major != CAPFILE_MAJOR)
+		return reader__fail(r, "%s: capture format version %u is not supported", path,
+				    major);
+	r->off = blen;
+	return reader__skip(r, blen - sizeof(b), 0, type, blen);
+}
+
+struct capture *capture__open_file(const char *path, struct capfile_error *err)
+{
+	struct reader *r = calloc(1, sizeof(*r));
+	struct capture *c;
+	int e;
+
+	err->msg[0] = 0;
+	if (!r) {
+		snprintf(err->msg, sizeof(err->msg), "out of memory");
+		return NULL;
+	}
+	r->err = err;
+	errno = 0;
+	r->g = gzopen(path, "rb");
+	if (!r->g) {
+		e = errno ? errno : ENOMEM;
+		snprintf(err->msg, sizeof(err->msg), "cannot open %s: %s", path, strerror(e));
+		goto fail;
+	}
+	gzbuffer(r->g, 1 << 17);
+	if ((e = -reader__header(r, path)))
+		goto fail;
+	c = capture__open_engine(&file_ops, r);
+	if (c)
+		return c;
+	e = errno;
+	snprintf(err->msg, sizeof(err->msg), "out of memory");
+fail:
+	reader__close(r);
+	errno = e;
+	return NULL;
+}

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Capture files: a sysdig capture read without root (as nobody), and, as root,
+# events recorded with -w read back with -r identical to what was printed live.
+source "$(dirname "$0")/lib.sh"
+FIXTURES=${FIXTURES:?FIXTURES must name the folder of sysdig captures}
+[ -d "$FIXTURES" ] || { echo "skip: no fixtures in $FIXTURES"; exit 77; }
+
+# 1. Reading a capture needs no privileges.
+as_nobody=()
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	cp "$AGENT" "$TMP/agent" && chmod 755 "$TMP" "$TMP/agent"
+	as_nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all)
+	reader="$TMP/agent"
+else
+	reader="$AGENT"
+fi
+"${as_nobody[@]}" "$reader" -r "$FIXTURES/curl_google.scap" -j >"$TMP/j" 2>"$TMP/je"; rc=$?
+expect "-r FIXTURE -j exits 0 without root" [ $rc = 0 ]
+expect "-r FIXTURE -j prints sysdig's 1221 events" [ "$(wc -l <"$TMP/j")" = 1221 ]
+python3 - "$TMP/j" >"$TMP/jcheck" 2>&1 <<'PY'
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+first = ev[0]
+# sysdig -r: 211 17:35:48.514632619 0 curl (17497) < execve res=0 exe=curl ...
+assert first["evt.num"] == 211 and first["evt.type"] == "execve", first
+assert first["proc.name"] == "curl" and first["thread.tid"] == 17497, first
+assert first["evt.outputtime"] == 1534527348514632619, first
+assert ev[-1]["evt.num"] == 1431 and ev[-1]["evt.type"] == "procexit", ev[-1]
+print("ok")
+PY
+expect "-r FIXTURE -j: first and last events as sysdig shows them" grep -q '^ok' "$TMP/jcheck" || cat "$TMP/jcheck"
+expect "the summary says capture mode file" grep -q 'capture mode: file' "$TMP/je"
+"$reader" -r "$FIXTURES/single_ipv6_conn.scap" -p '%evt.num %fd.name' 'evt.type=connect and evt.dir=<' \
+	>"$TMP/c" 2>/dev/null
+expect "-r with a filter and -p" grep -q '^1154 2001:db8::4:54405->2001:db8::3:1234$' "$TMP/c"
+"$AGENT" -r "$TMP/missing.scap" >/dev/null 2>"$TMP/me"; rc=$?
+expect "-r of a missing file: one line naming it" \
+	bash -c "[ $rc = 1 ] && [ \$(wc -l <'$TMP/me') = 1 ] && grep -q 'cannot open .*missing.scap' '$TMP/me'"
+head -c 5000 "$FIXTURES/curl_google.scap" | gzip -dc 2>/dev/null >"$TMP/cut.scap"
+"$AGENT" -r "$TMP/cut.scap" -q 2>"$TMP/ce"; rc=$?
+expect "-r of a cut-short file fails naming the offset" \
+	bash -c "[ $rc = 1 ] && grep -q 'offset' '$TMP/ce'"
+"$AGENT" -z >/dev/null 2>"$TMP/ze"; rc=$?
+expect "-z without -w is refused" bash -c "[ $rc = 2 ] && grep -q -- '-w FILE' '$TMP/ze'"
+
+# 2. Record 20 events (root), read them back: the same events.
+if [ "$(id -u)" != 0 ] || [ ! -r /sys/kernel/btf/vmlinux ]; then
+	echo "skip: recording needs root and BTF"
+	finish; exit $?
+fi
+FMT='%evt.rawtime %evt.cpu %thread.tid %evt.dir %evt.type %evt.rawres %evt.rawarg.fd'
+FLT='evt.type in (openat, read, close) and proc.name=cat'
+for z in "" "-z"; do
+	( for _ in $(seq 1 200); do cat /etc/hostname >/dev/null; sleep 0.02; done ) &
+	gen=$!
+	timeout 30 "$AGENT" -w "$TMP/rec.scap" $z -n 20 -p "*$FMT" "$FLT" >"$TMP/live" 2>"$TMP/le"; rc=$?
+	kill "$gen" 2>/dev/null; wait "$gen" 2>/dev/null
+	expect "agent -w $z -n 20 exits 0" [ $rc = 0 ]
+	expect "agent -w $z says 20 events written" grep -q '^agent: 20 events written to' "$TMP/le"
+	"$AGENT" -r "$TMP/rec.scap" -p "*$FMT" >"$TMP/back" 2>"$TMP/be"; rc=$?
+	expect "agent -r of its own $z file exits 0" [ $rc = 0 ]
+	expect "agent -r $z prints the same 20 events" \
+		bash -c "[ \$(wc -l <'$TMP/live') = 20 ] && cmp -s '$TMP/live' '$TMP/back'" ||
+		diff "$TMP/live" "$TMP/back" | head -5
+	if [ -n "$z" ]; then
+		expect "-z writes gzip" bash -c "head -c 2 '$TMP/rec.scap' | od -An -tx1 | grep -q '1f 8b'"
+	fi
+done
+# -q: nothing on stdout, the file still written.
+( for _ in $(seq 1 200); do cat /etc/hostname >/dev/null; sleep 0.02; done ) &
+gen=$!
+timeout 30 "$AGENT" -q -w "$TMP/q.scap" -n 5 "$FLT" >"$TMP/qout" 2>/dev/null; rc=$?
+kill "$gen" 2>/dev/null; wait "$gen" 2>/dev/null
+"$AGENT" -r "$TMP/q.scap" >"$TMP/qback" 2>/dev/null
+expect "-q -w prints nothing and writes the events" \
+	bash -c "[ $rc = 0 ] && [ ! -s '$TMP/qout' ] && [ \$(wc -l <'$TMP/qback') = 5 ]"
+finish

@@ -2,13 +2,11 @@
  * `sysdig -r FILE -p '%evt.num %fd.num %fd.name %fd.typechar'` (and proc.* and
  * evt.latency) print for them (sysdig 0.29.3). The tables below are that output.
  *
- * The files are read with a minimal block walker of our own (the capture layer
- * owns the real reader): event blocks 0x216 (cpu u16 + frame) and the old 0x204
- * block whose frames lack nparams (inferred from the lengths). The files'
+ * The files are read with the capture-file engine (userspace/capfile). Their
  * own process and fd lists are not read, so the few fds that only they describe
  * (curl's fd 1) are not checked. Usage: test_inspect_fixture FIXTURE_DIR
  * (exit 77 when the fixtures are not there). */
-#include <zlib.h>
+#include "capfile.h"
 
 #include "test_util.h"
 
@@ -89,88 +87,6 @@ static void check_curl(const struct ievt *ev, struct thread_table *threads)
 			ev->tid);
 }
 
-struct replay {
-	struct inspector *in;
-	uint8_t *data;
-	size_t len, off;
-	uint32_t evblock;	/* the file's event block type */
-	uint8_t conv[PPM_MAX_EVENT_SIZE + 8];
-};
-
-static int replay__open(struct replay *r, const char *path)
-{
-	gzFile g = gzopen(path, "rb");
-	size_t cap = 1 << 20;
-	int n;
-
-	if (!g)
-		return -errno;
-	r->data = malloc(cap);
-	r->len = r->off = 0;
-	while (r->data && (n = gzread(g, r->data + r->len, (unsigned)(cap - r->len))) > 0) {
-		r->len += (size_t)n;
-		if (r->len == cap)
-			r->data = realloc(r->data, cap *= 2);
-	}
-	gzclose(g);
-	return r->data ? 0 : -ENOMEM;
-}
-
-/* An old-format frame (ts, tid, len, type, then the lengths) with the nparams
- * field put in; how many params it has is inferred from its length. */
-static int replay__convert_old(struct replay *r, const uint8_t *b, uint32_t blen,
-			       struct capture_event *cev)
-{
-	uint32_t flen, np;
-	uint16_t etype;
-
-	memcpy(&flen, b + 10 + 16, 4);
-	memcpy(&etype, b + 10 + 20, 2);
-	if (flen < 22 || flen + 10 > blen || flen + 4 > sizeof(r->conv) ||
-	    etype >= PPM_EVENT_MAX)
-		return 0;
-	for (np = schema_events[etype].nparams; np > 0; np--) {
-		uint32_t sum = 22 + 2 * np;
-
-		for (uint32_t k = 0; k < np && 32 + 2 * k + 2 <= blen; k++)
-			sum += schema__u16(b + 32 + 2 * k);
-		if (sum == flen)
-			break;
-	}
-	memcpy(r->conv, b + 10, 22);
-	memcpy(r->conv + 22, &np, 4);
-	memcpy(r->conv + 26, b + 32, flen - 22);
-	flen += 4;
-	memcpy(r->conv + 16, &flen, 4);
-	cev->frame = (const struct ppm_evt_hdr *)r->conv;
-	cev->len = flen;
-	return 1;
-}
-
-/* The next event frame, or 0 at the end. */
-static int replay__next(struct replay *r, struct capture_event *cev)
-{
-	while (r->off + 12 <= r->len) {
-		uint8_t *b = r->data + r->off;
-		uint32_t type, blen;
-
-		memcpy(&type, b, 4);
-		memcpy(&blen, b + 4, 4);
-		if (blen < 12 || r->off + blen > r->len)
-			return 0;
-		r->off += blen;
-		if (type != r->evblock)
-			continue;
-		memcpy(&cev->cpu, b + 8, 2);
-		if (type == 0x204)
-			return replay__convert_old(r, b, blen, cev) ? 1 : replay__next(r, cev);
-		cev->frame = (const struct ppm_evt_hdr *)(b + 10);
-		cev->len = blen - 10;
-		return 1;
-	}
-	return 0;
-}
-
 static bool check_fd_row(const struct ievt *ev, const struct fd_row *row)
 {
 	const char *name = ev->fd && ev->fd->name ? ev->fd->name : "";
@@ -186,11 +102,13 @@ static bool check_fd_row(const struct ievt *ev, const struct fd_row *row)
 }
 
 /* Replays FILE; checks ROWS and returns the number of events, or -1. */
-static int64_t replay_file(const char *dir, const char *file, uint32_t evblock,
+static int64_t replay_file(const char *dir, const char *file,
 			   const struct fd_row *rows, size_t nrows, struct inspector **out)
 {
 	struct inspector_opts o = { .no_proc_scan = true, .no_proc_lookup = true };
-	struct replay r = { 0 };
+	struct capfile_error ferr = { { 0 } };
+	struct capture *cap;
+	struct inspector *in;
 	struct capture_event cev;
 	struct ievt ev;
 	char path[4096];
@@ -198,12 +116,14 @@ static int64_t replay_file(const char *dir, const char *file, uint32_t evblock,
 	int64_t n = 0;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	if (replay__open(&r, path) < 0)
+	cap = capture__open_file(path, &ferr);
+	if (!cap) {
+		fprintf(stderr, "%s: %s\n", path, ferr.msg);
 		return -1;
-	r.evblock = evblock;
-	r.in = inspector__new(&o);
-	while (replay__next(&r, &cev)) {
-		if (inspector__process(r.in, &cev, &ev) < 0)
+	}
+	in = inspector__new(&o);
+	while (capture__next(cap, &cev, 0) == 0) {
+		if (inspector__process(in, &cev, &ev) < 0)
 			continue;
 		n++;
 		if (next < nrows && ev.num == rows[next].num) {
@@ -214,11 +134,11 @@ static int64_t replay_file(const char *dir, const char *file, uint32_t evblock,
 			next++;
 		}
 		if (!strcmp(file, "curl_google.scap"))
-			check_curl(&ev, inspector__threads(r.in));
+			check_curl(&ev, inspector__threads(in));
 	}
 	CHECK_INT(next, nrows);
-	free(r.data);
-	*out = r.in;
+	capture__close(cap);
+	*out = in;
 	return n;
 }
 
@@ -239,14 +159,14 @@ int main(int argc, char **argv)
 		return 77;
 	}
 
-	n = replay_file(argv[1], "single_ipv6_conn.scap", 0x216, ipv6_rows,
+	n = replay_file(argv[1], "single_ipv6_conn.scap", ipv6_rows,
 			sizeof(ipv6_rows) / sizeof(ipv6_rows[0]), &in);
 	CHECK_INT(n, 1728);
 	inspector__counters(in, &c);
 	CHECK_INT(c.n_malformed, 0);
 	inspector__free(in);
 
-	n = replay_file(argv[1], "curl_google.scap", 0x204, curl_rows,
+	n = replay_file(argv[1], "curl_google.scap", curl_rows,
 			sizeof(curl_rows) / sizeof(curl_rows[0]), &in);
 	CHECK_INT(n, 1536);
 	CHECK_INT(curl_events, 1221);

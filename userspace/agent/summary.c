@@ -26,6 +26,10 @@ void summary__print(FILE *out, const struct capture_stats *st, const struct agen
 		" printed, %" PRIu64 " dropped, %" PRIu64 " malformed (capture mode: %s)\n",
 		st->total.n_evts, t->matched, t->printed, summary__dropped(&st->total),
 		t->malformed, st->mode ? st->mode : "?");
+	if (st->total.n_reordered)
+		fprintf(out, "agent: %" PRIu64 " events came out of timestamp order (their "
+			"producer was preempted longer than the order window)\n",
+			st->total.n_reordered);
 	line(out, "total", &st->total);
 	for (uint32_t c = 0; c < st->ncpus && c < CAPTURE_MAX_CPUS; c++) {
 		snprintf(name, sizeof(name), "cpu%u", c);

@@ -29,6 +29,7 @@ struct capture_cpu_stats {
 	 * sample fits, so it may lag behind drv_drops_buffer. */
 	uint64_t n_lost;
 	uint64_t n_corrupt;		/* records skipped as truncated/oversized/malformed */
+	uint64_t n_reordered;		/* handed out older than an event before them (total only) */
 	uint64_t drv_evts;		/* events the driver sent */
 	uint64_t drv_drops_buffer;	/* perf ring full */
 	uint64_t drv_drops_pf;		/* user memory unreadable */
@@ -65,8 +66,11 @@ struct capture_live_opts {
 	uint32_t own_tgid;	/* process never captured: 0 = this one, UINT32_MAX = none */
 	/* An event is handed out only once every other CPU's ring has been read
 	 * this long after the event's timestamp, so that no event of another CPU
-	 * still on its way can be older. 0 = default (2 ms), UINT32_MAX = no such
-	 * wait (events then come in order per CPU, and across CPUs as read). */
+	 * still on its way can be older. 0 = default (10 ms: a producer preempted
+	 * between timestamping and publishing can take a few scheduler slices; one
+	 * that takes longer makes a late event, counted in n_reordered), UINT32_MAX
+	 * = no such wait (events then come in order per CPU, and across CPUs as
+	 * read). */
 	uint32_t order_window_us;
 };
 

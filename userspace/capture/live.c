@@ -14,7 +14,10 @@
 #include "ringset.h"
 
 #define DEFAULT_RING_PAGES 2048	/* 8 MiB with 4 KiB pages */
-#define DEFAULT_ORDER_WINDOW_US 2000
+/* Long enough to cover a producer preempted for a few scheduler slices between
+ * taking its timestamp and publishing the event; the wait back-off reaches 30 ms
+ * anyway, so this adds little latency. */
+#define DEFAULT_ORDER_WINDOW_US 10000
 
 struct live {
 	struct driver *drv;

@@ -31,6 +31,8 @@ struct ringset {
 	int64_t boot_to_epoch;	/* default clock */
 	uint64_t backoff_min, backoff_max, backoff;
 	uint64_t harvest;	/* bytes found since the last wait */
+	uint64_t last_ts;	/* of the last event handed out */
+	uint64_t n_reordered;
 	bool last_wait_polled;	/* and it reported readiness */
 	bool has_mask;
 	sigset_t mask;
@@ -181,9 +183,17 @@ int ringset__next(struct ringset *s, struct capture_event *ev, int timeout_ms)
 	for (;;) {
 		m = pick(s, &block_ns);
 		if (m) {
-			ring__peek(m->ring, ev, NULL);
+			uint64_t ts;
+
+			ring__peek(m->ring, ev, &ts);
 			ev->cpu = m->cpu;
 			ring__consume(m->ring);
+			/* Order is kept by the window; a producer preempted for longer
+			 * still breaks it, and that must not pass unseen. */
+			if (ts < s->last_ts)
+				s->n_reordered++;
+			else
+				s->last_ts = ts;
 			return 0;
 		}
 		if (timeout_ms == 0)
@@ -232,6 +242,7 @@ int ringset__stats(const struct ringset *s, struct capture_stats *st)
 		st->total.n_bytes += c->n_bytes;
 		st->total.n_lost += c->n_lost;
 		st->total.n_corrupt += c->n_corrupt;
+		st->total.n_reordered = s->n_reordered;
 		if (s->m[i].cpu + 1u > st->ncpus)
 			st->ncpus = s->m[i].cpu + 1u;
 	}

@@ -74,4 +74,9 @@ kill "$gen" 2>/dev/null; wait "$gen" 2>/dev/null
 "$AGENT" -r "$TMP/q.scap" >"$TMP/qback" 2>/dev/null
 expect "-q -w prints nothing and writes the events" \
 	bash -c "[ $rc = 0 ] && [ ! -s '$TMP/qout' ] && [ \$(wc -l <'$TMP/qback') = 5 ]"
+# sysdig's buffer printing flags on a known buffer (curl reading an ELF header).
+q="evt.type=read and evt.dir=< and evt.rawres>0"
+expect "-x prints buffers in hex" bash -c "\"$AGENT\" -r '$FIXTURES/curl_google.scap' -x -p '%evt.buffer' '$q' -n 1 | grep -q '^7f454c46'"
+expect "-b prints buffers in base64" bash -c "\"$AGENT\" -r '$FIXTURES/curl_google.scap' -b -p '%evt.buffer' '$q' -n 1 | grep -q '^f0VMRg'"
+expect "buffers print as ASCII by default" bash -c "\"$AGENT\" -r '$FIXTURES/curl_google.scap' -p '%evt.buffer' '$q' -n 1 | grep -q '^\.ELF'"
 finish

@@ -73,7 +73,27 @@ expect "agent | head -1 prints one line" [ "$(wc -l <"$TMP/o4")" = 1 ]
 expect "agent | head -1 exits 0" [ "$(cat "$TMP/rc4")" = 0 ]
 expect "no driver program is left loaded after the pipe closed" no_progs_loaded
 
-# 5. -M stops after the given seconds; evt.type=open warns about openat.
+# 5. -s sets the snaplen of I/O buffers; --ring-size and --unbuffered are taken.
+big=$(head -c 3000 /dev/zero | tr '\0' 'x')
+start_agent "$TMP/o6" "$TMP/e6" -s 1000 --ring-size 1M --unbuffered -j \
+	-p '*%evt.type %evt.dir %proc.name %evt.rawarg.size %evt.buflen %evt.buffer' \
+	--filter "evt.type=write and evt.dir=< and proc.name=dd"
+echo "$big" | dd of=/dev/null bs=3001 count=1 status=none
+sleep 0.5
+python3 - "$TMP/o6" >"$TMP/check6" 2>&1 <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert len(lines) == 1, lines
+buf = lines[0]["evt.buffer"]
+assert buf.startswith("x" * 900), buf[:40]
+print("ok", len(buf))
+PY
+expect "-s 1000 captures 1000 bytes of a 3001-byte write (unbuffered, 1M rings)" grep -q '^ok' "$TMP/check6" || cat "$TMP/check6" "$TMP/e6"
+stop_agent
+"$AGENT" --ring-size 3M -n 1 >/dev/null 2>"$TMP/e7"; rc=$?
+expect "--ring-size must be a power of two" bash -c "[ $rc = 2 ] && grep -q 'power of two' '$TMP/e7'"
+
+# 6. -M stops after the given seconds; evt.type=open warns about openat.
 timeout 20 "$AGENT" -M 1 -q --filter 'evt.type=open' >/dev/null 2>"$TMP/e5"; rc=$?
 expect "-M 1 exits 0 by itself" [ $rc = 0 ]
 expect "evt.type=open warns that glibc uses openat" grep -q 'openat' "$TMP/e5"

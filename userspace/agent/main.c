@@ -191,6 +191,20 @@ static int agent__compile(struct agent *a)
 	return 0;
 }
 
+/* sysdig's buffer printing: cut at 80 characters unless -v, in one of the
+ * -A/-x/-X/-b forms. */
+static void agent__buffer_options(struct agent *a)
+{
+	if (a->o.verbose)
+		a->fctx.buf_limit = 0;
+	switch (a->o.buf_format) {
+	case 'A': a->fctx.buf_format = BUF_ASCII; break;
+	case 'x': a->fctx.buf_format = BUF_HEX; break;
+	case 'X': a->fctx.buf_format = BUF_HEXASCII; break;
+	case 'b': a->fctx.buf_format = BUF_BASE64; break;
+	}
+}
+
 /* -r: replay a capture file. Its tids are not this host's, so /proc is never read. */
 static int agent__start_file(struct agent *a)
 {
@@ -202,6 +216,7 @@ static int agent__start_file(struct agent *a)
 		return -errno;
 	}
 	field_ctx__init(&a->fctx, inspector__threads(a->in));
+	agent__buffer_options(a);
 	a->cap = capture__open_file(a->o.read_file, &a->ferr);
 	if (!a->cap) {
 		int err = -errno;
@@ -256,6 +271,7 @@ static int agent__start(struct agent *a)
 	/* Scan /proc before capturing so every thread the first events name is known. */
 	inspector__scan_proc(a->in);
 	field_ctx__init(&a->fctx, inspector__threads(a->in));
+	agent__buffer_options(a);
 	a->cap = capture__open_live(&lo);
 	if (!a->cap) {
 		err = -errno;

@@ -25,7 +25,12 @@ const char options_usage[] =
 "  -l, --list         list the fields filters and formats can use\n"
 "  -L, --list-events  list the events and their parameters\n"
 "  -q, --quiet        do not print events (summary only)\n"
-"  -v, --verbose      report capture mode and kernel filtering on stderr\n"
+"  -v, --verbose      print buffers in full (not cut at 80 characters), and\n"
+"                     report capture mode and kernel filtering on stderr\n"
+"  -A, --print-ascii  print buffers as ASCII, keeping newlines and tabs\n"
+"  -x, --print-hex    print buffers in hex\n"
+"  -X, --print-hex-ascii  print buffers in hex and ASCII\n"
+"  -b, --print-base64 print buffers in base64\n"
 "  --unbuffered       write every event as soon as it is formatted\n"
 "  --drop-failed      skip the exit events of failed system calls\n"
 "  -r, --read FILE    read events from a capture file (.scap, plain or gzip,\n"
@@ -57,6 +62,10 @@ static const struct option longopts[] = {
 	{ "list-events", no_argument, NULL, 'L' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
+	{ "print-ascii", no_argument, NULL, 'A' },
+	{ "print-hex", no_argument, NULL, 'x' },
+	{ "print-hex-ascii", no_argument, NULL, 'X' },
+	{ "print-base64", no_argument, NULL, 'b' },
 	{ "unbuffered", no_argument, NULL, OPT_UNBUF },
 	{ "drop-failed", no_argument, NULL, OPT_DROP_FAILED },
 	{ "read", required_argument, NULL, 'r' },
@@ -119,7 +128,7 @@ int options__parse(int argc, char **argv, struct agent_opts *o, char *err, size_
 	memset(o, 0, sizeof(*o));
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":jp:n:M:s:lLqvhr:w:z", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":jp:n:M:s:lLqvhr:w:zAxXb", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_FILTER:
 			o->filter = optarg;
@@ -158,6 +167,12 @@ int options__parse(int argc, char **argv, struct agent_opts *o, char *err, size_
 			break;
 		case 'v':
 			o->verbose = true;
+			break;
+		case 'A':
+		case 'x':
+		case 'X':
+		case 'b':
+			o->buf_format = (char)c;
 			break;
 		case OPT_UNBUF:
 			o->unbuffered = true;

@@ -18,7 +18,8 @@ struct agent_opts {
 	bool list_fields;	/* -l */
 	bool list_events;	/* -L */
 	bool quiet;		/* -q: no events on stdout */
-	bool verbose;		/* -v */
+	bool verbose;		/* -v: also prints buffers in full */
+	char buf_format;	/* 0, or 'A' 'x' 'X' 'b' as in sysdig */
 	bool unbuffered;	/* --unbuffered */
 	bool drop_failed;	/* --drop-failed */
 	const char *read_file;	/* -r: replay a capture file instead of capturing */

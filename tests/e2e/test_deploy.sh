@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The agent arguments in deploy/ (DaemonSet, systemd unit) parse and their filter
+# compiles: run the agent with exactly those arguments over a sysdig capture.
+source "$(dirname "$0")/lib.sh"
+DEPLOY=$(cd "$(dirname "$0")/../../deploy" && pwd)
+FIXTURE=$(dirname "$0")/../../../shared/fixtures/scap/curl_google.scap
+[ -r "$FIXTURE" ] || { echo "skip: no fixture at $FIXTURE"; exit 77; }
+
+# args: ["-j", "--filter", "..."] in the DaemonSet; ExecStart=... in the unit.
+python3 - "$DEPLOY" >"$TMP/args" <<'PY'
+import json, re, shlex, sys
+d = sys.argv[1]
+ds = open(d + "/daemonset.yaml").read()
+m = re.search(r'^\s*args:\s*(\[.*\])\s*$', ds, re.M)
+print("\x1f".join(json.loads(m.group(1))))
+unit = open(d + "/agent.service").read()
+m = re.search(r'^ExecStart=(\S+)\s+(.*)$', unit, re.M)
+print("\x1f".join(shlex.split(m.group(2))))
+PY
+expect "deploy files carry agent arguments" [ "$(wc -l <"$TMP/args")" = 2 ]
+n=0
+while IFS= read -r line; do
+	n=$((n + 1))
+	IFS=$'\x1f' read -r -a args <<<"$line"	# one argument per field
+	"$AGENT" -r "$FIXTURE" "${args[@]}" >"$TMP/out$n" 2>"$TMP/err$n"; rc=$?
+	expect "deploy arguments #$n run: ${args[*]}" [ $rc = 0 ]
+	expect "deploy arguments #$n select events" [ -s "$TMP/out$n" ]
+done <"$TMP/args"
+finish

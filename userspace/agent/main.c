@@ -1,5 +1,6 @@
 /* agent: capture system calls with eBPF, filter them, print text or JSON lines. */
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,6 +210,7 @@ static void agent__buffer_options(struct agent *a)
 static int agent__start_file(struct agent *a)
 {
 	struct inspector_opts io = { .no_proc_scan = true, .no_proc_lookup = true };
+	struct capfile_import imp;
 
 	a->in = inspector__new(&io);
 	if (!a->in) {
@@ -217,7 +219,7 @@ static int agent__start_file(struct agent *a)
 	}
 	field_ctx__init(&a->fctx, inspector__threads(a->in));
 	agent__buffer_options(a);
-	a->cap = capture__open_file(a->o.read_file, &a->ferr);
+	a->cap = capture__open_file_state(a->o.read_file, &a->ferr, a->in, &imp);
 	if (!a->cap) {
 		int err = -errno;
 
@@ -225,8 +227,9 @@ static int agent__start_file(struct agent *a)
 		return err;
 	}
 	if (a->o.verbose)
-		fprintf(stderr, "agent: reading %s (its process and fd lists are not read: "
-			"processes are named from the events)\n", a->o.read_file);
+		fprintf(stderr, "agent: reading %s: %" PRIu64 " threads and %" PRIu64 " fds "
+			"from its lists (%" PRIu64 " malformed list blocks skipped)\n",
+			a->o.read_file, imp.n_threads, imp.n_fds, imp.n_bad_lists);
 	return 0;
 }
 

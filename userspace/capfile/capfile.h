@@ -22,6 +22,25 @@ struct capfile_error {
  * file's process and fd list blocks are skipped. */
 struct capture *capture__open_file(const char *path, struct capfile_error *err);
 
+struct inspector;
+
+/* What capture__open_file_state imported from the file's list blocks. */
+struct capfile_import {
+	uint64_t n_threads;	/* threads added */
+	uint64_t n_fds;		/* fds added */
+	uint64_t n_dup_threads;	/* listed twice or already known: first kept */
+	uint64_t n_fds_skipped;	/* fd types this reader does not know (V2 lists) */
+	uint64_t n_bad_lists;	/* malformed list blocks (also in n_corrupt) */
+};
+
+/* As capture__open_file, and the process and fd list blocks that precede the
+ * first event are imported into IN (when not NULL) before it returns, so the
+ * threads that existed before the capture are known from the first event on.
+ * A malformed list block is counted (n_corrupt, IMP->n_bad_lists) and skipped.
+ * IMP may be NULL. List blocks after the first event are skipped. */
+struct capture *capture__open_file_state(const char *path, struct capfile_error *err,
+					 struct inspector *in, struct capfile_import *imp);
+
 struct capfile_writer;
 
 /* Creates PATH and writes the section header; GZIP compresses the file. NULL and

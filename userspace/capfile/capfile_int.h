@@ -7,6 +7,24 @@
 #define CAPFILE_BLOCK_EV_V2	0x216u	/* u16 cpu + frame */
 #define CAPFILE_BLOCK_EVF_V2	0x217u	/* u16 cpu + u32 flags + frame */
 
+/* Process list versions: each adds fields (lists.c says which). */
+#define CAPFILE_BLOCK_PL_V1	0x202u
+#define CAPFILE_BLOCK_PL_V1_INT	0x8000ABCDu
+#define CAPFILE_BLOCK_PL_V2	0x207u
+#define CAPFILE_BLOCK_PL_V2_INT	0x8013ABCDu
+#define CAPFILE_BLOCK_PL_V3	0x209u
+#define CAPFILE_BLOCK_PL_V3_INT	0x8014ABCDu
+#define CAPFILE_BLOCK_PL_V4	0x210u
+#define CAPFILE_BLOCK_PL_V5	0x211u
+#define CAPFILE_BLOCK_PL_V6	0x212u
+#define CAPFILE_BLOCK_PL_V7	0x213u
+#define CAPFILE_BLOCK_PL_V8	0x214u
+#define CAPFILE_BLOCK_PL_V9	0x215u	/* entries start with their length */
+/* Fd lists: u64 tid, then entries (V2: each starts with its length). */
+#define CAPFILE_BLOCK_FDL	0x203u
+#define CAPFILE_BLOCK_FDL_INT	0x8001ABCDu
+#define CAPFILE_BLOCK_FDL_V2	0x218u
+
 #define CAPFILE_MAGIC		0x1A2B3C4Du
 #define CAPFILE_MAJOR		1
 #define CAPFILE_MINOR		2
@@ -17,5 +35,20 @@
 #define CAPFILE_BLOCK_OVERHEAD	12
 /* The old frame header: ts, tid, len, type (no nparams). */
 #define CAPFILE_OLD_HDR_LEN	22
+
+/* Largest list block imported; longer ones are counted and skipped. */
+#define CAPFILE_LIST_MAX	(64u << 20)
+
+#include "capfile.h"
+#include "inspect.h"
+
+/* lists.c: import the body (between block header and trailer) of a process or
+ * fd list block into IN. 0, -ENOMEM, or -EINVAL for a malformed block (entries
+ * before the bad one stay imported). */
+bool capfile_lists__is_proclist(uint32_t type);
+int capfile_lists__proclist(struct inspector *in, uint32_t type, const uint8_t *body,
+			    size_t len, struct capfile_import *imp);
+int capfile_lists__fdlist(struct inspector *in, uint32_t type, const uint8_t *body,
+			  size_t len, struct capfile_import *imp);
 
 #endif

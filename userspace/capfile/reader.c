@@ -26,6 +26,14 @@ struct reader {
 	uint32_t ncpus;
 	struct capture_cpu_stats total;
 	struct capture_cpu_stats cpu[CAPTURE_MAX_CPUS];
+	/* State import: list blocks before the first event go into IN. */
+	struct inspector *in;
+	struct capfile_import imp;
+	bool seen_event;
+	/* The first event, read ahead at open so the lists are in first. */
+	bool has_pending;
+	int pending_rc;
+	struct capture_event pending;
 	uint8_t block[EVBLOCK_MAX];
 	/* An old-format frame converted to the current header (4 bytes longer). */
 	uint8_t conv[PPM_MAX_EVENT_SIZE + 8];
@@ -164,6 +172,52 @@ static bool is_event_block(uint32_t type)
 	       type == CAPFILE_BLOCK_EVF_V2;
 }
 
+static bool is_fdlist(uint32_t type)
+{
+	return type == CAPFILE_BLOCK_FDL || type == CAPFILE_BLOCK_FDL_V2 ||
+	       type == CAPFILE_BLOCK_FDL_INT;
+}
+
+/* A process or fd list block of BLEN bytes whose header was read: imported into
+ * r->in, or counted and skipped when malformed. */
+static int reader__list(struct reader *r, uint32_t type, uint32_t blen, uint64_t at)
+{
+	uint32_t n = blen - CAPFILE_BLOCK_HDR, trailer;
+	uint8_t *body;
+	int err;
+
+	if (blen - CAPFILE_BLOCK_OVERHEAD > CAPFILE_LIST_MAX) {
+		reader__count_corrupt(r, -1);
+		r->imp.n_bad_lists++;
+		return reader__skip(r, n, at, type, blen);
+	}
+	body = malloc(n);
+	if (!body)
+		return reader__fail(r, "out of memory reading the list block at offset %" PRIu64, at);
+	if (reader__read(r, body, n) != n) {
+		free(body);
+		return reader__fail(r, "block at offset %" PRIu64 " (type 0x%x, length %u) "
+				    "runs past the end of the file (%s)", at, type, blen,
+				    reader__gzmsg(r));
+	}
+	memcpy(&trailer, body + n - 4, 4);
+	if (trailer != blen)
+		err = -EINVAL;
+	else if (is_fdlist(type))
+		err = capfile_lists__fdlist(r->in, type, body, n - 4, &r->imp);
+	else
+		err = capfile_lists__proclist(r->in, type, body, n - 4, &r->imp);
+	free(body);
+	if (err == -ENOMEM)
+		return reader__fail(r, "out of memory importing the list block at offset %"
+				    PRIu64, at);
+	if (err) {
+		reader__count_corrupt(r, -1);
+		r->imp.n_bad_lists++;
+	}
+	return 0;
+}
+
 static int reader__next(void *e, struct capture_event *ev, int timeout_ms)
 {
 	struct reader *r = e;
@@ -173,6 +227,12 @@ static int reader__next(void *e, struct capture_event *ev, int timeout_ms)
 	int err, cpu;
 
 	(void)timeout_ms;	/* a file never makes anyone wait */
+	if (r->has_pending) {
+		r->has_pending = false;
+		if (!r->pending_rc)
+			*ev = r->pending;
+		return r->pending_rc;
+	}
 	while (!r->done) {
 		at = r->off;
 		got = reader__read(r, hdr, sizeof(hdr));
@@ -190,6 +250,14 @@ static int reader__next(void *e, struct capture_event *ev, int timeout_ms)
 					    "%u, below 12: the blocks after it cannot be found",
 					    at, type, blen);
 		r->off += blen;
+		if (is_event_block(type))
+			r->seen_event = true;
+		else if (r->in && !r->seen_event &&
+			 (capfile_lists__is_proclist(type) || is_fdlist(type))) {
+			if ((err = reader__list(r, type, blen, at)))
+				return err;
+			continue;
+		}
 		if (!is_event_block(type) || blen > EVBLOCK_MAX) {
 			/* Process/fd/user lists and blocks of newer writers are skipped. */
 			if (is_event_block(type))
@@ -288,6 +356,12 @@ static int reader__header(struct reader *r, const char *path)
 
 struct capture *capture__open_file(const char *path, struct capfile_error *err)
 {
+	return capture__open_file_state(path, err, NULL, NULL);
+}
+
+struct capture *capture__open_file_state(const char *path, struct capfile_error *err,
+					 struct inspector *in, struct capfile_import *imp)
+{
 	struct reader *r = calloc(1, sizeof(*r));
 	struct capture *c;
 	int e;
@@ -308,6 +382,14 @@ struct capture *capture__open_file(const char *path, struct capfile_error *err)
 	gzbuffer(r->g, 1 << 17);
 	if ((e = -reader__header(r, path)))
 		goto fail;
+	r->in = in;
+	if (in) {
+		/* Read up to the first event: every list before it is imported now. */
+		r->pending_rc = reader__next(r, &r->pending, 0);
+		r->has_pending = true;
+	}
+	if (imp)
+		*imp = r->imp;
 	c = capture__open_engine(&file_ops, r);
 	if (c)
 		return c;

@@ -33,6 +33,17 @@ expect "the summary says capture mode file" grep -q 'capture mode: file' "$TMP/j
 "$reader" -r "$FIXTURES/single_ipv6_conn.scap" -p '%evt.num %fd.name' 'evt.type=connect and evt.dir=<' \
 	>"$TMP/c" 2>/dev/null
 expect "-r with a filter and -p" grep -q '^1154 2001:db8::4:54405->2001:db8::3:1234$' "$TMP/c"
+# The file's process and fd lists name what existed before the capture. sysdig -r:
+# 211 ... < execve ... ptid=3200(bash) ...; 1018 ... < clone res=17498(curl) ... ptid=3200(bash)
+"$reader" -r "$FIXTURES/curl_google.scap" >"$TMP/plain" 2>/dev/null
+expect "-r: the parent from the process list is named (event 211)" \
+	grep -q '^211 17:35:48.514632619 0 curl (17497) < execve res=0 exe=curl .* ptid=3200(bash) cwd=/home/ubuntu ' "$TMP/plain"
+expect "-r: the parent is named on the clone events too" \
+	bash -c "[ \$(grep -c 'ptid=3200(bash)' '$TMP/plain') = 3 ] && ! grep -q 'ptid=3200(<NA>)' '$TMP/plain'"
+"$reader" -r "$FIXTURES/curl_google.scap" -n 1 -p '%proc.pname %proc.ppid' >"$TMP/pn" 2>/dev/null
+expect "-r: proc.pname from the process list" grep -qx 'bash 3200' "$TMP/pn"
+"$AGENT" -v -r "$FIXTURES/curl_google.scap" -q 2>"$TMP/ve"
+expect "-v -r says what the lists held" grep -q '54 threads and 316 fds from its lists' "$TMP/ve"
 "$AGENT" -r "$TMP/missing.scap" >/dev/null 2>"$TMP/me"; rc=$?
 expect "-r of a missing file: one line naming it" \
 	bash -c "[ $rc = 1 ] && [ \$(wc -l <'$TMP/me') = 1 ] && grep -q 'cannot open .*missing.scap' '$TMP/me'"

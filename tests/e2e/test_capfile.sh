@@ -90,4 +90,17 @@ q="evt.type=read and evt.dir=< and evt.rawres>0"
 expect "-x prints buffers in hex" bash -c "\"$AGENT\" -r '$FIXTURES/curl_google.scap' -x -p '%evt.buffer' '$q' -n 1 | grep -q '^7f454c46'"
 expect "-b prints buffers in base64" bash -c "\"$AGENT\" -r '$FIXTURES/curl_google.scap' -b -p '%evt.buffer' '$q' -n 1 | grep -q '^f0VMRg'"
 expect "buffers print as ASCII by default" bash -c "\"$AGENT\" -r '$FIXTURES/curl_google.scap' -p '%evt.buffer' '$q' -n 1 | grep -q '^\.ELF'"
+# The whole replay, text and JSON, is byte for byte what sysdig 0.29.3 prints for
+# these files (SHA-256 of `sysdig -r FILE [-j]`, recorded with the Debian sysdig;
+# to investigate a mismatch: diff <(agent -r F) <(sysdig -r F)).
+while read -r file mode sum; do
+	[ "$mode" = - ] && mode=
+	got=$("$AGENT" -r "$FIXTURES/$file" $mode 2>/dev/null | sha256sum | cut -d' ' -f1)
+	expect "agent -r $file $mode prints exactly what sysdig -r prints" [ "$got" = "$sum" ]
+done <<'SUMS'
+curl_google.scap - ca548404d94e1f9d4402e1c6412457e54fbe66d417d39dd1fc6a06ce8aebde31
+curl_google.scap -j 256c9560aecd735e9c1b0a8f615872c018302fcf93e56339d56ae36f386b8ac0
+single_ipv6_conn.scap - abdd4f3a5cf2c91bc6a95ffcf372fd723d62d9e9be6c59803d013a795e352d9a
+single_ipv6_conn.scap -j 10b2371f5e103c2183653d4b9c757b762f57cf5694def8a8022809daa2e04b13
+SUMS
 finish

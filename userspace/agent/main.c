@@ -192,11 +192,11 @@ static int agent__compile(struct agent *a)
 	return 0;
 }
 
-/* sysdig's buffer printing: cut at 80 characters unless -v, in one of the
- * -A/-x/-X/-b forms. */
+/* sysdig's buffer printing: cut at 80 characters unless -v or JSON output, in
+ * one of the -A/-x/-X/-b forms. */
 static void agent__buffer_options(struct agent *a)
 {
-	if (a->o.verbose)
+	if (a->o.verbose || a->o.json)
 		a->fctx.buf_limit = 0;
 	switch (a->o.buf_format) {
 	case 'A': a->fctx.buf_format = BUF_ASCII; break;

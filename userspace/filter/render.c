@@ -576,12 +576,10 @@ static void render_value(const struct ievt *ev, const struct ppm_param_info *pi,
 		sbuf__i64(o, v);
 		res_begin(o, &m);
 		ti = thread__by_tid(ev, ctx, v);
-		if (ti) {
-			size_t len;
-			const char *c = thread__comm(ti, &len);
-
-			text__append_clean(o, c, len);
-		}
+		/* A thread known only by number (no name yet) prints as the bare
+		 * number, as sysdig does: "next=7", not "next=7(<NA>)". */
+		if (ti)
+			text__append_clean(o, ti->comm, strnlen(ti->comm, sizeof(ti->comm)));
 		res_end(o, &m, mode);
 		return;
 	}

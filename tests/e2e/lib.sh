@@ -9,6 +9,7 @@ trap 'cleanup_e2e' EXIT
 
 cleanup_e2e() {
 	[ -n "${AGENT_PID:-}" ] && kill -9 "$AGENT_PID" 2>/dev/null
+	[ -n "${busy:-}" ] && kill "$busy" 2>/dev/null
 	rm -rf "$TMP"
 }
 

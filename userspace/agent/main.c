@@ -1,6 +1,7 @@
 /* agent: capture system calls with eBPF, filter them, print text or JSON lines. */
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,6 +96,7 @@ struct agent {
 	struct sbuf out;
 	struct agent_tally tally;
 	bool pipe_closed;
+	unsigned int since_check;	/* events since agent__idle last ran */
 	struct capfile_writer *writer;	/* -w */
 	struct capfile_error ferr;	/* -r: why the file could not be read on */
 	bool reported;			/* the error was already told to the user */
@@ -123,9 +125,25 @@ static int agent__emit(struct agent *a, const struct ievt *ev)
 	return 0;
 }
 
+/* Nothing came for WAIT_MS: hand what is buffered to the reader (a collector on a
+ * narrow filter should not wait for 4 KiB of lines), and notice a reader that went
+ * away, which a write would only tell at the next matching event. */
+static void agent__idle(struct agent *a)
+{
+	struct pollfd p = { .fd = STDOUT_FILENO };
+
+	if (a->o.quiet)
+		return;
+	if (fflush(stdout) && errno == EPIPE)
+		a->pipe_closed = true;
+	if (poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)))
+		a->pipe_closed = true;
+}
+
 static int agent__run(struct agent *a, const sigset_t *wait_mask)
 {
 	uint64_t deadline = a->o.max_seconds ? monotonic_ms() + a->o.max_seconds * 1000 : 0;
+	uint64_t next_check = monotonic_ms() + WAIT_MS;
 	struct capture_event cev;
 	struct ievt ev;
 	int err;
@@ -135,7 +153,15 @@ static int agent__run(struct agent *a, const sigset_t *wait_mask)
 		if (deadline && monotonic_ms() >= deadline)
 			break;
 		err = capture__next(a->cap, &cev, WAIT_MS);
-		if (err == -EAGAIN || err == -EINTR)
+		/* Also on a busy system: events that never match keep it from idling. */
+		if (err == -EAGAIN || (++a->since_check >= 256 && monotonic_ms() >= next_check)) {
+			agent__idle(a);
+			a->since_check = 0;
+			next_check = monotonic_ms() + WAIT_MS;
+		}
+		if (err == -EAGAIN)
+			continue;
+		if (err == -EINTR)
 			continue;
 		if (err == -ENODATA)
 			break;

@@ -88,6 +88,22 @@ size_t fd_table__count(const struct fd_table *t)
 	return t ? t->map.n : 0;
 }
 
+int fd_table__for_each(struct fd_table *t, int (*fn)(struct fd_info *fi, void *ctx),
+		       void *ctx)
+{
+	struct hnode *n, *nx;
+	uint32_t i;
+	int rc;
+
+	if (!t)
+		return 0;
+	hmap__for_each(&t->map, i, n, nx) {
+		if ((rc = fn(&container_of(n, struct fd_entry, node)->fi, ctx)))
+			return rc;
+	}
+	return 0;
+}
+
 struct fd_info *fd_table__add(struct fd_table *t, int64_t fd)
 {
 	struct fd_info *fi = fd_table__find(t, fd);

@@ -73,6 +73,13 @@ void inspector__counters(const struct inspector *in, struct inspector_counters *
 
 struct thread_table *inspector__threads(struct inspector *in);
 
+/* Calls FN on every thread: first the main threads (tid == pid), then the others,
+ * so a reader that gives a thread its main thread's fd table finds that one
+ * first. A non-zero return stops the walk and is returned. FN must not add or
+ * remove threads. */
+int inspector__for_each_thread(struct inspector *in,
+			       int (*fn)(struct thread_info *ti, void *ctx), void *ctx);
+
 /* Adds a thread by hand (capture-file process lists, tests): pid, its own fd
  * table or, when PID's main thread is known, that one's. The caller fills the
  * rest; its strings must be malloc()ed (the table frees them). NULL with errno

@@ -95,6 +95,26 @@ struct thread_table *inspector__threads(struct inspector *in)
 	return in->threads;
 }
 
+int inspector__for_each_thread(struct inspector *in,
+			       int (*fn)(struct thread_info *ti, void *ctx), void *ctx)
+{
+	struct hnode *n, *nx;
+	uint32_t i;
+	int pass, rc;
+
+	for (pass = 0; pass < 2; pass++) {
+		hmap__for_each(&in->threads->map, i, n, nx) {
+			struct thread_info *ti = &container_of(n, struct thread_entry, node)->ti;
+
+			if ((ti->tid == ti->pid) != (pass == 0))
+				continue;
+			if ((rc = fn(ti, ctx)))
+				return rc;
+		}
+	}
+	return 0;
+}
+
 /* ---- threads: creation, lazy /proc lookup, purge ---- */
 
 void inspector__purge(struct inspector *in, uint64_t older_than_ts)

@@ -59,6 +59,10 @@ struct fd_table;
 
 struct fd_info *fd_table__find(struct fd_table *t, int64_t fd);
 size_t fd_table__count(const struct fd_table *t);
+/* Calls FN on every fd of T (in no set order); a non-zero return stops the walk
+ * and is returned. FN must not add or remove fds. */
+int fd_table__for_each(struct fd_table *t, int (*fn)(struct fd_info *fi, void *ctx),
+		       void *ctx);
 
 struct thread_info {
 	int64_t tid, pid, ptid;

@@ -49,6 +49,19 @@ struct capfile_writer *capfile_writer__open(const char *path, bool gzip);
 /* Appends FRAME (its len bytes) as an EV v2 block of CPU. 0 or -errno. */
 int capfile_writer__write(struct capfile_writer *w, uint16_t cpu,
 			  const struct ppm_evt_hdr *frame);
+/* What capfile_writer__state wrote. */
+struct capfile_state_counts {
+	uint64_t n_threads;	/* process list entries */
+	uint64_t n_fds;		/* fd list entries */
+	uint64_t n_blocks;
+};
+
+/* Writes IN's threads and fds as a process list and one fd list per process,
+ * as sysdig starts a capture, so that a reader knows the processes and fds that
+ * existed before the first event. Call it before the first event. Strings are cut
+ * to what sysdig's reader accepts. 0 or -errno; N may be NULL. */
+int capfile_writer__state(struct capfile_writer *w, struct inspector *in,
+			  struct capfile_state_counts *n);
 /* Events written so far. */
 uint64_t capfile_writer__count(const struct capfile_writer *w);
 /* Flushes and closes; 0, or -errno if any write or the flush failed. Accepts NULL. */

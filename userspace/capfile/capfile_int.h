@@ -51,4 +51,9 @@ int capfile_lists__proclist(struct inspector *in, uint32_t type, const uint8_t *
 int capfile_lists__fdlist(struct inspector *in, uint32_t type, const uint8_t *body,
 			  size_t len, struct capfile_import *imp);
 
+/* writer.c: one block of TYPE around BODY (padded, with the trailing length). */
+struct capfile_writer;
+int capfile_writer__block(struct capfile_writer *w, uint32_t type, const void *body,
+			  size_t len);
+
 #endif

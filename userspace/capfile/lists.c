@@ -129,7 +129,7 @@ bool capfile_lists__is_proclist(uint32_t type)
 struct pl_entry {
 	uint64_t tid, pid, ptid, sid, vpgid;
 	int64_t vtid, vpid;
-	uint32_t uid, gid, loginuid;
+	uint32_t uid, gid, loginuid, tty;
 	const uint8_t *comm, *exe, *exepath, *args, *cwd, *cgroups;
 	uint16_t comm_len, exe_len, exepath_len, args_len, cwd_len, cgroups_len;
 };
@@ -166,10 +166,13 @@ static int pl__parse(struct cursor *c, const struct pl_layout *l, struct pl_entr
 		return -EINVAL;
 	if (!l->entry_len)
 		return 0;
-	/* V9 entries grew at their end: loginuid alone, or (later writers)
-	 * pidns_init_start_ts u64 and tty u32 before it. */
-	if (c->end - c->p >= 8 + 4 + 4)
-		cur__take(c, NULL, 8 + 4);
+	/* V9 entries grew at their end: up to 29 bytes (loginuid, exe_writable and
+	 * three capability sets) from writers before libs 0.10; those after it put
+	 * pidns_init_start_ts u64 and tty u32 first, so their tail is longer. */
+	if (c->end - c->p > 29) {
+		cur__take(c, NULL, 8);
+		cur__u32(c, &e->tty);
+	}
 	if (c->end - c->p >= 4)
 		cur__u32(c, &e->loginuid);
 	return 0;
@@ -199,6 +202,7 @@ static int pl__import(struct inspector *in, const struct pl_entry *e,
 	ti->uid = e->uid;
 	ti->gid = e->gid;
 	ti->loginuid = e->loginuid;
+	ti->tty = e->tty;
 	n = strnlen((const char *)e->comm, e->comm_len);
 	if (n >= sizeof(ti->comm))
 		n = sizeof(ti->comm) - 1;
@@ -393,6 +397,9 @@ static int fd__entry(struct inspector *in, struct thread_info *ti, struct cursor
 		if ((err = fd__set_name(&tmp, (const char *)name,
 					strnlen((const char *)name, name_len))))
 			goto cleanup;
+		/* a memfd, as writers without the memfd type list it (and /proc shows it) */
+		if (!strncmp(tmp.name, "/memfd:", 7))
+			tmp.type = FDT_MEMFD;
 		break;
 	case SFD_FILE: case SFD_DIRECTORY: case SFD_FIFO: case SFD_EVENT: case SFD_UNSUPPORTED:
 	case SFD_SIGNALFD: case SFD_EVENTPOLL: case SFD_INOTIFY: case SFD_TIMERFD:

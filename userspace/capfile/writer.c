@@ -99,6 +99,24 @@ int capfile_writer__write(struct capfile_writer *w, uint16_t cpu,
 	return 0;
 }
 
+int capfile_writer__block(struct capfile_writer *w, uint32_t type, const void *body,
+			  size_t len)
+{
+	static const uint8_t zeros[4];
+	uint32_t pad = (4 - len % 4) % 4, hdr[2];
+	uint64_t total = CAPFILE_BLOCK_OVERHEAD + (uint64_t)len + pad;
+	int err;
+
+	if (total > UINT32_MAX)
+		return -E2BIG;
+	hdr[0] = type;
+	hdr[1] = (uint32_t)total;
+	if ((err = writer__put(w, hdr, sizeof(hdr))) || (err = writer__put(w, body, len)) ||
+	    (err = writer__put(w, zeros, pad)) || (err = writer__put(w, &hdr[1], 4)))
+		return err;
+	return 0;
+}
+
 uint64_t capfile_writer__count(const struct capfile_writer *w)
 {
 	return w->count;

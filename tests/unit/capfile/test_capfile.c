@@ -13,6 +13,7 @@
 
 #include "capfile.h"
 #include "check.h"
+#include "bytes.h"
 #include "frame_builder.h"
 
 static char tmpdir[] = "/tmp/test_capfile.XXXXXX";
@@ -117,35 +118,6 @@ static void test_fixtures(const char *dir)
 }
 
 /* ---- synthetic files ---- */
-
-struct bytes {
-	uint8_t *p;
-	size_t len;
-};
-
-static void put(struct bytes *b, const void *v, size_t n)
-{
-	b->p = realloc(b->p, b->len + n);
-	memcpy(b->p + b->len, v, n);
-	b->len += n;
-}
-
-static void put_u32(struct bytes *b, uint32_t v) { put(b, &v, 4); }
-
-static void put_shb(struct bytes *b, uint32_t magic, uint32_t extra)
-{
-	uint16_t ver[2] = { 1, 2 };
-	uint64_t sl = UINT64_MAX;
-	uint8_t zero[64] = { 0 };
-
-	put_u32(b, 0x0A0D0D0A);
-	put_u32(b, 28 + extra);
-	put_u32(b, magic);
-	put(b, ver, 4);
-	put(b, &sl, 8);
-	put(b, zero, extra);	/* options, as newer writers add */
-	put_u32(b, 28 + extra);
-}
 
 /* An EV v2 (or EVF v2 with FLAGS) block around FRAME; LEN_FIX alters the block
  * length field only. */

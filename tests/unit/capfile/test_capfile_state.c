@@ -12,6 +12,7 @@
 
 #include "capfile.h"
 #include "check.h"
+#include "bytes.h"
 #include "frame_builder.h"
 #include "inspect.h"
 
@@ -192,50 +193,6 @@ static void test_single_ipv6(const char *dir)
 
 /* ---- synthetic list blocks ---- */
 
-struct bytes {
-	uint8_t *p;
-	size_t len;
-};
-
-static void put(struct bytes *b, const void *v, size_t n)
-{
-	b->p = realloc(b->p, b->len + n);
-	memcpy(b->p + b->len, v, n);
-	b->len += n;
-}
-
-static void put_u8(struct bytes *b, uint8_t v) { put(b, &v, 1); }
-static void put_u16(struct bytes *b, uint16_t v) { put(b, &v, 2); }
-static void put_u32(struct bytes *b, uint32_t v) { put(b, &v, 4); }
-static void put_u64(struct bytes *b, uint64_t v) { put(b, &v, 8); }
-static void put_str(struct bytes *b, const char *s) { put_u16(b, (uint16_t)strlen(s)); put(b, s, strlen(s)); }
-
-static void put_shb(struct bytes *b)
-{
-	uint16_t ver[2] = { 1, 2 };
-
-	put_u32(b, 0x0A0D0D0A);
-	put_u32(b, 28);
-	put_u32(b, 0x1A2B3C4D);
-	put(b, ver, 4);
-	put_u64(b, UINT64_MAX);
-	put_u32(b, 28);
-}
-
-/* A block of TYPE around BODY, padded; LEN_FIX alters the header length only,
- * TRAILER_FIX the trailer only. */
-static void put_block(struct bytes *b, uint32_t type, const struct bytes *body,
-		      int32_t len_fix, int32_t trailer_fix)
-{
-	uint32_t pad = (4 - body->len % 4) % 4, blen = 12 + (uint32_t)body->len + pad;
-
-	put_u32(b, type);
-	put_u32(b, blen + (uint32_t)len_fix);
-	put(b, body->p, body->len);
-	put(b, "\0\0\0", pad);
-	put_u32(b, blen + (uint32_t)trailer_fix);
-}
-
 /* The fields of a process list entry after the ids, for V5 (0x211) or, with
  * V9, V9 (0x215: sid, vpgid, exepath, and loginuid at the end). */
 static void put_proc_fields(struct bytes *e, uint64_t tid, uint64_t pid, const char *comm,
@@ -363,7 +320,7 @@ static void test_corrupt_lists(void)
 
 	/* Good V9 list, good fd list: the reference. */
 	in = new_inspector();
-	put_shb(&b);
+	put_shb(&b, 0x1A2B3C4D, 0);
 	put_v9_entry(&body, 100, "good", 0);
 	put_v9_entry(&body, 101, "other", 0);
 	put_block(&b, 0x215, &body, 0, 0);
@@ -389,7 +346,7 @@ static void test_corrupt_lists(void)
 	 * entry before it kept, the fd list still read, the event still out. */
 	in = new_inspector();
 	b.len = body.len = 0;
-	put_shb(&b);
+	put_shb(&b, 0x1A2B3C4D, 0);
 	put_v9_entry(&body, 100, "good", 0);
 	put_v9_entry(&body, 101, "past", 64);
 	put_block(&b, 0x215, &body, 0, 0);
@@ -409,7 +366,7 @@ static void test_corrupt_lists(void)
 	/* An entry whose length is too short for its fields (truncated entry). */
 	in = new_inspector();
 	b.len = body.len = 0;
-	put_shb(&b);
+	put_shb(&b, 0x1A2B3C4D, 0);
 	put_v9_entry(&body, 100, "short", -20);
 	put_block(&b, 0x215, &body, 0, 0);
 	put_close_event(&b);
@@ -422,7 +379,7 @@ static void test_corrupt_lists(void)
 	/* A V5 list (no entry lengths) cut inside its second entry. */
 	in = new_inspector();
 	b.len = body.len = 0;
-	put_shb(&b);
+	put_shb(&b, 0x1A2B3C4D, 0);
 	put_proc_fields(&body, 200, 200, "v5", false);
 	put_proc_fields(&body, 201, 201, "cut", false);
 	body.len -= 30;
@@ -439,7 +396,7 @@ static void test_corrupt_lists(void)
 	/* Trailer disagreeing with the header: counted, skipped by length. */
 	in = new_inspector();
 	b.len = body.len = 0;
-	put_shb(&b);
+	put_shb(&b, 0x1A2B3C4D, 0);
 	put_v9_entry(&body, 100, "good", 0);
 	put_block(&b, 0x215, &body, 0, 4);
 	put_close_event(&b);
@@ -452,7 +409,7 @@ static void test_corrupt_lists(void)
 	/* Fd list of an unknown tid, and one whose entry runs past the block. */
 	in = new_inspector();
 	b.len = body.len = fdl.len = 0;
-	put_shb(&b);
+	put_shb(&b, 0x1A2B3C4D, 0);
 	put_v9_entry(&body, 100, "good", 0);
 	put_block(&b, 0x215, &body, 0, 0);
 	put_u64(&fdl, 999);
@@ -478,7 +435,7 @@ static void test_corrupt_lists(void)
 	 * with -EINVAL at the first next, as for any block. */
 	in = new_inspector();
 	b.len = body.len = 0;
-	put_shb(&b);
+	put_shb(&b, 0x1A2B3C4D, 0);
 	put_v9_entry(&body, 100, "good", 0);
 	put_block(&b, 0x215, &body, 4096, 0);
 	run_state(&b, in, &o);
@@ -489,7 +446,7 @@ static void test_corrupt_lists(void)
 
 	/* Without an inspector the lists are skipped, not counted. */
 	b.len = body.len = 0;
-	put_shb(&b);
+	put_shb(&b, 0x1A2B3C4D, 0);
 	put_v9_entry(&body, 100, "past", 64);
 	put_block(&b, 0x215, &body, 0, 0);
 	put_close_event(&b);

@@ -3,8 +3,9 @@
 # Idempotent; needs root (apt-get).
 set -euo pipefail
 
+# sysdig: only its capture-file reader, which the tests check our files against.
 pkgs=(meson ninja-build pkg-config python3 gcc clang llvm bpftool
-      libbpf-dev libelf-dev zlib1g-dev valgrind)
+      libbpf-dev libelf-dev zlib1g-dev valgrind sysdig)
 
 missing=()
 for p in "${pkgs[@]}"; do

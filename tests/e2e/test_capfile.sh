@@ -85,6 +85,58 @@ kill "$gen" 2>/dev/null; wait "$gen" 2>/dev/null
 "$AGENT" -r "$TMP/q.scap" >"$TMP/qback" 2>/dev/null
 expect "-q -w prints nothing and writes the events" \
 	bash -c "[ $rc = 0 ] && [ ! -s '$TMP/qout' ] && [ \$(wc -l <'$TMP/qback') = 5 ]"
+# 3. -w starts the file with the processes and fds that exist already: a process that
+#    opened a file, a TCP connection, a memfd and a pipe before the recording, and
+#    only writes during it, is replayed with its name, args, cwd and every fd's name.
+mkdir -p "$TMP/holder-cwd"
+python3 - "$TMP" >"$TMP/holder" <<'PY' &
+import os, socket, sys, time
+tmp = sys.argv[1]
+os.chdir(tmp + "/holder-cwd")
+f = open(tmp + "/held-file.txt", "w")
+l = socket.socket(); l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+l.bind(("127.0.0.1", 0)); l.listen(1)
+c = socket.create_connection(l.getsockname()); s, _ = l.accept()
+m = os.memfd_create("held-memfd")
+r, w = os.pipe()
+print(os.getpid(), f.fileno(), c.fileno(), m, w, c.getsockname()[1], l.getsockname()[1], flush=True)
+while not os.path.exists(tmp + "/go"):
+    time.sleep(0.05)
+for _ in range(3):
+    for fd in (f.fileno(), c.fileno(), m, w):
+        os.write(fd, b"x")
+    time.sleep(0.05)
+PY
+hpid=$!
+for _ in $(seq 1 100); do [ -s "$TMP/holder" ] && break; sleep 0.05; done
+read -r pid ffd cfd mfd wfd cport lport <"$TMP/holder"
+( sleep 1; touch "$TMP/go" ) &
+timeout 30 "$AGENT" -q -w "$TMP/state.scap" -n 24 "evt.type=write and proc.pid=$pid" 2>/dev/null
+wait "$hpid"
+SFMT='%evt.dir %proc.name %proc.args %proc.cwd %proc.pname %fd.num %fd.typechar %fd.name'
+"$AGENT" -r "$TMP/state.scap" -p "$SFMT" 'evt.dir=<' >"$TMP/sback" 2>"$TMP/sbe"
+want() {	# the replayed line of fd $1, $2 its type letter, $3 its name
+	echo "< python3 - $TMP $TMP/holder-cwd/ bash $1 $2 $3"
+}
+expect "-r of a -w file: a pre-existing process and its file, by name" \
+	grep -qxF "$(want "$ffd" f "$TMP/held-file.txt")" "$TMP/sback" || head -3 "$TMP/sback" "$TMP/sbe"
+expect "-r of a -w file: its TCP connection, by tuple" \
+	grep -qxF "$(want "$cfd" 4 "127.0.0.1:$cport->127.0.0.1:$lport")" "$TMP/sback"
+expect "-r of a -w file: its memfd and pipe" \
+	bash -c "grep -qxF '$(want "$mfd" m "/memfd:held-memfd (deleted)")' '$TMP/sback' &&
+		 grep -qE '^< python3 .* $wfd p pipe:\[[0-9]+\]$' '$TMP/sback'"
+expect "-r of a -w file: all 12 write exits, each with its fd named" \
+	bash -c "[ \$(grep -c . '$TMP/sback') = 12 ] && ! grep -q '<NA>' '$TMP/sback'"
+# sysdig reads the same file the same way (it has no memfd type: a file to it).
+if command -v sysdig >/dev/null; then
+	sysdig -r "$TMP/state.scap" -p "$SFMT" 'evt.dir=<' >"$TMP/ssys" 2>&1
+	sed 's/ m \/memfd:/ f \/memfd:/' "$TMP/sback" >"$TMP/sback-f"
+	expect "sysdig -r of a -w file names the same processes and fds" \
+		cmp -s "$TMP/sback-f" "$TMP/ssys" || diff "$TMP/sback-f" "$TMP/ssys" | head -5
+elif [ -n "${AGENT_REQUIRE_LIVE:-}" ]; then
+	expect "sysdig is installed to check our files against (tools/deps.sh)" false
+fi
+
 # sysdig's buffer printing flags on a known buffer (curl reading an ELF header).
 q="evt.type=read and evt.dir=< and evt.rawres>0"
 expect "-x prints buffers in hex" bash -c "\"$AGENT\" -r '$FIXTURES/curl_google.scap' -x -p '%evt.buffer' '$q' -n 1 | grep -q '^7f454c46'"

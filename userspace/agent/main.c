@@ -273,6 +273,26 @@ static int agent__open_writer(struct agent *a)
 	return 0;
 }
 
+/* -w: the processes and fds known now, so the file names them from its first
+ * event on (sysdig's files start the same way). */
+static int agent__write_state(struct agent *a)
+{
+	struct capfile_state_counts n;
+	int err;
+
+	if (!a->writer)
+		return 0;
+	if ((err = capfile_writer__state(a->writer, a->in, &n))) {
+		fprintf(stderr, "agent: cannot write %s: %s\n", a->o.write_file, strerror(-err));
+		a->reported = true;
+		return err;
+	}
+	if (a->o.verbose)
+		fprintf(stderr, "agent: %s starts with %" PRIu64 " threads and %" PRIu64 " fds\n",
+			a->o.write_file, n.n_threads, n.n_fds);
+	return 0;
+}
+
 static int agent__start(struct agent *a)
 {
 	struct capture_live_opts lo = {
@@ -285,7 +305,7 @@ static int agent__start(struct agent *a)
 	int err;
 
 	if (a->o.read_file)
-		return agent__start_file(a) ?: agent__open_writer(a);
+		return agent__start_file(a) ?: agent__open_writer(a) ?: agent__write_state(a);
 	if ((err = preflight__check(msg, sizeof(msg)))) {
 		fail("%s", msg);
 		return err;
@@ -299,6 +319,8 @@ static int agent__start(struct agent *a)
 	}
 	/* Scan /proc before capturing so every thread the first events name is known. */
 	inspector__scan_proc(a->in);
+	if ((err = agent__write_state(a)))
+		return err;
 	field_ctx__init(&a->fctx, inspector__threads(a->in));
 	agent__buffer_options(a);
 	a->cap = capture__open_live(&lo);

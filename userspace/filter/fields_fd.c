@@ -113,8 +113,7 @@ int fields__extract_fd(const struct field_ref *ref, const struct ievt *ev,
 			return value__str(out, "unix", 4);
 		return -ENOENT;
 	case F_FD_IS_SERVER:
-		if (!fd__is_ip(fd) && fd->type != FDT_UNIX_SOCK)
-			return -ENOENT;
+		/* any known fd: false unless a server socket, as sysdig prints it */
 		return value__bool(out, fd->is_server);
 	default:
 		break;

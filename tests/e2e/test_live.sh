@@ -97,6 +97,16 @@ print("ok", len(buf))
 PY
 expect "-s 1000 captures 1000 bytes of a 3001-byte write (unbuffered, 1M rings)" grep -q '^ok' "$TMP/check6" || cat "$TMP/check6" "$TMP/e6"
 stop_agent
+# 5b. Output to a file is block-buffered but flushed when idle: a collector behind a
+#     narrow filter gets a matching line well before the agent exits.
+start_agent "$TMP/o8" "$TMP/e8" -p '%proc.name %evt.type %evt.dir' \
+	--filter "evt.type=openat and evt.dir=< and proc.name=cat"
+cat /etc/hostname >/dev/null
+sleep 0.6
+expect "a matching line reaches the output file within 0.6 s, the agent still running" \
+	bash -c "kill -0 $AGENT_PID && grep -q '^cat openat <\$' '$TMP/o8'"
+stop_agent
+
 "$AGENT" --ring-size 3M -n 1 >/dev/null 2>"$TMP/e7"; rc=$?
 expect "--ring-size must be a power of two" bash -c "[ $rc = 2 ] && grep -q 'power of two' '$TMP/e7'"
 

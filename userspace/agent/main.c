@@ -96,7 +96,7 @@ struct agent {
 	struct sbuf out;
 	struct agent_tally tally;
 	bool pipe_closed;
-	unsigned int since_check;	/* events since agent__idle last ran */
+	uint64_t next_idle_ts;		/* event time at which agent__idle runs again */
 	struct capfile_writer *writer;	/* -w */
 	struct capfile_error ferr;	/* -r: why the file could not be read on */
 	bool reported;			/* the error was already told to the user */
@@ -143,7 +143,6 @@ static void agent__idle(struct agent *a)
 static int agent__run(struct agent *a, const sigset_t *wait_mask)
 {
 	uint64_t deadline = a->o.max_seconds ? monotonic_ms() + a->o.max_seconds * 1000 : 0;
-	uint64_t next_check = monotonic_ms() + WAIT_MS;
 	struct capture_event cev;
 	struct ievt ev;
 	int err;
@@ -153,14 +152,10 @@ static int agent__run(struct agent *a, const sigset_t *wait_mask)
 		if (deadline && monotonic_ms() >= deadline)
 			break;
 		err = capture__next(a->cap, &cev, WAIT_MS);
-		/* Also on a busy system: events that never match keep it from idling. */
-		if (err == -EAGAIN || (++a->since_check >= 256 && monotonic_ms() >= next_check)) {
+		if (err == -EAGAIN) {
 			agent__idle(a);
-			a->since_check = 0;
-			next_check = monotonic_ms() + WAIT_MS;
-		}
-		if (err == -EAGAIN)
 			continue;
+		}
 		if (err == -EINTR)
 			continue;
 		if (err == -ENODATA)
@@ -175,6 +170,13 @@ static int agent__run(struct agent *a, const sigset_t *wait_mask)
 		if (inspector__process(a->in, &cev, &ev)) {
 			a->tally.malformed++;
 			continue;
+		}
+		/* Also on a busy system, where events that never match keep the wait
+		 * from running dry: every 100 ms of event time (no clock read). */
+		if (ev.ts >= a->next_idle_ts) {
+			if (a->next_idle_ts)
+				agent__idle(a);
+			a->next_idle_ts = ev.ts + WAIT_MS * 1000000ull;
 		}
 		/* Old drivers' per-process CPU samples: internal, sysdig never shows them. */
 		if (ev.type == PPME_PROCINFO_E)

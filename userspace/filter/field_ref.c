@@ -30,7 +30,7 @@ static const struct field_info *find_with_argname(const char *name, size_t len, 
 		const struct field_info *f = &field_table[i];
 		size_t n = strlen(f->name);
 
-		if (f->arg != FARG_PARAM && f->arg != FARG_NAME)
+		if (f->arg != FARG_PARAM && f->arg != FARG_NAME && f->arg != FARG_EVTYPE)
 			continue;
 		if (len > n + 1 && strncmp(f->name, name, n) == 0 && name[n] == '.') {
 			*baselen = n;
@@ -131,6 +131,30 @@ static int build_param_idx(struct field_ref *ref)
 	return found;
 }
 
+/* evt.type.is.NAME: ref->param_idx[t] is 1 for the event codes called NAME.
+ * Generic events are matched by their syscall's name when extracting. Returns
+ * how many codes or syscalls have that name. */
+static int build_type_idx(struct field_ref *ref)
+{
+	int found = 0;
+
+	ref->param_idx = malloc(PPM_EVENT_MAX);
+	if (!ref->param_idx)
+		return -ENOMEM;
+	for (unsigned t = 0; t < PPM_EVENT_MAX; t++) {
+		const char *n = schema_events[t].name;
+
+		ref->param_idx[t] = n && strcmp(n, ref->argname) == 0;
+		found += ref->param_idx[t];
+	}
+	for (uint16_t sc = 0; sc < PPM_SC_MAX && !found; sc++) {
+		const char *n = schema__ppm_sc_name(sc);
+
+		found = n && strcmp(n, ref->argname) == 0;
+	}
+	return found;
+}
+
 int field_ref__parse(const char *s, int column, unsigned flags, struct field_ref *ref,
 		     struct filter_error *err)
 {
@@ -182,17 +206,25 @@ int field_ref__parse(const char *s, int column, unsigned flags, struct field_ref
 		ref->index = (int32_t)v;
 		pos++;
 	}
+	if (f->arg == FARG_EVTYPE && !ref->argname) {
+		field_ref__fini(ref);
+		return filter_error__set(err, column, "field '%s' needs an event name, e.g. %s.open "
+			    "(column %d)", f->name, f->name, column);
+	}
 	if ((f->arg == FARG_PARAM || f->arg == FARG_NAME) && ref->index < 0 && !ref->argname) {
 		field_ref__fini(ref);
 		return filter_error__set(err, column, "field '%s' needs an argument, e.g. %s.fd or %s[0] "
 			    "(column %d)", f->name, f->name, f->name, column);
 	}
 	if (ref->argname) {
-		r = build_param_idx(ref);
+		r = f->arg == FARG_EVTYPE ? build_type_idx(ref) : build_param_idx(ref);
 		if (r <= 0) {
 			int col = column + (int)baselen + 1;
 
-			if (r == 0)
+			if (r == 0 && f->arg == FARG_EVTYPE)
+				filter_error__set(err, col, "no event or system call is called '%s' "
+						  "(column %d)", ref->argname, col);
+			else if (r == 0)
 				filter_error__set(err, col, "no event has an argument named '%s' (column %d)",
 				     ref->argname, col);
 			field_ref__fini(ref);

@@ -29,6 +29,7 @@ int field__extract(const struct field_ref *ref, const struct ievt *ev, struct fi
 {
 	switch (ref->info->cls) {
 	case C_EVT:
+	case C_SYSCALL:
 		return fields__extract_evt(ref, ev, ctx, n, out);
 	case C_FD:
 		return fields__extract_fd(ref, ev, ctx, n, out);
@@ -118,10 +119,17 @@ void field__render(const struct field_ref *ref, const struct field_value *v,
 		return;
 	case FT_UINT64:
 		/* the nanosecond parts print zero-padded, like a fraction */
-		if (ref->info->id == F_EVT_RAWTIME_NS || ref->info->id == F_EVT_LATENCY_NS)
+		switch (ref->info->id) {
+		case F_EVT_RAWTIME_NS: case F_EVT_LATENCY_NS: case F_EVT_DELTATIME_NS:
+		case F_EVT_RELTIME_NS:
 			sbuf__padded(out, (int64_t)v->u, 9);
-		else
+			return;
+		default:
 			sbuf__u64(out, v->u);
+			return;
+		}
+	case FT_HEX:
+		sbuf__hex(out, v->u, 1);
 		return;
 	case FT_BOOL:
 		sbuf__puts(out, v->b ? "true" : "false");

@@ -30,6 +30,7 @@ enum field_type {
 	FT_IPADDR,
 	FT_ABSTIME,	/* ns since the epoch: text as a time, JSON as a number */
 	FT_PARAM,	/* evt.rawarg: the type of the event's param */
+	FT_HEX,		/* a number printed in hex (fd.dev); a string in JSON */
 };
 
 enum field_arg {
@@ -37,6 +38,7 @@ enum field_arg {
 	FARG_INDEX,		/* proc.apid[N]: an index; without one, filters match any */
 	FARG_PARAM,		/* evt.arg[N] or evt.arg.NAME: required */
 	FARG_NAME,		/* evt.rawarg.NAME (or [N]): required */
+	FARG_EVTYPE,		/* evt.type.is.NAME: an event name, required */
 };
 
 enum field_flags {
@@ -112,6 +114,9 @@ struct field_ctx {
 	struct sbuf scratch;		/* strings returned by field__extract */
 	struct sbuf tmp;		/* formatters' scratch (never holds a
 					 * value returned by field__extract) */
+	/* evt.deltatime: the time of the event extracted last and of the one
+	 * before it (sysdig counts from the previous event that was shown) */
+	uint64_t delta_num, delta_ts, delta_prev_ts;
 	/* local time of the last second rendered */
 	int64_t time_sec;
 	char time_hms[16];		/* "HH:MM:SS" */
@@ -125,7 +130,7 @@ struct field_value {
 	uint8_t type;		/* enum field_type, never FT_PARAM */
 	union {
 		int64_t i;
-		uint64_t u;	/* FT_UINT64, FT_ABSTIME */
+		uint64_t u;	/* FT_UINT64, FT_ABSTIME, FT_HEX */
 		bool b;
 		struct {
 			const char *ptr;	/* not always NUL-terminated */

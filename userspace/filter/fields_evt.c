@@ -4,25 +4,66 @@
 
 #include "fields_int.h"
 
-/* Index of the "data" param (evt.buffer) of each exit event, 0xff if none. */
-static uint8_t data_idx[PPM_EVENT_MAX];
+/* Per event code, the index of a few params fields look for, 0xff if none:
+ * "data" (evt.buffer) of exit events, and "flags" and "mode" of the open-like
+ * events (evt.is_open_*). */
+static uint8_t data_idx[PPM_EVENT_MAX], oflags_idx[PPM_EVENT_MAX], omode_idx[PPM_EVENT_MAX];
 static pthread_once_t data_idx_once = PTHREAD_ONCE_INIT;
+
+static uint8_t param__find(const struct ppm_event_info *ei, const char *name, uint8_t type)
+{
+	for (uint32_t p = 0; p < ei->nparams && p < PPM_MAX_EVENT_PARAMS; p++)
+		if (ei->params[p].type == type && ei->params[p].name &&
+		    strcmp(ei->params[p].name, name) == 0)
+			return (uint8_t)p;
+	return 0xff;
+}
+
+/* sysdig looks at the open, openat (new exit; old enter, which holds the flags)
+ * and openat2 events. */
+static bool event__is_open(unsigned t)
+{
+	return t == PPME_SYSCALL_OPEN_X || t == PPME_SYSCALL_OPENAT_E ||
+	       t == PPME_SYSCALL_OPENAT_2_X || t == PPME_SYSCALL_OPENAT2_X;
+}
 
 static void data_idx__init(void)
 {
 	for (unsigned t = 0; t < PPM_EVENT_MAX; t++) {
 		const struct ppm_event_info *ei = &schema_events[t];
 
-		data_idx[t] = 0xff;
-		if (!PPME_IS_EXIT(t))
-			continue;
-		for (uint32_t p = 0; p < ei->nparams && p < PPM_MAX_EVENT_PARAMS; p++) {
-			if (ei->params[p].type == PT_BYTEBUF && ei->params[p].name &&
-			    strcmp(ei->params[p].name, "data") == 0) {
-				data_idx[t] = (uint8_t)p;
-				break;
-			}
-		}
+		data_idx[t] = PPME_IS_EXIT(t) ? param__find(ei, "data", PT_BYTEBUF) : 0xff;
+		oflags_idx[t] = event__is_open(t) ? param__find(ei, "flags", PT_FLAGS32) : 0xff;
+		omode_idx[t] = event__is_open(t) ? param__find(ei, "mode", PT_UINT32) : 0xff;
+	}
+}
+
+/* Param I of EV as an unsigned 32-bit value, if present. */
+static bool param__u32(const struct ievt *ev, uint8_t i, uint32_t *v)
+{
+	if (i == 0xff || i >= ev->params.n || ev->params.len[i] != 4)
+		return false;
+	*v = schema__u32(ev->params.val[i]);
+	return true;
+}
+
+/* evt.is_open_read / _write / _exec. */
+static bool open__is(const struct ievt *ev, uint16_t id)
+{
+	uint32_t flags, mode;
+
+	pthread_once(&data_idx_once, data_idx__init);
+	if (ev->type >= PPM_EVENT_MAX || !param__u32(ev, oflags_idx[ev->type], &flags))
+		return false;
+	switch (id) {
+	case F_EVT_IS_OPEN_READ:
+		return flags & PPM_FILE_FLAGS_O_RDONLY;
+	case F_EVT_IS_OPEN_WRITE:
+		return flags & PPM_FILE_FLAGS_O_WRONLY;
+	default:
+		/* created with any of the execute bits 0111 */
+		return (flags & PPM_FILE_FLAGS_O_CREAT) &&
+		       param__u32(ev, omode_idx[ev->type], &mode) && (mode & 0111);
 	}
 }
 
@@ -54,6 +95,83 @@ static bool event__result(const struct ievt *ev, int64_t *res)
 		return false;
 	return schema__param_int(ev->info->params[0].type, ev->params.val[0],
 				 ev->params.len[0], res) == 0;
+}
+
+/* evt.count.error.*: 1 for a failed exit event of that kind. Kinds go by the
+ * fd's type when the event has an fd, else by what the event is. */
+static int error__count(const struct ievt *ev, uint16_t id, struct field_value *out)
+{
+	uint16_t cat = ev->info ? ev->info->category : EC_UNKNOWN;
+	uint32_t flags = ev->info ? ev->info->flags : 0;
+	bool file, net, mem;
+	int64_t res;
+
+	if (!PPME_IS_EXIT(ev->type) || !event__result(ev, &res) || res >= 0)
+		return -ENOENT;
+	if (ev->fd) {
+		file = ev->fd->type == FDT_FILE || ev->fd->type == FDT_DIRECTORY;
+		net = ev->fd->type == FDT_IPV4_SOCK || ev->fd->type == FDT_IPV6_SOCK ||
+		      ev->fd->type == FDT_UNIX_SOCK;
+	} else {
+		file = cat == EC_FILE && (flags & EF_CREATES_FD);
+		net = cat == EC_NET;
+	}
+	mem = cat == EC_MEMORY;
+	switch (id) {
+	case F_EVT_COUNT_ERROR_FILE:
+		return file ? value__u64(out, 1) : -ENOENT;
+	case F_EVT_COUNT_ERROR_NET:
+		return net ? value__u64(out, 1) : -ENOENT;
+	case F_EVT_COUNT_ERROR_MEMORY:
+		return mem ? value__u64(out, 1) : -ENOENT;
+	case F_EVT_COUNT_ERROR_OTHER:
+		return file || net || mem ? -ENOENT : value__u64(out, 1);
+	default:
+		return value__u64(out, 1);
+	}
+}
+
+/* evt.latency.human: below 10 of a unit with two decimals, cut not rounded
+ * (3896 ns is 3.89us), from 10 on whole units (11951897 ns is 11ms). */
+static int latency__human(uint64_t ns, struct field_ctx *ctx, struct field_value *out)
+{
+	static const struct { uint64_t div; const char *unit; } units[] = {
+		{ 1000000000ULL, "s" }, { 1000000ULL, "ms" }, { 1000ULL, "us" },
+	};
+	struct sbuf *o = &ctx->scratch;
+
+	sbuf__reset(o);
+	for (unsigned i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		uint64_t d = units[i].div;
+
+		if (ns < d)
+			continue;
+		sbuf__u64(o, ns / d);
+		if (ns / d < 10) {
+			sbuf__putc(o, '.');
+			sbuf__padded(o, (int64_t)(ns % d / (d / 100)), 2);
+		}
+		sbuf__puts(o, units[i].unit);
+		goto done;
+	}
+	sbuf__u64(o, ns);
+	sbuf__puts(o, "ns");
+done:
+	if (o->err)
+		return o->err;
+	return value__str(out, o->buf, o->len);
+}
+
+/* Nanoseconds since the previous event this context extracted a field of:
+ * sysdig's evt.deltatime counts from the previous event shown. */
+static uint64_t delta__ns(struct field_ctx *ctx, const struct ievt *ev)
+{
+	if (ctx->delta_num != ev->num || !ctx->delta_ts) {
+		ctx->delta_prev_ts = ctx->delta_ts ? ctx->delta_ts : ev->ts;
+		ctx->delta_ts = ev->ts;
+		ctx->delta_num = ev->num;
+	}
+	return ev->ts > ctx->delta_prev_ts ? ev->ts - ctx->delta_prev_ts : 0;
 }
 
 static bool category__is_io(uint16_t cat)
@@ -273,6 +391,45 @@ int fields__extract_evt(const struct field_ref *ref, const struct ievt *ev,
 		return -ENOENT;
 	case F_EVT_IS_WAIT:
 		return value__bool(out, flags & EF_WAITS);
+	case F_EVT_DELTATIME:
+		return value__u64(out, delta__ns(ctx, ev));
+	case F_EVT_DELTATIME_S:
+		return value__u64(out, delta__ns(ctx, ev) / 1000000000ULL);
+	case F_EVT_DELTATIME_NS:
+		return value__u64(out, delta__ns(ctx, ev) % 1000000000ULL);
+	case F_EVT_RELTIME: case F_EVT_RELTIME_S: case F_EVT_RELTIME_NS:
+		if (!ev->first_ts || ev->ts < ev->first_ts)
+			return -ENOENT;
+		res = (int64_t)(ev->ts - ev->first_ts);
+		if (ref->info->id == F_EVT_RELTIME_S)
+			res /= 1000000000LL;
+		else if (ref->info->id == F_EVT_RELTIME_NS)
+			res %= 1000000000LL;
+		return value__u64(out, (uint64_t)res);
+	case F_EVT_LATENCY_HUMAN:
+		return latency__human(ev->latency, ctx, out);
+	case F_EVT_TYPE_IS:
+		if (!ref->param_idx || ev->type >= PPM_EVENT_MAX)
+			return -ENOENT;
+		if ((ev->type == PPME_GENERIC_E || ev->type == PPME_GENERIC_X) && ev->name)
+			return value__u64(out, strcmp(ev->name, ref->argname) == 0);
+		return value__u64(out, ref->param_idx[ev->type]);
+	case F_EVT_IS_OPEN_READ: case F_EVT_IS_OPEN_WRITE: case F_EVT_IS_OPEN_EXEC:
+		return value__bool(out, open__is(ev, ref->info->id));
+	case F_EVT_COUNT:
+		return value__u64(out, 1);
+	case F_EVT_COUNT_ERROR: case F_EVT_COUNT_ERROR_FILE: case F_EVT_COUNT_ERROR_NET:
+	case F_EVT_COUNT_ERROR_MEMORY: case F_EVT_COUNT_ERROR_OTHER:
+		return error__count(ev, ref->info->id, out);
+	case F_EVT_COUNT_EXIT:
+		return PPME_IS_EXIT(ev->type) ? value__u64(out, 1) : -ENOENT;
+	case F_SYSCALL_TYPE:
+		/* absent for context switches and internal events (sysdig 0.29.3
+		 * still names procexit) */
+		if (!ev->info || !ev->name || ev->info->category == EC_SCHEDULER ||
+		    ev->info->category == EC_INTERNAL)
+			return -ENOENT;
+		return value__cstr(out, ev->name);
 	default:
 		return -ENOENT;
 	}

@@ -5,6 +5,7 @@
  * for connect and accept alike. So the client is (sip, sport), the server
  * (dip, dport), and is_server picks which end is local. */
 #include <errno.h>
+#include <sys/sysmacros.h>
 
 #include "fields_int.h"
 
@@ -115,6 +116,15 @@ int fields__extract_fd(const struct field_ref *ref, const struct ievt *ev,
 	case F_FD_IS_SERVER:
 		/* any known fd: false unless a server socket, as sysdig prints it */
 		return value__bool(out, fd->is_server);
+	case F_FD_DEV:
+		/* the kernel's dev_t encoding, as the driver sends it */
+		out->type = FT_HEX;
+		out->u = fd->dev;
+		return 0;
+	case F_FD_DEV_MAJOR:
+		return value__u64(out, major(fd->dev));
+	case F_FD_DEV_MINOR:
+		return value__u64(out, minor(fd->dev));
 	default:
 		break;
 	}

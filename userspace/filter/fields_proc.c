@@ -83,6 +83,21 @@ static int scratch__value(struct field_ctx *ctx, struct field_value *out)
 	return value__str(out, ctx->scratch.buf ? ctx->scratch.buf : "", ctx->scratch.len);
 }
 
+/* The session leader: the eldest ancestor in TI's session, TI if none is. */
+static const struct thread_info *session__leader(struct field_ctx *ctx,
+						 const struct thread_info *ti)
+{
+	const struct thread_info *cur = main_of(ctx, ti), *p;
+
+	for (unsigned i = 0; i < MAX_ANCESTORS; i++) {
+		p = thread__parent(ctx, cur);
+		if (!p || p->sid != ti->sid)
+			break;
+		cur = p;
+	}
+	return cur;
+}
+
 static int64_t loginuid__value(uint32_t uid)
 {
 	return uid == UINT32_MAX ? -1 : (int64_t)uid;
@@ -171,6 +186,23 @@ int fields__extract_proc(const struct field_ref *ref, const struct ievt *ev,
 	case F_PROC_LOGINUID:
 	case F_USER_LOGINUID:
 		return value__i64(out, loginuid__value(ti->loginuid));
+	case F_PROC_VPGID:
+		return value__i64(out, ti->pgid);
+	case F_PROC_SNAME:
+		return comm__value(out, session__leader(ctx, ti));
+	case F_PROC_NTHREADS:
+	case F_PROC_NCHILDS:
+		/* sysdig counts the threads on the main thread; the others have none */
+		t = ctx->threads ? thread_table__main(ctx->threads, ti) : NULL;
+		if (!t && ti->pid < 0)
+			t = ti;	/* pid unknown: sysdig takes the thread as its own main */
+		if (!t)
+			return -ENOENT;
+		if (ref->info->id == F_PROC_NTHREADS)
+			return value__u64(out, thread_table__nthreads(ctx->threads, t));
+		if (t != ti || thread_table__nthreads(ctx->threads, t) == 0)
+			return value__u64(out, 0);
+		return value__u64(out, thread_table__nthreads(ctx->threads, t) - 1);
 	case F_THREAD_VTID:
 		return ti->vtid < 0 ? -ENOENT : value__i64(out, ti->vtid);
 	case F_THREAD_ISMAIN:
@@ -190,6 +222,12 @@ int fields__extract_proc(const struct field_ref *ref, const struct ievt *ev,
 		if (ti->loginuid == UINT32_MAX)
 			return -ENOENT;
 		name = users__name(ti->loginuid);
+		return name ? value__cstr(out, name) : -ENOENT;
+	case F_USER_HOMEDIR:
+		name = users__home(ti->uid);
+		return name ? value__cstr(out, name) : -ENOENT;
+	case F_USER_SHELL:
+		name = users__shell(ti->uid);
 		return name ? value__cstr(out, name) : -ENOENT;
 	case F_GROUP_GID:
 		return value__u64(out, ti->gid);

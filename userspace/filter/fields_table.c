@@ -9,6 +9,7 @@ const struct field_class field_classes[] = {
 	{ "group", "The group the process runs as." },
 	{ "fd", "The file descriptor the event works on: files, sockets, pipes and so on. "
 		"Absent for events without one." },
+	{ "syscall", "The system call behind the event." },
 };
 const unsigned field_classes_len = sizeof(field_classes) / sizeof(field_classes[0]);
 
@@ -84,6 +85,45 @@ const struct field_info field_table[] = {
 	  "'read' or 'write' for I/O events."),
 	F("evt.is_wait", F_EVT_IS_WAIT, FT_BOOL, FARG_NONE, 0, C_EVT,
 	  "true for events that make the thread wait, such as poll or nanosleep."),
+	F("evt.deltatime", F_EVT_DELTATIME, FT_UINT64, FARG_NONE, 0, C_EVT,
+	  "nanoseconds since the previous event that was shown (0 for the first)."),
+	F("evt.deltatime.s", F_EVT_DELTATIME_S, FT_UINT64, FARG_NONE, 0, C_EVT,
+	  "whole seconds of evt.deltatime."),
+	F("evt.deltatime.ns", F_EVT_DELTATIME_NS, FT_UINT64, FARG_NONE, 0, C_EVT,
+	  "nanoseconds part of evt.deltatime."),
+	F("evt.reltime", F_EVT_RELTIME, FT_UINT64, FARG_NONE, 0, C_EVT,
+	  "nanoseconds since the first event of the capture."),
+	F("evt.reltime.s", F_EVT_RELTIME_S, FT_UINT64, FARG_NONE, 0, C_EVT,
+	  "whole seconds of evt.reltime."),
+	F("evt.reltime.ns", F_EVT_RELTIME_NS, FT_UINT64, FARG_NONE, 0, C_EVT,
+	  "nanoseconds part of evt.reltime."),
+	F("evt.latency.human", F_EVT_LATENCY_HUMAN, FT_STRING, FARG_NONE, 0, C_EVT,
+	  "evt.latency in a unit a person reads at a glance, e.g. 3.89us or 11ms."),
+	F("evt.type.is", F_EVT_TYPE_IS, FT_UINT64, FARG_EVTYPE, FF_FILTER_ONLY, C_EVT,
+	  "(filters only) evt.type.is.NAME is 1 for events called NAME and 0 for "
+	  "the others, e.g. evt.type.is.open=1."),
+	F("evt.is_open_read", F_EVT_IS_OPEN_READ, FT_BOOL, FARG_NONE, 0, C_EVT,
+	  "true for the exit of an open-like call (open, openat, openat2, "
+	  "open_by_handle_at) that asked for read access."),
+	F("evt.is_open_write", F_EVT_IS_OPEN_WRITE, FT_BOOL, FARG_NONE, 0, C_EVT,
+	  "true for the exit of an open-like call that asked for write access."),
+	F("evt.is_open_exec", F_EVT_IS_OPEN_EXEC, FT_BOOL, FARG_NONE, 0, C_EVT,
+	  "true for the exit of an open-like call that creates a file with an "
+	  "execute permission bit in its mode."),
+	F("evt.count", F_EVT_COUNT, FT_UINT64, FARG_NONE, 0, C_EVT,
+	  "1 for every event: sums of it count events."),
+	F("evt.count.error", F_EVT_COUNT_ERROR, FT_UINT64, FARG_NONE, 0, C_EVT,
+	  "1 for exit events that failed, absent otherwise."),
+	F("evt.count.error.file", F_EVT_COUNT_ERROR_FILE, FT_UINT64, FARG_NONE, 0, C_EVT,
+	  "1 for failed exit events on files or directories (or failed opens)."),
+	F("evt.count.error.net", F_EVT_COUNT_ERROR_NET, FT_UINT64, FARG_NONE, 0, C_EVT,
+	  "1 for failed exit events on sockets (or failed network calls)."),
+	F("evt.count.error.memory", F_EVT_COUNT_ERROR_MEMORY, FT_UINT64, FARG_NONE, 0, C_EVT,
+	  "1 for failed exit events of memory calls (mmap, brk...)."),
+	F("evt.count.error.other", F_EVT_COUNT_ERROR_OTHER, FT_UINT64, FARG_NONE, 0, C_EVT,
+	  "1 for failed exit events counted by none of the other evt.count.error fields."),
+	F("evt.count.exit", F_EVT_COUNT_EXIT, FT_UINT64, FARG_NONE, 0, C_EVT,
+	  "1 for exit events, absent for enter events."),
 
 	F("proc.pid", F_PROC_PID, FT_INT64, FARG_NONE, 0, C_PROC,
 	  "process id."),
@@ -123,6 +163,15 @@ const struct field_info field_table[] = {
 	  "session id of the process."),
 	F("proc.loginuid", F_PROC_LOGINUID, FT_INT64, FARG_NONE, FF_EXTENSION, C_PROC,
 	  "audit login uid of the process, -1 when unset (same as user.loginuid)."),
+	F("proc.vpgid", F_PROC_VPGID, FT_INT64, FARG_NONE, 0, C_PROC,
+	  "process group id as seen in the process's own pid namespace."),
+	F("proc.sname", F_PROC_SNAME, FT_STRING, FARG_NONE, 0, C_PROC,
+	  "name of the session leader: the oldest ancestor still in the same session."),
+	F("proc.nthreads", F_PROC_NTHREADS, FT_UINT64, FARG_NONE, 0, C_PROC,
+	  "how many threads the process has now, the main thread included."),
+	F("proc.nchilds", F_PROC_NCHILDS, FT_UINT64, FARG_NONE, 0, C_PROC,
+	  "for the main thread, how many other threads its process has; 0 for the "
+	  "other threads."),
 	F("thread.tid", F_THREAD_TID, FT_INT64, FARG_NONE, 0, C_PROC,
 	  "thread id."),
 	F("thread.vtid", F_THREAD_VTID, FT_INT64, FARG_NONE, 0, C_PROC,
@@ -140,6 +189,10 @@ const struct field_info field_table[] = {
 	  "audit login uid (auid), -1 when unset."),
 	F("user.loginname", F_USER_LOGINNAME, FT_STRING, FARG_NONE, 0, C_USER,
 	  "name of the audit login user."),
+	F("user.homedir", F_USER_HOMEDIR, FT_STRING, FARG_NONE, 0, C_USER,
+	  "home directory of the user, from the passwd file."),
+	F("user.shell", F_USER_SHELL, FT_STRING, FARG_NONE, 0, C_USER,
+	  "login shell of the user, from the passwd file."),
 
 	F("group.gid", F_GROUP_GID, FT_UINT64, FARG_NONE, 0, C_GROUP,
 	  "group id."),
@@ -192,6 +245,16 @@ const struct field_info field_table[] = {
 	  "socket family: ip or unix."),
 	F("fd.is_server", F_FD_IS_SERVER, FT_BOOL, FARG_NONE, 0, C_FD,
 	  "true if this process is the server end of the connection."),
+	F("fd.dev", F_FD_DEV, FT_HEX, FARG_NONE, 0, C_FD,
+	  "device number (in hex) of the file system holding the file."),
+	F("fd.dev.major", F_FD_DEV_MAJOR, FT_UINT64, FARG_NONE, 0, C_FD,
+	  "major part of fd.dev."),
+	F("fd.dev.minor", F_FD_DEV_MINOR, FT_UINT64, FARG_NONE, 0, C_FD,
+	  "minor part of fd.dev."),
+
+	F("syscall.type", F_SYSCALL_TYPE, FT_STRING, FARG_NONE, 0, C_SYSCALL,
+	  "name of the system call of a syscall event, e.g. 'openat'; absent for "
+	  "other events (context switches, process exit, internal events)."),
 };
 const unsigned field_table_len = sizeof(field_table) / sizeof(field_table[0]);
 

@@ -151,6 +151,7 @@ static bool value__op(uint8_t op, const struct field_value *v, const struct fcon
 		return num__op(op, v->i, c);
 	case FT_UINT64:
 	case FT_ABSTIME:
+	case FT_HEX:
 		return num__op(op, v->u, c);
 	case FT_BOOL:
 		return (op == OP_EQ || op == OP_IN || op == OP_INTERSECTS) && c->has_bool &&

@@ -180,7 +180,7 @@ static char *parse_value(struct parser *p, bool in_list, size_t *len, size_t *co
 
 static bool type_is_numeric(uint8_t t)
 {
-	return t == FT_INT64 || t == FT_UINT64 || t == FT_ABSTIME;
+	return t == FT_INT64 || t == FT_UINT64 || t == FT_ABSTIME || t == FT_HEX;
 }
 
 static bool parse_number(const char *s, __int128 *out)

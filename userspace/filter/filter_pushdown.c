@@ -38,9 +38,11 @@ static int node__events(const struct fnode *n, struct evset *out)
 			for (unsigned sc = 0; sc < PPM_SC_MAX; sc++)
 				out->sc[sc] = n->type_sc[sc] ^ neg;
 			out->exact = true;
-		} else if (n->ref.param_idx && n->op != OP_EXISTS) {
+		} else if (n->ref.param_idx && n->ref.info->arg != FARG_EVTYPE &&
+			   n->op != OP_EXISTS) {
 			/* evt.arg.NAME / evt.rawarg.NAME: absent (so false) on events
-			 * without that param */
+			 * without that param (evt.type.is.X is 0 or 1 on every event,
+			 * so it narrows nothing) */
 			for (unsigned t = 0; t < PPM_EVENT_MAX; t++)
 				out->codes[t] = n->ref.param_idx[t] != 0xff;
 			memset(out->sc, 0, sizeof(out->sc));

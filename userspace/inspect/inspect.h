@@ -17,6 +17,7 @@ struct ievt {
 	const struct ppm_evt_hdr *hdr;	/* the frame */
 	uint16_t type;			/* hdr->type */
 	uint64_t ts;			/* hdr->ts */
+	uint64_t first_ts;		/* ts of the first event seen (evt.reltime) */
 	int64_t tid;
 	const struct ppm_event_info *info;
 	struct schema_params params;

@@ -87,7 +87,6 @@ void thread_table__remove(struct thread_table *t, struct thread_info *ti);
 void thread_table__flush(struct thread_table *t);
 /* Registers TI (already added) as one more thread of its process. */
 void thread_table__count_sibling(struct thread_table *t, struct thread_info *ti);
-uint32_t thread_table__nthreads(struct thread_table *t, const struct thread_info *main);
 /* Frees the heap strings and fd table reference of TI. */
 void thread_info__release(struct thread_info *ti);
 int thread_info__set_str(char **dst, const char *s, size_t len);
@@ -158,6 +157,7 @@ struct inspector {
 	struct procfs *proc;
 	struct inspector_counters c;
 	uint64_t num;
+	uint64_t first_ts;	/* of the first event, any type (evt.reltime) */
 	/* fds removed by the current event, freed at the next one */
 	struct fd_info *pending_fd[4];
 	uint32_t npending_fd;

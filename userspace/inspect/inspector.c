@@ -458,6 +458,9 @@ int inspector__process(struct inspector *in, const struct capture_event *cev, st
 	ev->hdr = cev->frame;
 	ev->type = h.type;
 	ev->ts = h.ts;
+	if (!in->first_ts)
+		in->first_ts = h.ts;
+	ev->first_ts = in->first_ts;
 	ev->tid = (int64_t)h.tid;
 	ev->info = &schema_events[h.type];
 	ev->name = ev->info->name;

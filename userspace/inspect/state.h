@@ -102,9 +102,17 @@ size_t thread_table__count(const struct thread_table *t);
  * unknown). */
 struct thread_info *thread_table__main(struct thread_table *t, const struct thread_info *ti);
 
+/* How many threads of MAIN's process the table knows (MAIN itself included);
+ * 0 when MAIN is NULL. */
+uint32_t thread_table__nthreads(struct thread_table *t, const struct thread_info *main);
+
 /* User and group names from HOST_ROOT/etc/passwd and /etc/group; NULL if unknown.
  * (HOST_ROOT of the last inspector__new; loaded on first use; not thread-safe.) */
 const char *users__name(uint32_t uid);
 const char *groups__name(uint32_t gid);
+/* A user's home directory and login shell from the same passwd line; NULL if
+ * the user is unknown. */
+const char *users__home(uint32_t uid);
+const char *users__shell(uint32_t uid);
 
 #endif

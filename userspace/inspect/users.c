@@ -9,7 +9,8 @@
 struct id_name {
 	uint32_t id;
 	uint32_t line;
-	char *name;
+	char *name;		/* "name\0home\0shell\0": one allocation */
+	const char *home, *shell;	/* into name; "" for /etc/group */
 };
 
 struct id_db {
@@ -40,6 +41,39 @@ static int id_name__cmp(const void *a, const void *b)
 	if (x->id != y->id)
 		return x->id < y->id ? -1 : 1;
 	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* The Nth ':'-separated field after P (0: P itself), cut at ':' or newline. */
+static const char *field__nth(const char *p, unsigned n, size_t *len)
+{
+	for (unsigned i = 0; i < n && p; i++)
+		if ((p = strchr(p, ':')))
+			p++;
+	if (!p)
+		p = "";
+	*len = strcspn(p, ":\n");
+	return p;
+}
+
+/* NAME, home and shell (fields 5 and 6 of a passwd line REST, the part after
+ * the id) in one allocation. */
+static int id_name__set(struct id_name *e, const char *name, const char *rest)
+{
+	size_t nlen = strlen(name), hlen, slen;
+	const char *home = field__nth(rest, 2, &hlen), *shell = field__nth(rest, 3, &slen);
+	char *p = malloc(nlen + hlen + slen + 3);
+
+	if (!p)
+		return -1;
+	memcpy(p, name, nlen + 1);
+	memcpy(p + nlen + 1, home, hlen);
+	p[nlen + 1 + hlen] = '\0';
+	memcpy(p + nlen + hlen + 2, shell, slen);
+	p[nlen + hlen + 2 + slen] = '\0';
+	e->name = p;
+	e->home = p + nlen + 1;
+	e->shell = p + nlen + hlen + 2;
+	return 0;
 }
 
 /* "name:x:id:..." lines: passwd and group share the first three fields. */
@@ -78,7 +112,7 @@ static void id_db__load(struct id_db *db)
 		}
 		db->v[db->n].id = (uint32_t)v;
 		db->v[db->n].line = (uint32_t)db->n;
-		if (!(db->v[db->n].name = strdup(name)))
+		if (id_name__set(&db->v[db->n], name, end + 1))
 			break;
 		db->n++;
 	}
@@ -88,7 +122,7 @@ static void id_db__load(struct id_db *db)
 		qsort(db->v, db->n, sizeof(*db->v), id_name__cmp);
 }
 
-static const char *id_db__name(struct id_db *db, uint32_t id)
+static const struct id_name *id_db__find(struct id_db *db, uint32_t id)
 {
 	size_t lo = 0, hi;
 
@@ -103,7 +137,7 @@ static const char *id_db__name(struct id_db *db, uint32_t id)
 		else
 			hi = mid;
 	}
-	return lo < db->n && db->v[lo].id == id ? db->v[lo].name : NULL;
+	return lo < db->n && db->v[lo].id == id ? &db->v[lo] : NULL;
 }
 
 void users__set_root(const char *root)
@@ -120,10 +154,28 @@ void users__set_root(const char *root)
 
 const char *users__name(uint32_t uid)
 {
-	return id_db__name(&users_db, uid);
+	const struct id_name *e = id_db__find(&users_db, uid);
+
+	return e ? e->name : NULL;
+}
+
+const char *users__home(uint32_t uid)
+{
+	const struct id_name *e = id_db__find(&users_db, uid);
+
+	return e ? e->home : NULL;
+}
+
+const char *users__shell(uint32_t uid)
+{
+	const struct id_name *e = id_db__find(&users_db, uid);
+
+	return e ? e->shell : NULL;
 }
 
 const char *groups__name(uint32_t gid)
 {
-	return id_db__name(&groups_db, gid);
+	const struct id_name *e = id_db__find(&groups_db, gid);
+
+	return e ? e->name : NULL;
 }

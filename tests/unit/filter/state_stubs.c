@@ -73,3 +73,24 @@ const char *groups__name(uint32_t gid)
 {
 	return gid == 0 ? "root" : gid == 100 ? "users" : NULL;
 }
+
+uint32_t thread_table__nthreads(struct thread_table *t, const struct thread_info *main)
+{
+	uint32_t n = 0;
+
+	if (!main)
+		return 0;
+	for (size_t i = 0; t && i < t->n && main->pid >= 0; i++)
+		n += t->threads[i]->pid == main->pid;
+	return n ? n : 1;	/* as the real table: a thread counts itself */
+}
+
+const char *users__home(uint32_t uid)
+{
+	return uid == 0 ? "/root" : uid == 1000 ? "/home/alice" : NULL;
+}
+
+const char *users__shell(uint32_t uid)
+{
+	return uid == 0 ? "/bin/bash" : uid == 1000 ? "/bin/zsh" : NULL;
+}

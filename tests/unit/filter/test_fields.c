@@ -812,6 +812,233 @@ static void test_sysdig_quirks(void)
 	CHECK_STR(F("proc.pid", ev), "200");
 }
 
+/* Checks each "field=text" of the space-separated LIST (no spaces in texts). */
+static void expect(const struct ievt *ev, const char *list)
+{
+	char buf[1024], *save = NULL, *eq;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (char *p = strtok_r(buf, " ", &save); p; p = strtok_r(NULL, " ", &save)) {
+		const char *got;
+
+		eq = strchr(p, '=');
+		if (!eq) {
+			CHECK(!"expect: item without '='");
+			continue;
+		}
+		*eq = '\0';
+		got = F(p, ev);
+		if (strcmp(got, eq + 1) != 0)
+			fprintf(stderr, "  field %s\n", p);
+		CHECK_STR(got, eq + 1);
+	}
+}
+
+/* Which evt.count.error.KIND fields are 1 for EV ("file", "net memory"...),
+ * checking that each is 1 or absent. */
+static const char *error_kinds(const struct ievt *ev)
+{
+	static const char *const kinds[] = { "file", "net", "memory", "other" };
+	static char buf[64];
+	char name[64];
+	const char *v;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), "evt.count.error.%s", kinds[i]);
+		v = F(name, ev);
+		if (strcmp(v, "1") == 0)
+			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s",
+				 buf[0] ? " " : "", kinds[i]);
+		else if (strcmp(v, "<NA>") != 0)
+			return "bad value";
+	}
+	return buf;
+}
+
+/* proc.vpgid/sname/nthreads/nchilds, user.homedir/shell, fd.dev*, syscall.type */
+static void test_more_state(void)
+{
+	struct thread_info orphan = { .tid = 777, .pid = -1, .ptid = -1 };
+	struct tevt t;
+	struct ievt *ev;
+	struct frame_builder *fb;
+
+	fb = tevt__begin(&t, PPME_SYSCALL_CLOSE_E, 200, WORLD_TS);
+	fb__u64(fb, 3);
+	ev = tevt__end(&t, -1);
+	/* (bash leads session 100; fd 3 is on device 0x100803) */
+	expect(ev, "proc.vpgid=200 proc.sname=bash proc.nthreads=2 proc.nchilds=1 "
+	       "user.homedir=/home/alice user.shell=/bin/zsh fd.dev=100803 fd.dev.major=8 "
+	       "fd.dev.minor=259 syscall.type=close");
+	CHECK_INT(T("fd.dev", ev), FT_HEX);
+
+	/* the second thread: its process's count, no children of its own */
+	fb = tevt__begin(&t, PPME_SYSCALL_CLOSE_E, 201, WORLD_TS);
+	fb__u64(fb, 8);
+	ev = tevt__end(&t, -1);
+	CHECK_STR(F("proc.nthreads", ev), "2");
+	CHECK_STR(F("proc.nchilds", ev), "0");
+	CHECK_STR(F("fd.dev", ev), "0");
+	CHECK_STR(F("fd.dev.major", ev), "0");
+
+	/* init: alone in its session, root's passwd line, no fd */
+	fb = tevt__begin(&t, PPME_SYSCALL_CLOSE_E, 1, WORLD_TS);
+	fb__u64(fb, 3);
+	ev = tevt__end(&t, -1);
+	expect(ev, "proc.sname=systemd proc.nthreads=1 proc.vpgid=0 user.homedir=/root "
+	       "user.shell=/bin/bash fd.dev=<NA>");
+
+	/* a thread whose pid is unknown counts as its own main thread */
+	ev->thread = &orphan;
+	orphan.uid = 4242;
+	CHECK_STR(F("proc.nthreads", ev), "1");
+	CHECK_STR(F("proc.nchilds", ev), "0");
+	CHECK_STR(F("user.homedir", ev), "<NA>");
+	CHECK_STR(F("user.shell", ev), "<NA>");
+	ctx.threads = NULL;
+	ev->thread = &t_curl;
+	CHECK_STR(F("proc.nthreads", ev), "<NA>");
+	CHECK_STR(F("proc.sname", ev), "curl");	/* no ancestors known */
+	ctx.threads = &world_threads;
+
+	/* context switches are no syscall; generic events name theirs */
+	fb = tevt__begin(&t, PPME_SCHEDSWITCH_6_E, 200, WORLD_TS);
+	fb__u64(fb, 100), fb__u64(fb, 0), fb__u64(fb, 0);
+	fb__u32(fb, 0), fb__u32(fb, 0), fb__u32(fb, 0);
+	ev = tevt__end(&t, -1);
+	CHECK_STR(F("syscall.type", ev), "<NA>");
+	CHECK_STR(F("evt.type", ev), "switch");
+	fb = tevt__begin(&t, PPME_GENERIC_E, 200, WORLD_TS);
+	fb__u16(fb, sc_code("clock_gettime"));
+	fb__u16(fb, 228);
+	ev = tevt__end(&t, -1);
+	CHECK_STR(F("syscall.type", ev), "clock_gettime");
+}
+
+/* evt.deltatime, reltime, latency.human, is_open_*, count.*, and evt.type.is */
+static void test_more_evt(void)
+{
+	struct field_ctx fresh, keep;
+	struct tevt t;
+	struct ievt *ev;
+	struct frame_builder *fb;
+	struct filter_error err;
+	struct field_ref ref;
+
+	/* deltatime counts from the previous event extracted, 0 for the first
+	 * (a context of its own: the shared one has seen other events) */
+	field_ctx__init(&fresh, &world_threads);
+	keep = ctx;
+	ctx = fresh;
+	fb = tevt__begin(&t, PPME_SYSCALL_CLOSE_E, 200, WORLD_TS);
+	fb__u64(fb, 3);
+	ev = tevt__end(&t, -1);
+	CHECK_STR(F("evt.deltatime", ev), "0");
+	CHECK_STR(F("evt.deltatime", ev), "0");	/* same event: same value */
+	fb = tevt__begin(&t, PPME_SYSCALL_CLOSE_X, 200, WORLD_TS + 1500);
+	fb__u64(fb, 0);
+	ev = tevt__end(&t, 3);
+	CHECK_STR(F("evt.deltatime", ev), "1500");
+	CHECK_STR(F("evt.deltatime.ns", ev), "000001500");
+	CHECK_STR(F("evt.deltatime.s", ev), "0");
+	fb = tevt__begin(&t, PPME_SYSCALL_CLOSE_E, 200, WORLD_TS + 2000000001500ULL);
+	fb__u64(fb, 3);
+	ev = tevt__end(&t, -1);
+	CHECK_STR(F("evt.deltatime", ev), "2000000000000");
+	CHECK_STR(F("evt.deltatime.s", ev), "2000");
+	CHECK_STR(F("evt.deltatime.ns", ev), "000000000");
+	fresh = ctx;
+	ctx = keep;
+	field_ctx__fini(&fresh);
+
+	fb = tevt__begin(&t, PPME_SYSCALL_CLOSE_E, 200, WORLD_TS + 42);
+	fb__u64(fb, 3);
+	ev = tevt__end(&t, -1);
+	CHECK_STR(F("evt.reltime", ev), "2500000042");
+	CHECK_STR(F("evt.reltime.s", ev), "2");
+	CHECK_STR(F("evt.reltime.ns", ev), "500000042");
+	ev->ts = WORLD_FIRST_TS + 7;
+	CHECK_STR(F("evt.reltime.ns", ev), "000000007");
+	ev->first_ts = 0;
+	CHECK_STR(F("evt.reltime", ev), "<NA>");
+	CHECK_STR(F("evt.count", ev), "1");
+	CHECK_STR(F("evt.count.exit", ev), "<NA>");
+	CHECK_STR(F("evt.count.error", ev), "<NA>");
+	CHECK_STR(F("evt.is_open_read", ev), "false");
+	CHECK(field_ref__parse("evt.type.is.nosuchcall", 1, 0, &ref, &err) == -EINVAL);
+	CHECK(strstr(err.msg, "nosuchcall") != NULL);
+	CHECK(field_ref__parse("evt.type.is", 1, 0, &ref, &err) == -EINVAL);
+
+	/* latency as a person reads it: two decimals below 10, cut not rounded */
+	static const struct { uint64_t ns; const char *txt; } lat[] = {
+		{ 0, "0ns" }, { 999, "999ns" }, { 1000, "1.00us" }, { 3896, "3.89us" },
+		{ 9999, "9.99us" }, { 12333, "12us" }, { 249625, "249us" },
+		{ 1047581, "1.04ms" }, { 11951897, "11ms" }, { 3117403965ULL, "3.11s" },
+		{ 65000000000ULL, "65s" },
+	};
+	for (unsigned i = 0; i < sizeof(lat) / sizeof(lat[0]); i++) {
+		ev->latency = lat[i].ns;
+		CHECK_STR(F("evt.latency.human", ev), lat[i].txt);
+	}
+
+	/* open exits: read, write, created executable */
+	fb = tevt__begin(&t, PPME_SYSCALL_OPEN_X, 200, WORLD_TS);
+	fb__u64(fb, 3);
+	fb__str(fb, "/etc/passwd");
+	fb__u32(fb, PPM_FILE_FLAGS_O_RDONLY);
+	fb__u32(fb, 0);
+	fb__u32(fb, 0);
+	ev = tevt__end(&t, -1);
+	CHECK_STR(F("evt.is_open_read", ev), "true");
+	CHECK_STR(F("evt.is_open_write", ev), "false");
+	CHECK_STR(F("evt.is_open_exec", ev), "false");
+	CHECK_STR(F("evt.count.exit", ev), "1");
+	CHECK_STR(F("evt.count.error", ev), "<NA>");
+	fb = tevt__begin(&t, PPME_SYSCALL_OPENAT2_X, 200, WORLD_TS);
+	fb__u64(fb, 10);
+	fb__u64(fb, (uint64_t)-100);
+	fb__str(fb, "run.sh");
+	fb__u32(fb, PPM_FILE_FLAGS_O_RDWR | PPM_FILE_FLAGS_O_CREAT);
+	fb__u32(fb, 0750);
+	fb__u32(fb, 0);
+	ev = tevt__end(&t, -1);
+	CHECK_STR(F("evt.is_open_read", ev), "true");
+	CHECK_STR(F("evt.is_open_write", ev), "true");
+	CHECK_STR(F("evt.is_open_exec", ev), "true");
+	ev->params.len[4] = 2;	/* a truncated mode is no mode */
+	CHECK_STR(F("evt.is_open_exec", ev), "false");
+
+	/* failed exits, by kind: a failed open (no fd) is a file error */
+	fb = tevt__begin(&t, PPME_SYSCALL_OPEN_X, 200, WORLD_TS);
+	fb__u64(fb, (uint64_t)-2);
+	fb__str(fb, "/nope");
+	fb__u32(fb, PPM_FILE_FLAGS_O_WRONLY);
+	fb__u32(fb, 0);
+	fb__u32(fb, 0);
+	ev = tevt__end(&t, -1);
+	CHECK_STR(F("evt.is_open_write", ev), "true");
+	CHECK_STR(F("evt.count.error", ev), "1");
+	CHECK_STR(error_kinds(ev), "file");
+	/* access has no fd and creates none: other, as sysdig counts it */
+	fb = tevt__begin(&t, PPME_SYSCALL_ACCESS_X, 200, WORLD_TS);
+	fb__u64(fb, (uint64_t)-2);
+	fb__str(fb, "/nope");
+	CHECK_STR(error_kinds(tevt__end(&t, -1)), "other");
+	/* a socket's error is a network error, unix sockets too */
+	fb = tevt__begin(&t, PPME_SOCKET_CONNECT_X, 200, WORLD_TS);
+	fb__u64(fb, (uint64_t)-111);
+	fb__empty(fb);
+	CHECK_STR(error_kinds(tevt__end(&t, 6)), "net");
+	/* memory calls; a success counts nothing */
+	for (int i = 0; i < 2; i++) {
+		fb = tevt__begin(&t, PPME_SYSCALL_MUNMAP_X, 200, WORLD_TS);
+		fb__u64(fb, i ? 0 : (uint64_t)-22);
+		fb__u32(fb, 1), fb__u32(fb, 2), fb__u32(fb, 3);
+		CHECK_STR(error_kinds(tevt__end(&t, -1)), i ? "" : "memory");
+	}
+}
+
 static void test_names(void)
 {
 	struct field_ref ref;
@@ -885,6 +1112,9 @@ static void test_listing(void)
 	CHECK(strstr(buf, "Field Class:                  evt\n") != NULL);
 	CHECK(strstr(buf, "\nproc.name                     process name") != NULL);
 	CHECK(strstr(buf, "\nfd.sip                        server IP address.\n") != NULL);
+	CHECK(strstr(buf, "Field Class:                  syscall\n") != NULL);
+	CHECK(strstr(buf, "\nevt.count.exit                1 for exit events") != NULL);
+	CHECK(strstr(buf, "\nuser.shell ") != NULL);
 	free(buf);
 }
 
@@ -903,6 +1133,8 @@ int main(void)
 	test_proc();
 	test_fd_misc();
 	test_sysdig_quirks();
+	test_more_state();
+	test_more_evt();
 	test_names();
 	test_listing();
 

@@ -257,6 +257,23 @@ static void test_operators(void)
 	NOMATCH("fd.name != /etc", &t_unknown.ev);
 }
 
+/* evt.type.is.NAME (1 or 0 on every event) and fd.dev compared as numbers */
+static void test_type_is(void)
+{
+	MATCH("evt.type.is.openat=1", &t_open.ev);
+	MATCH("evt.type.is.openat=1", &t_oldopen.ev);
+	NOMATCH("evt.type.is.openat=1", &t_read.ev);
+	MATCH("evt.type.is.openat=0", &t_read.ev);
+	MATCH("evt.type.is.clock_gettime=1", &t_gen.ev);
+	MATCH("evt.type.is.open=0", &t_gen.ev);
+	MATCH("not evt.type.is.read=1", &t_open.ev);
+	MATCH("fd.dev=1050627", &t_open.ev);	/* 0x100803 */
+	MATCH("fd.dev.major=8 and fd.dev.minor>258", &t_open.ev);
+	NOMATCH("fd.dev=0", &t_open.ev);
+	CHECK_INT(M("evt.type.is.nosuchcall=1", &t_open.ev), -1);
+	CHECK_INT(M("evt.type.is=1", &t_open.ev), -1);
+}
+
 static void test_evt_type(void)
 {
 	MATCH("evt.type=openat", &t_open.ev);
@@ -407,6 +424,7 @@ int main(void)
 
 	test_operators();
 	test_evt_type();
+	test_type_is();
 	test_logic();
 	test_errors();
 	test_open_warning();

@@ -157,6 +157,9 @@ static void test_p(void)
 	CHECK_INT(err.column, 1);
 	CHECK(format__compile("x %fd.ip", &err) == NULL);
 	CHECK_STR(err.msg, "fd.ip can only be used in filters, not in output formats (column 4)");
+	CHECK(format__compile("%evt.type.is.open", &err) == NULL);
+	CHECK_STR(err.msg, "evt.type.is can only be used in filters, not in output formats "
+		  "(column 2)");
 	CHECK(format__compile("%evt.num %proc.nme", &err) == NULL);
 	CHECK_STR(err.msg, "unknown field 'proc.nme' at column 11; did you mean proc.name?");
 	CHECK_INT(err.column, 11);
@@ -206,6 +209,13 @@ static void test_json(void)
 	sbuf__reset(&out);
 	CHECK_INT(format__json(f, &t_open.ev, &ctx, &out), -ENOENT);
 	CHECK_INT(out.len, 0);
+	format__free(f);
+
+	/* fd.dev is hex text in both forms, as sysdig prints it; counts are numbers */
+	f = C("%fd.dev %fd.dev.major %evt.count %evt.latency.human %syscall.type");
+	CHECK_STR(json(f, &t_openat.ev, &rc), "{\"evt.count\":1,\"evt.latency.human\":\"0ns\","
+		  "\"fd.dev\":\"100803\",\"fd.dev.major\":8,\"syscall.type\":\"openat\"}\n");
+	CHECK_STR(text(f, &t_openat.ev, &rc), "100803 8 1 0ns openat\n");
 	format__free(f);
 }
 

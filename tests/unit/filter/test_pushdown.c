@@ -150,6 +150,10 @@ static void test_misc(void)
 	CHECK_INT(sets("evt.arg.dirfd = -100"), 0);
 	CHECK(set[PPME_SYSCALL_OPENAT_2_E] && !set[PPME_SYSCALL_READ_E]);
 	CHECK(sc[257] && !sc[0]);
+	/* evt.type.is.X holds on every event (as 0 or 1): it narrows nothing */
+	CHECK_INT(sets("evt.type.is.openat = 0"), 1);
+	CHECK_INT(count(set, PPM_EVENT_MAX), PPM_EVENT_MAX);
+	CHECK(sc[0] && sc[257]);
 
 	/* the state events an agent adds so proc.* and fd.* keep working */
 	sets("evt.type=openat");

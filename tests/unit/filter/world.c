@@ -38,7 +38,7 @@ void world__init(void)
 		.cwd = "/home/alice/", .cgroups = curl_cgroups,
 		.cgroups_len = sizeof(curl_cgroups), .uid = 1000, .gid = 100,
 		.loginuid = 1000, .tty = 34817, .start_ts = WORLD_TS - 5000000000ULL,
-		.fds = &curl_fds };
+		.pgid = 200, .fds = &curl_fds };
 	t_curl2 = t_curl;
 	t_curl2.tid = 201;
 	t_curl2.vtid = -1;
@@ -48,7 +48,7 @@ void world__init(void)
 	stub__add_thread(&world_threads, &t_curl2);
 
 	fd_passwd = (struct fd_info){ .fd = 3, .type = FDT_FILE, .name = "/etc/passwd",
-		.open_flags = PPM_FILE_FLAGS_O_RDONLY };
+		.open_flags = PPM_FILE_FLAGS_O_RDONLY, .dev = 0x100803 };
 	fd_tcp = (struct fd_info){ .fd = 4, .type = FDT_IPV4_SOCK,
 		.name = "10.0.0.2:5555->10.0.0.1:80", .family = PPM_AF_INET, .l4proto = 6,
 		.sport = 5555, .dport = 80 };
@@ -102,6 +102,7 @@ struct ievt *tevt__end(struct tevt *t, int64_t fdnum)
 	ev->hdr = h;
 	ev->type = h->type;
 	ev->ts = h->ts;
+	ev->first_ts = WORLD_FIRST_TS;
 	ev->tid = (int64_t)h->tid;
 	ev->info = schema__event(h->type);
 	schema__params(t->buf, &ev->params);

@@ -16,6 +16,7 @@ static void test_fields_and_pairing(void)
 	char *root = t_tmpdir();
 	struct inspector_counters c;
 	struct ppm_evt_hdr eh;
+	uint64_t first_ts;
 
 	t->in = t_inspector(root, 0);
 	CHECK(t_spawn(t, 10, 1, "cat", "/") == 0);
@@ -32,10 +33,13 @@ static void test_fields_and_pairing(void)
 	CHECK(t->ev.thread == find(t, 10) && t->ev.thread->last_ts == 1001000);
 	CHECK(!t->ev.has_res && t->ev.enter == NULL && t->ev.latency == 0);
 	CHECK(t->ev.thread->lastenter_len == t->len);
+	CHECK(t->ev.first_ts && t->ev.first_ts < t->ev.ts);	/* evt.reltime's base */
+	first_ts = t->ev.first_ts;
 
 	t->ts += 4000;	/* the exit comes 5 us after the enter */
 	CHECK(t_emit(t, PPME_SYSCALL_READ_X, 10, "qB", Q(5), "hello", 5u) == 0);
 	CHECK(t->ev.enter != NULL && t->ev.latency == 5000);
+	CHECK(t->ev.first_ts == first_ts);
 	memcpy(&eh, t->ev.enter, sizeof(eh));
 	CHECK(eh.type == PPME_SYSCALL_READ_E && eh.ts == 1001000);
 	CHECK(t->ev.has_res && t->ev.res == 5);

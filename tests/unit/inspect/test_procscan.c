@@ -36,7 +36,7 @@ static void make_tree(const char *root)
 	       "cpu\t2\t1\t1\ncpuacct\t2\t1\t1\nmemory\t0\t5\t1\nio\t0\t1\t1\n"
 	       "pids\t3\t1\t1\nrdma\t0\t1\t0\n");
 	t_puts(root, "etc/passwd", "root:x:0:0:root:/root:/bin/sh\napp:x:1000:1000::/home/app:/bin/sh\n"
-	       "shadowed:x:1000:1000::/:/bin/sh\nbroken line\n");
+	       "shadowed:x:1000:1000::/:/bin/sh\nbroken line\nnoshell:x:7:7::/var/empty\n");
 	t_puts(root, "etc/group", "root:x:0:\napp:x:1001:app\n");
 
 	t_fake_task(root, 100, 100, 1, "app (x)", 1000, 500);
@@ -184,6 +184,12 @@ static void test_fake_tree(void)
 	CHECK_STR(users__name(0), "root");
 	CHECK_STR(users__name(1000), "app");
 	CHECK(users__name(4242) == NULL);
+	CHECK_STR(users__home(0), "/root");
+	CHECK_STR(users__shell(0), "/bin/sh");
+	CHECK_STR(users__home(1000), "/home/app");	/* the first line of uid 1000 */
+	CHECK_STR(users__shell(7), "");			/* a line without a shell */
+	CHECK_STR(users__home(7), "/var/empty");
+	CHECK(users__home(4242) == NULL && users__shell(4242) == NULL);
 	CHECK_STR(groups__name(1001), "app");
 	CHECK(groups__name(1000) == NULL);
 out:

@@ -77,6 +77,11 @@ int fields__extract_fd(const struct field_ref *ref, const struct ievt *ev,
 	if (!fd || n > (ref->info->flags & FF_MULTI ? 1u : 0u))
 		return -ENOENT;
 	name = fd->name ? fd->name : "";
+	/* An fd without a number is what a failed open showed (the inspector's
+	 * one-event entry): sysdig knows its name, type letter and directory only. */
+	if (ev->fdnum < 0 && ref->info->id != F_FD_NAME && ref->info->id != F_FD_TYPECHAR &&
+	    ref->info->id != F_FD_DIRECTORY)
+		return -ENOENT;
 
 	switch (ref->info->id) {
 	case F_FD_TYPE:

@@ -158,6 +158,10 @@ struct inspector {
 	struct inspector_counters c;
 	uint64_t num;
 	uint64_t first_ts;	/* of the first event, any type (evt.reltime) */
+	/* A procexit's thread leaves the table at the next event, so the procexit
+	 * itself still sees it counted in its process (proc.nthreads), as in sysdig. */
+	bool exit_pending;
+	int64_t exit_tid;
 	/* fds removed by the current event, freed at the next one */
 	struct fd_info *pending_fd[4];
 	uint32_t npending_fd;
@@ -198,6 +202,8 @@ void parse__clone_exit(struct inspector *in, struct ievt *ev, const struct evt_p
 void parse__execve_exit(struct inspector *in, struct ievt *ev, const struct evt_params *x,
 			const struct evt_params *e);
 void parse__procexit(struct inspector *in, struct ievt *ev);
+/* Removes the thread of the last procexit (called before the next event). */
+void parse__procexit_reap(struct inspector *in);
 void parse__chdir_exit(struct inspector *in, struct ievt *ev, const struct evt_params *x,
 		       const struct evt_params *e);
 /* parse_fd.c: events that create, change or destroy fds. */

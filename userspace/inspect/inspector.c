@@ -52,6 +52,7 @@ struct inspector *inspector__new(const struct inspector_opts *opts)
 
 static void inspector__flush(struct inspector *in)
 {
+	parse__procexit_reap(in);
 	thread_table__flush(in->threads);
 	for (uint32_t i = 0; i < in->npending_fd; i++)
 		fd_info__free(in->pending_fd[i]);

@@ -346,6 +346,20 @@ void parse__procexit(struct inspector *in, struct ievt *ev)
 	if (!ti)
 		return;
 	ti->exited = true;
+	in->exit_pending = true;
+	in->exit_tid = ti->tid;
+}
+
+void parse__procexit_reap(struct inspector *in)
+{
+	struct thread_info *ti;
+
+	if (!in->exit_pending)
+		return;
+	in->exit_pending = false;
+	ti = thread_table__find(in->threads, in->exit_tid);
+	if (!ti || !ti->exited)
+		return;
 	/* A main thread stays while other threads of its process live. */
 	if (ti->pid == ti->tid && thread_table__nthreads(in->threads, ti) > 1)
 		return;

@@ -919,6 +919,8 @@ static void test_more_state(void)
 /* evt.deltatime, reltime, latency.human, is_open_*, count.*, and evt.type.is */
 static void test_more_evt(void)
 {
+	struct fd_info shown = { .fd = -1, .type = FDT_FILE, .name = "/home/u/.curlrc",
+				 .dev = 5 };
 	struct field_ctx fresh, keep;
 	struct tevt t;
 	struct ievt *ev;
@@ -1019,6 +1021,11 @@ static void test_more_evt(void)
 	ev = tevt__end(&t, -1);
 	CHECK_STR(F("evt.is_open_write", ev), "true");
 	CHECK_STR(F("evt.count.error", ev), "1");
+	CHECK_STR(error_kinds(ev), "file");
+	/* the fd the inspector shows for it: sysdig knows only some of it */
+	ev->fd = &shown;
+	expect(ev, "fd.name=/home/u/.curlrc fd.typechar=f fd.directory=/home/u fd.num=-1 "
+	       "fd.type=<NA> fd.filename=<NA> fd.dev=<NA> fd.is_server=<NA>");
 	CHECK_STR(error_kinds(ev), "file");
 	/* access has no fd and creates none: other, as sysdig counts it */
 	fb = tevt__begin(&t, PPME_SYSCALL_ACCESS_X, 200, WORLD_TS);

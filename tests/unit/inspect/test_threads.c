@@ -227,8 +227,11 @@ static void test_procexit(void)
 
 	/* the last thread goes: the thread, then the process */
 	CHECK(t_emit(t, PPME_PROCEXIT_1_E, 101, "qqbb", Q(0), Q(0), 0u, 0u) == 0);
-	/* still readable while its event is looked at */
+	/* still readable while its event is looked at, and still counted in its
+	 * process (sysdig's proc.nthreads on a procexit counts the exiting thread) */
 	CHECK(t->ev.thread && t->ev.thread->tid == 101 && t->ev.thread->exited);
+	CHECK(find(t, 101) == t->ev.thread);
+	CHECK_INT(thread_table__nthreads(inspector__threads(t->in), p), 2);
 	CHECK(t_emit(t, PPME_GENERIC_E, 1, "ww", 1u, 2u) == 0);
 	CHECK(find(t, 101) == NULL && find(t, 100) == NULL);
 

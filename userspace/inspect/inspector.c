@@ -520,9 +520,16 @@ int inspector__process(struct inspector *in, const struct capture_event *cev, st
 				ti->lastenter_len = 0;
 				in->c.n_enter_too_big++;
 			}
+			ti->latency = 0;
+		} else if (ti) {
+			/* events without an exit (switch, procexit) show the latency
+			 * of the thread's last syscall, as sysdig does */
+			ev->latency = ti->latency;
 		}
 	} else {
 		evt__pair(in, ev, clone_child);
+		if (ev->thread)
+			ev->thread->latency = ev->latency;
 		if (ev->enter && schema__params(ev->enter, &enter_params) == 0) {
 			e.info = &schema_events[ev->type - 1];
 			e.p = &enter_params;

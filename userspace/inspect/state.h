@@ -85,6 +85,7 @@ struct thread_info {
 	uint32_t tty;
 	uint64_t start_ts;	/* ns since epoch (clone time or /proc start time) */
 	uint64_t last_ts;	/* ns of the last event of this thread */
+	uint64_t latency;	/* of its last syscall; 0 once a new one starts */
 	bool exited;
 	struct fd_table *fds;
 	/* The last enter event of this thread, copied so its exit can be paired with

@@ -44,6 +44,14 @@ static void test_fields_and_pairing(void)
 	CHECK(eh.type == PPME_SYSCALL_READ_E && eh.ts == 1001000);
 	CHECK(t->ev.has_res && t->ev.res == 5);
 	CHECK(t->ev.thread->lastenter_len == 0);
+	/* a context switch shows the last syscall's latency until the next
+	 * syscall starts, as sysdig's evt.latency does */
+	CHECK(t_emit(t, PPME_SCHEDSWITCH_6_E, 10, "qqqddd", Q(11), Q(0), Q(0), 0u, 0u, 0u) == 0);
+	CHECK_INT(t->ev.latency, 5000);
+	CHECK(t_emit(t, PPME_SYSCALL_READ_E, 10, "qd", Q(0), 4096u) == 0);
+	CHECK_INT(t->ev.latency, 0);
+	CHECK(t_emit(t, PPME_SCHEDSWITCH_6_E, 10, "qqqddd", Q(11), Q(0), Q(0), 0u, 0u, 0u) == 0);
+	CHECK_INT(t->ev.latency, 0);
 
 	/* an exit of another syscall does not pair with a stale enter */
 	CHECK(t_emit(t, PPME_SYSCALL_WRITE_E, 10, "qd", Q(1), 5u) == 0);

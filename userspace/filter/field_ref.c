@@ -132,8 +132,8 @@ static int build_param_idx(struct field_ref *ref)
 }
 
 /* evt.type.is.NAME: ref->param_idx[t] is 1 for the event codes called NAME.
- * Generic events are matched by their syscall's name when extracting. Returns
- * how many codes or syscalls have that name. */
+ * As in sysdig, NAME is an event's name: syscalls without events of their own
+ * are not known by theirs. Returns how many codes have that name. */
 static int build_type_idx(struct field_ref *ref)
 {
 	int found = 0;
@@ -146,11 +146,6 @@ static int build_type_idx(struct field_ref *ref)
 
 		ref->param_idx[t] = n && strcmp(n, ref->argname) == 0;
 		found += ref->param_idx[t];
-	}
-	for (uint16_t sc = 0; sc < PPM_SC_MAX && !found; sc++) {
-		const char *n = schema__ppm_sc_name(sc);
-
-		found = n && strcmp(n, ref->argname) == 0;
 	}
 	return found;
 }
@@ -222,8 +217,7 @@ int field_ref__parse(const char *s, int column, unsigned flags, struct field_ref
 			int col = column + (int)baselen + 1;
 
 			if (r == 0 && f->arg == FARG_EVTYPE)
-				filter_error__set(err, col, "no event or system call is called '%s' "
-						  "(column %d)", ref->argname, col);
+				filter_error__set(err, col, "no event is called '%s' (column %d)", ref->argname, col);
 			else if (r == 0)
 				filter_error__set(err, col, "no event has an argument named '%s' (column %d)",
 				     ref->argname, col);

@@ -411,8 +411,6 @@ int fields__extract_evt(const struct field_ref *ref, const struct ievt *ev,
 	case F_EVT_TYPE_IS:
 		if (!ref->param_idx || ev->type >= PPM_EVENT_MAX)
 			return -ENOENT;
-		if ((ev->type == PPME_GENERIC_E || ev->type == PPME_GENERIC_X) && ev->name)
-			return value__u64(out, strcmp(ev->name, ref->argname) == 0);
 		return value__u64(out, ref->param_idx[ev->type]);
 	case F_EVT_IS_OPEN_READ: case F_EVT_IS_OPEN_WRITE: case F_EVT_IS_OPEN_EXEC:
 		return value__bool(out, open__is(ev, ref->info->id));

@@ -11,18 +11,6 @@
 
 #include "capfile_int.h"
 
-/* Fd types as the files number them (libscap's scap_fd_type). */
-enum {
-	SFD_FILE = 1, SFD_DIRECTORY, SFD_IPV4_SOCK, SFD_IPV6_SOCK, SFD_IPV4_SERVSOCK,
-	SFD_IPV6_SERVSOCK, SFD_FIFO, SFD_UNIX_SOCK, SFD_EVENT, SFD_UNSUPPORTED, SFD_SIGNALFD,
-	SFD_EVENTPOLL, SFD_INOTIFY, SFD_TIMERFD, SFD_NETLINK, SFD_FILE_V2, SFD_BPF,
-	SFD_USERFAULTFD, SFD_IOURING, SFD_MEMFD,
-};
-
-/* Their transport protocol numbers (scap_l4_proto). */
-#define SL4_TCP	2
-#define SL4_UDP	3
-
 struct cursor {
 	const uint8_t *p, *end;
 };

@@ -17,15 +17,6 @@
  * readers' limit (CAPFILE_LIST_MAX). */
 #define PL_BLOCK_SPLIT	(8u << 20)
 
-/* Fd types as the files number them (lists.c has the full set). */
-enum {
-	SFD_DIRECTORY = 2, SFD_IPV4_SOCK, SFD_IPV6_SOCK, SFD_IPV4_SERVSOCK, SFD_IPV6_SERVSOCK,
-	SFD_FIFO, SFD_UNIX_SOCK, SFD_EVENT, SFD_UNSUPPORTED, SFD_SIGNALFD, SFD_EVENTPOLL,
-	SFD_INOTIFY, SFD_TIMERFD, SFD_NETLINK, SFD_FILE_V2, SFD_BPF,
-};
-#define SL4_TCP	2
-#define SL4_UDP	3
-
 /* An entry or block body being built: bytes in a memory stream. */
 struct body {
 	FILE *f;

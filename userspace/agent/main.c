@@ -184,7 +184,9 @@ static int agent__run(struct agent *a, const sigset_t *wait_mask)
 		if (a->flt && !filter__match(a->flt, &ev, &a->fctx))
 			continue;
 		a->tally.matched++;
-		if (a->writer && (err = capfile_writer__write(a->writer, cev.cpu, cev.frame))) {
+		/* the file names a container before its first event, as sysdig's do */
+		if (a->writer && ((err = capfile_writer__container(a->writer, ev.thread, ev.ts)) ||
+				  (err = capfile_writer__write(a->writer, cev.cpu, cev.frame)))) {
 			fprintf(stderr, "agent: cannot write %s: %s\n", a->o.write_file,
 				strerror(-err));
 			a->reported = true;
@@ -397,6 +399,10 @@ int main(int argc, char **argv)
 	}
 	if (a.o.version) {
 		printf("agent %s\n", AGENT_VERSION);
+		return 0;
+	}
+	if (a.o.print_format) {
+		printf("%s\n", a.o.format ? a.o.format : FORMAT_DEFAULT);
 		return 0;
 	}
 	if (a.o.list_fields || a.o.list_events) {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format.h"
 #include "options.h"
 
 const char options_usage[] =
@@ -17,7 +18,10 @@ const char options_usage[] =
 "  --filter EXPR      only events matching EXPR (sysdig filter syntax); the\n"
 "                     filter may also be given as the trailing arguments\n"
 "  -j, --json         one JSON object per event\n"
-"  -p, --print FMT    output format with %field tokens, e.g. '%proc.name %fd.name'\n"
+"  -p, --print FMT    output format with %field tokens, e.g. '%proc.name %fd.name';\n"
+"                     -pc (or -pcontainer) and -pk (-pkubernetes) print sysdig's\n"
+"                     line with the container's (the pod's) name and id; -pp\n"
+"                     prints the format in use and exits\n"
 "  -n, --numevents N  stop after N events\n"
 "  -M SECS            stop after SECS seconds\n"
 "  -s, --snaplen LEN  bytes of I/O buffers captured (default 80)\n"
@@ -137,7 +141,15 @@ int options__parse(int argc, char **argv, struct agent_opts *o, char *err, size_
 			o->json = true;
 			break;
 		case 'p':
-			o->format = optarg;
+			/* as sysdig: these words pick a line, they are not formats */
+			if (!strcmp(optarg, "c") || !strcmp(optarg, "container"))
+				o->format = FORMAT_CONTAINER;
+			else if (!strcmp(optarg, "k") || !strcmp(optarg, "kubernetes"))
+				o->format = FORMAT_K8S;
+			else if (!strcmp(optarg, "p"))
+				o->print_format = true;
+			else
+				o->format = optarg;
 			break;
 		case 'n':
 			if (parse_u64(optarg, &o->max_events) || !o->max_events)

@@ -9,7 +9,8 @@
 struct agent_opts {
 	const char *filter;	/* NULL: everything */
 	char *filter_owned;	/* joined positional words, freed by options__free */
-	const char *format;	/* -p */
+	const char *format;	/* -p (-pc and -pk: sysdig's container and pod lines) */
+	bool print_format;	/* -pp: print the format and exit */
 	bool json;		/* -j */
 	uint64_t max_events;	/* -n, 0: no limit */
 	uint64_t max_seconds;	/* -M, 0: no limit */

@@ -33,6 +33,9 @@ int field__extract(const struct field_ref *ref, const struct ievt *ev, struct fi
 		return fields__extract_evt(ref, ev, ctx, n, out);
 	case C_FD:
 		return fields__extract_fd(ref, ev, ctx, n, out);
+	case C_CONTAINER:
+	case C_K8S:
+		return fields__extract_container(ref, ev, ctx, n, out);
 	default:
 		return fields__extract_proc(ref, ev, ctx, n, out);
 	}

@@ -5,7 +5,7 @@
 #include "fields.h"
 
 /* Index of a field's class in field_classes. */
-enum field_class_id { C_EVT, C_PROC, C_USER, C_GROUP, C_FD, C_SYSCALL };
+enum field_class_id { C_EVT, C_PROC, C_USER, C_GROUP, C_CONTAINER, C_FD, C_SYSCALL, C_K8S };
 
 enum field_id {
 	F_EVT_NUM, F_EVT_TIME, F_EVT_TIME_S, F_EVT_TIME_ISO8601, F_EVT_DATETIME,
@@ -41,6 +41,12 @@ enum field_id {
 
 	F_SYSCALL_TYPE,
 
+	F_CONTAINER_ID, F_CONTAINER_FULL_ID, F_CONTAINER_NAME, F_CONTAINER_IMAGE,
+	F_CONTAINER_IMAGE_ID, F_CONTAINER_TYPE, F_CONTAINER_PRIVILEGED,
+	F_CONTAINER_IMAGE_REPOSITORY, F_CONTAINER_IMAGE_TAG, F_CONTAINER_IMAGE_DIGEST,
+
+	F_K8S_POD_NAME, F_K8S_POD_ID, F_K8S_POD_UID, F_K8S_NS_NAME,
+
 	F__COUNT
 };
 
@@ -75,6 +81,8 @@ int fields__extract_proc(const struct field_ref *ref, const struct ievt *ev,
 			 struct field_ctx *ctx, unsigned n, struct field_value *out);
 int fields__extract_fd(const struct field_ref *ref, const struct ievt *ev,
 		       struct field_ctx *ctx, unsigned n, struct field_value *out);
+int fields__extract_container(const struct field_ref *ref, const struct ievt *ev,
+			      struct field_ctx *ctx, unsigned n, struct field_value *out);
 
 /* Param index an evt.arg / evt.rawarg reference points at for EV, or -1. */
 int field__param_index(const struct field_ref *ref, const struct ievt *ev);

@@ -7,9 +7,15 @@ const struct field_class field_classes[] = {
 	{ "process", "The process and thread that made the system call." },
 	{ "user", "The user the process runs as." },
 	{ "group", "The group the process runs as." },
+	{ "container", "The container the process runs in, from its cgroups, and its name, "
+		       "image and type from the files its runtime keeps on disk (Docker, "
+		       "containerd, CRI-O, Podman; LXC by name). Outside containers, "
+		       "container.id, container.name and container.type are 'host'." },
 	{ "fd", "The file descriptor the event works on: files, sockets, pipes and so on. "
 		"Absent for events without one." },
 	{ "syscall", "The system call behind the event." },
+	{ "k8s", "The Kubernetes pod of the container, as the node's container runtime "
+		 "records it (no API server is asked). Absent outside pods." },
 };
 const unsigned field_classes_len = sizeof(field_classes) / sizeof(field_classes[0]);
 
@@ -255,6 +261,41 @@ const struct field_info field_table[] = {
 	F("syscall.type", F_SYSCALL_TYPE, FT_STRING, FARG_NONE, 0, C_SYSCALL,
 	  "name of the system call of a syscall event, e.g. 'openat'; absent for "
 	  "other events (context switches, process exit, internal events)."),
+
+	F("container.id", F_CONTAINER_ID, FT_STRING, FARG_NONE, 0, C_CONTAINER,
+	  "the container id: the first 12 digits of the runtime's id (the name for "
+	  "LXC), or 'host'."),
+	F("container.full_id", F_CONTAINER_FULL_ID, FT_STRING, FARG_NONE, FF_EXTENSION,
+	  C_CONTAINER, "the runtime's whole container id (64 hex digits), or 'host'."),
+	F("container.name", F_CONTAINER_NAME, FT_STRING, FARG_NONE, 0, C_CONTAINER,
+	  "the container name, or 'host'."),
+	F("container.image", F_CONTAINER_IMAGE, FT_STRING, FARG_NONE, 0, C_CONTAINER,
+	  "the container image as it was asked for (e.g. docker.io/library/nginx:1.25)."),
+	F("container.image.id", F_CONTAINER_IMAGE_ID, FT_STRING, FARG_NONE, 0, C_CONTAINER,
+	  "the container image id (hex, without 'sha256:')."),
+	F("container.type", F_CONTAINER_TYPE, FT_STRING, FARG_NONE, 0, C_CONTAINER,
+	  "the container runtime: docker, containerd, cri-o, podman, lxc, libvirt-lxc or "
+	  "cri (a Kubernetes container whose runtime left no file); 'host' outside "
+	  "containers."),
+	F("container.privileged", F_CONTAINER_PRIVILEGED, FT_BOOL, FARG_NONE, 0, C_CONTAINER,
+	  "true for containers running as privileged, false otherwise (Docker and "
+	  "Podman containers only, as sysdig)."),
+	F("container.image.repository", F_CONTAINER_IMAGE_REPOSITORY, FT_STRING, FARG_NONE, 0,
+	  C_CONTAINER, "the container image repository (e.g. docker.io/library/nginx)."),
+	F("container.image.tag", F_CONTAINER_IMAGE_TAG, FT_STRING, FARG_NONE, 0, C_CONTAINER,
+	  "the container image tag (e.g. 1.25; 'latest' when the image names none)."),
+	F("container.image.digest", F_CONTAINER_IMAGE_DIGEST, FT_STRING, FARG_NONE, 0,
+	  C_CONTAINER, "the container image digest when the image was named by one "
+	  "(e.g. sha256:d97737...)."),
+
+	F("k8s.pod.name", F_K8S_POD_NAME, FT_STRING, FARG_NONE, 0, C_K8S,
+	  "Kubernetes pod name."),
+	F("k8s.pod.id", F_K8S_POD_ID, FT_STRING, FARG_NONE, 0, C_K8S,
+	  "Kubernetes pod id: its UID (same as k8s.pod.uid)."),
+	F("k8s.pod.uid", F_K8S_POD_UID, FT_STRING, FARG_NONE, FF_EXTENSION, C_K8S,
+	  "Kubernetes pod UID, from the runtime's files or the pod's cgroup path."),
+	F("k8s.ns.name", F_K8S_NS_NAME, FT_STRING, FARG_NONE, 0, C_K8S,
+	  "Kubernetes namespace name."),
 };
 const unsigned field_table_len = sizeof(field_table) / sizeof(field_table[0]);
 

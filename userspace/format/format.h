@@ -14,6 +14,15 @@ struct format;
 #define FORMAT_DEFAULT "*%evt.num %evt.outputtime %evt.cpu %proc.name (%thread.tid) " \
 		       "%evt.dir %evt.type %evt.info"
 
+/* sysdig's -pc and -pk lines: the container's name (or the pod's) and id, and
+ * the thread's id in its own pid namespace too. */
+#define FORMAT_CONTAINER "*%evt.num %evt.outputtime %evt.cpu %container.name " \
+			 "(%container.id) %proc.name (%thread.tid:%thread.vtid) %evt.dir " \
+			 "%evt.type %evt.info"
+#define FORMAT_K8S "*%evt.num %evt.outputtime %evt.cpu %k8s.pod.name " \
+		   "(%container.id) %proc.name (%thread.tid:%thread.vtid) %evt.dir " \
+		   "%evt.type %evt.info"
+
 /* Compiles a -p format: literal text with %field, %field[N], %evt.arg.NAME, and
  * %Nfield to pad or cut a field to N characters. A leading '*' prints events
  * even when a field is absent (as <NA>); otherwise such events are skipped.

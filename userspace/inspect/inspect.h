@@ -86,6 +86,19 @@ int inspector__for_each_thread(struct inspector *in,
  * rest; its strings must be malloc()ed (the table frees them). NULL with errno
  * EEXIST, ENOSPC (table full) or ENOMEM. */
 struct thread_info *inspector__add_thread(struct inspector *in, int64_t tid, int64_t pid);
+/* Sets TI's container again from TI->cgroups, after a caller changed them by
+ * hand (capture-file process lists). */
+void inspector__update_container(struct inspector *in, struct thread_info *ti);
+
+struct container_table;
+/* The containers the threads are in (container.h). */
+struct container_table *inspector__containers(struct inspector *in);
+
+/* A capture file's container event: imports its JSON (LEN bytes) into the
+ * container table. It takes an event number (evt.num) but is never shown, as
+ * in sysdig. 0 or -errno (malformed, counted by the table). */
+int inspector__container_event(struct inspector *in, const char *json, size_t len);
+
 /* Adds (or empties) fd FD in TI's fd table; the caller fills it (name
  * malloc()ed). NULL with errno set. */
 struct fd_info *inspector__add_fd(struct inspector *in, struct thread_info *ti, int64_t fd);

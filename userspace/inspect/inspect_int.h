@@ -154,6 +154,7 @@ struct inspector {
 	char *root;
 	uint32_t max_threads;
 	struct thread_table *threads;
+	struct container_table *containers;
 	struct procfs *proc;
 	struct inspector_counters c;
 	uint64_t num;
@@ -193,6 +194,11 @@ struct thread_info *inspector__thread(struct inspector *in, int64_t tid);
 /* A new thread entry, making room (purge) when the table is full. */
 struct thread_info *inspector__new_thread(struct inspector *in, int64_t tid);
 void inspector__purge(struct inspector *in, uint64_t older_than_ts);
+/* Sets TI's container from its cgroups. LIKE, when not NULL and its cgroups are
+ * the same, lends its container without a parse (a clone, a thread of a
+ * process). */
+void inspector__thread_container(struct inspector *in, struct thread_info *ti,
+				 const struct thread_info *like);
 void inspector__defer_fd(struct inspector *in, struct fd_info *fi);
 
 /* parse_thread.c: clone/fork/exec/exit/chdir. */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "container.h"
 #include "inspect_int.h"
 
 #define DEFAULT_MAX_THREADS 131072
@@ -34,7 +35,10 @@ struct inspector *inspector__new(const struct inspector_opts *opts)
 		in->root[0] = '\0';
 	in->threads = thread_table__new();
 	in->proc = in->root ? procfs__new(in->root) : NULL;
-	if (!in->root || !in->threads || !in->proc) {
+	/* a capture file's containers are not this host's: only the file names them */
+	in->containers = container_table__new(&(struct container_table_opts){
+		.host_root = in->root, .no_lookup = o.no_proc_lookup });
+	if (!in->root || !in->threads || !in->proc || !in->containers) {
 		inspector__free(in);
 		errno = ENOMEM;
 		return NULL;
@@ -68,6 +72,8 @@ void inspector__free(struct inspector *in)
 	if (in->threads)
 		inspector__flush(in);
 	thread_table__free(in->threads);
+	/* after the threads, which hold references to it */
+	container_table__free(in->containers);
 	procfs__free(in->proc);
 	free(in->root);
 	free(in);
@@ -94,6 +100,38 @@ void inspector__counters(const struct inspector *in, struct inspector_counters *
 struct thread_table *inspector__threads(struct inspector *in)
 {
 	return in->threads;
+}
+
+struct container_table *inspector__containers(struct inspector *in)
+{
+	return in->containers;
+}
+
+void inspector__thread_container(struct inspector *in, struct thread_info *ti,
+				 const struct thread_info *like)
+{
+	struct container_ident id;
+	struct container_info *ci = NULL;
+
+	if (like && like != ti && like->cgroups_len == ti->cgroups_len &&
+	    (!ti->cgroups_len || memcmp(like->cgroups, ti->cgroups, ti->cgroups_len) == 0))
+		ci = container_info__ref(like->container);
+	else if (ti->cgroups && cgroups__container(ti->cgroups, ti->cgroups_len, &id))
+		ci = container_table__get(in->containers, &id, in->cur_ts);
+	/* the new one first: it may be the same entry */
+	container_info__put(ti->container);
+	ti->container = ci;
+}
+
+int inspector__container_event(struct inspector *in, const char *json, size_t len)
+{
+	in->num++;
+	return container_table__import_json(in->containers, json, len);
+}
+
+void inspector__update_container(struct inspector *in, struct thread_info *ti)
+{
+	inspector__thread_container(in, ti, NULL);
 }
 
 int inspector__for_each_thread(struct inspector *in,
@@ -179,6 +217,7 @@ static struct thread_info *inspector__read_process(struct inspector *in, int64_t
 		in->c.n_lazy_unreadable++;
 		return ti;
 	}
+	inspector__thread_container(in, ti, NULL);
 	if (ti->fds)
 		procfs__read_fds(in->proc, pid, ti->fds, &in->c.n_lazy_unreadable);
 	return ti;
@@ -213,6 +252,7 @@ static struct thread_info *inspector__lazy_thread(struct inspector *in, int64_t 
 		return NULL;
 	if (procfs__read_thread(in->proc, pid, tid, ti, main) < 0)
 		in->c.n_lazy_unreadable++;
+	inspector__thread_container(in, ti, main);
 	ti->pid = pid;
 	ti->fds = main ? fd_table__ref(main->fds) : fd_table__new();
 	thread_table__count_sibling(in->threads, ti);
@@ -284,6 +324,7 @@ static int scan__task(void *ctx, int64_t tid)
 		thread_table__remove(in->threads, ti);
 		return 0;
 	}
+	inspector__thread_container(in, ti, s->main);
 	ti->fds = fd_table__ref(s->main->fds);
 	thread_table__count_sibling(in->threads, ti);
 	return 0;
@@ -305,6 +346,7 @@ static int scan__process(void *ctx, int64_t pid)
 		thread_table__remove(in->threads, ti);
 		return 0;
 	}
+	inspector__thread_container(in, ti, NULL);
 	ti->fds = fd_table__new();
 	if (!ti->fds)
 		return -ENOMEM;

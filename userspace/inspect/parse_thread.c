@@ -172,6 +172,7 @@ static void clone__parent(struct inspector *in, struct ievt *ev, const struct ev
 		caller->vtid = cvtid;
 		caller->vpid = cvpid;
 		clone__fill(caller, x, l, NULL);
+		inspector__thread_container(in, caller, NULL);
 	}
 	if (thread_table__find(in->threads, child))
 		return;		/* the child's own event came first */
@@ -193,6 +194,7 @@ static void clone__parent(struct inspector *in, struct ievt *ev, const struct ev
 		ti->vpid = cvpid;
 	}
 	clone__fill(ti, x, l, caller);
+	inspector__thread_container(in, ti, caller);
 	ti->start_ts = ev->ts;
 	ti->fds = clone__fds(in, caller, flags, child);
 	if (flags & PPM_CLONE_FLAGS_CLONE_THREAD)
@@ -233,6 +235,7 @@ static void clone__child(struct inspector *in, struct ievt *ev, const struct evt
 	ti->vtid = evp__int(x, IDX(l->vtid), -1);
 	ti->vpid = evp__int(x, IDX(l->vpid), -1);
 	clone__fill(ti, x, l, parent);
+	inspector__thread_container(in, ti, parent);
 	ti->start_ts = ev->ts;
 	ti->fds = clone__fds(in, parent, flags, ev->tid);
 	if (flags & PPM_CLONE_FLAGS_CLONE_THREAD)
@@ -316,7 +319,13 @@ void parse__execve_exit(struct inspector *in, struct ievt *ev, const struct evt_
 	if (evp__str(x, IDX(l->comm), comm, sizeof(comm)))
 		memcpy(ti->comm, comm, sizeof(comm));
 	set_cwd_param(x, EX_CWD, ti);
-	set_buf_param(x, IDX(l->cgroups), &ti->cgroups, &ti->cgroups_len);
+	/* most execs stay in their cgroups: parse them again only when they moved */
+	if (evp__has(x, IDX(l->cgroups)) &&
+	    (ti->cgroups_len != x->p->len[IDX(l->cgroups)] ||
+	     memcmp(ti->cgroups, x->p->val[IDX(l->cgroups)], ti->cgroups_len))) {
+		set_buf_param(x, IDX(l->cgroups), &ti->cgroups, &ti->cgroups_len);
+		inspector__thread_container(in, ti, NULL);
+	}
 	if (evp__has(x, IDX(l->tty)))
 		ti->tty = (uint32_t)evp__int(x, IDX(l->tty), 0);
 	if (evp__has(x, IDX(l->pgid)))

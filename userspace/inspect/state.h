@@ -64,6 +64,8 @@ size_t fd_table__count(const struct fd_table *t);
 int fd_table__for_each(struct fd_table *t, int (*fn)(struct fd_info *fi, void *ctx),
 		       void *ctx);
 
+struct container_info;	/* container.h */
+
 struct thread_info {
 	int64_t tid, pid, ptid;
 	int64_t vtid, vpid;
@@ -80,6 +82,8 @@ struct thread_info {
 	/* (cgroup v2 "0::/path" from /proc becomes one entry per controller of
 	 * the unified hierarchy, as the driver's events list them) */
 	size_t cgroups_len;
+	/* The container its cgroups name (a reference), NULL on the host. */
+	struct container_info *container;
 	uint32_t uid, gid;
 	uint32_t loginuid;	/* UINT32_MAX when unset */
 	uint32_t tty;

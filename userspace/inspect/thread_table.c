@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "container.h"
 #include "inspect_int.h"
 
 struct thread_table *thread_table__new(void)
@@ -28,6 +29,8 @@ void thread_info__release(struct thread_info *ti)
 	free(ti->cwd);
 	free(ti->cgroups);
 	fd_table__unref(ti->fds);
+	container_info__put(ti->container);
+	ti->container = NULL;
 	ti->exe = ti->exepath = ti->args = ti->cwd = ti->cgroups = NULL;
 	ti->args_len = ti->cgroups_len = 0;
 	ti->fds = NULL;

@@ -26,6 +26,7 @@ struct inspector;
 
 /* What capture__open_file_state imported from the file's list blocks. */
 struct capfile_import {
+	uint64_t n_containers;	/* container events imported before the first event */
 	uint64_t n_threads;	/* threads added */
 	uint64_t n_fds;		/* fds added */
 	uint64_t n_dup_threads;	/* listed twice or already known: first kept */
@@ -54,14 +55,27 @@ struct capfile_state_counts {
 	uint64_t n_threads;	/* process list entries */
 	uint64_t n_fds;		/* fd list entries */
 	uint64_t n_blocks;
+	uint64_t n_containers;	/* container events */
 };
 
 /* Writes IN's threads and fds as a process list and one fd list per process,
- * as sysdig starts a capture, so that a reader knows the processes and fds that
- * existed before the first event. Call it before the first event. Strings are cut
- * to what sysdig's reader accepts. 0 or -errno; N may be NULL. */
+ * then a container event per container (sysdig's JSON), as sysdig starts a
+ * capture, so that a reader knows the processes, fds and containers that
+ * existed before the first event. Call it before the first event. Strings are
+ * cut to what sysdig's reader accepts. 0 or -errno; N may be NULL. */
 int capfile_writer__state(struct capfile_writer *w, struct inspector *in,
 			  struct capfile_state_counts *n);
+struct container_table;
+struct thread_info;
+/* Writes every container of T as a container event (done by
+ * capfile_writer__state); *N gets how many. 0 or -errno. */
+int capfile_writer__containers(struct capfile_writer *w, struct container_table *t,
+			       uint64_t *n);
+/* Writes TI's container as a container event at time TS unless the file has it
+ * already: call it before an event of TI, so the file names every container
+ * before its first event. 0 or -errno. */
+int capfile_writer__container(struct capfile_writer *w, const struct thread_info *ti,
+			      uint64_t ts);
 /* Events written so far. */
 uint64_t capfile_writer__count(const struct capfile_writer *w);
 /* Flushes and closes; 0, or -errno if any write or the flush failed. Accepts NULL. */

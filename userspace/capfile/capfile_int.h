@@ -6,6 +6,9 @@
 #define CAPFILE_BLOCK_EV	0x204u	/* u16 cpu + old header without nparams */
 #define CAPFILE_BLOCK_EV_V2	0x216u	/* u16 cpu + frame */
 #define CAPFILE_BLOCK_EVF_V2	0x217u	/* u16 cpu + u32 flags + frame */
+/* The same for events whose params have u32 lengths (container JSON). */
+#define CAPFILE_BLOCK_EV_V2_LARGE	0x221u
+#define CAPFILE_BLOCK_EVF_V2_LARGE	0x222u
 
 /* Process list versions: each adds fields (lists.c says which). */
 #define CAPFILE_BLOCK_PL_V1	0x202u
@@ -62,6 +65,11 @@ int capfile_lists__proclist(struct inspector *in, uint32_t type, const uint8_t *
 			    size_t len, struct capfile_import *imp);
 int capfile_lists__fdlist(struct inspector *in, uint32_t type, const uint8_t *body,
 			  size_t len, struct capfile_import *imp);
+
+/* containers.c: imports the container event FRAME (LEN bytes; LARGE: its param
+ * length is a u32) into IN's container table. 0 or -errno (malformed). */
+int capfile_containers__import(struct inspector *in, const uint8_t *frame, size_t len,
+			       bool large);
 
 /* writer.c: one block of TYPE around BODY (padded, with the trailing length). */
 struct capfile_writer;

@@ -214,6 +214,8 @@ static int pl__import(struct inspector *in, const struct pl_entry *e,
 			ti->cwd[n++] = '/';
 		ti->cwd[n] = '\0';
 	}
+	/* the container its cgroups name (the file's container events name it) */
+	inspector__update_container(in, ti);
 	return 0;
 }
 

@@ -218,6 +218,64 @@ static int reader__list(struct reader *r, uint32_t type, uint32_t blen, uint64_t
 	return 0;
 }
 
+/* Largest "large" event block read: a container event with its JSON. */
+#define LARGE_BLOCK_MAX (CAPFILE_BLOCK_OVERHEAD + 6 + JSON_EVENT_MAX)
+#define JSON_EVENT_MAX ((1u << 20) + PPM_HDR_LEN + 8)
+
+static bool is_container_event(const uint8_t *frame, size_t len)
+{
+	uint16_t type;
+
+	if (len < PPM_HDR_LEN)
+		return false;
+	type = schema__u16(frame + offsetof(struct ppm_evt_hdr, type));
+	return type == PPME_CONTAINER_JSON_E || type == PPME_CONTAINER_JSON_2_E;
+}
+
+/* Imports a container event into r->in; a malformed one is counted. */
+static void reader__container(struct reader *r, const uint8_t *frame, size_t len, bool large,
+			      int cpu)
+{
+	if (!r->in)
+		return;
+	if (capfile_containers__import(r->in, frame, len, large) == 0) {
+		if (!r->seen_event)
+			r->imp.n_containers++;
+	} else {
+		reader__count_corrupt(r, cpu);
+	}
+}
+
+/* A block of events whose params have u32 lengths: sysdig's container events
+ * are imported; the others (plugin events) are not ours to show. */
+static int reader__large(struct reader *r, uint32_t type, uint32_t blen, uint64_t at)
+{
+	uint32_t n = blen - CAPFILE_BLOCK_HDR, lead = type == CAPFILE_BLOCK_EVF_V2_LARGE ? 6 : 2;
+	uint32_t trailer;
+	uint8_t *body;
+
+	if (blen > LARGE_BLOCK_MAX) {
+		reader__count_corrupt(r, -1);
+		return reader__skip(r, n, at, type, blen);
+	}
+	body = malloc(n);
+	if (!body)
+		return reader__fail(r, "out of memory reading the block at offset %" PRIu64, at);
+	if (reader__read(r, body, n) != n) {
+		free(body);
+		return reader__fail(r, "block at offset %" PRIu64 " (type 0x%x, length %u) "
+				    "runs past the end of the file (%s)", at, type, blen,
+				    reader__gzmsg(r));
+	}
+	memcpy(&trailer, body + n - 4, 4);
+	if (trailer != blen || n < lead + 4)
+		reader__count_corrupt(r, -1);
+	else if (is_container_event(body + lead, n - 4 - lead))
+		reader__container(r, body + lead, n - 4 - lead, true, schema__u16(body));
+	free(body);
+	return 0;
+}
+
 static int reader__next(void *e, struct capture_event *ev, int timeout_ms)
 {
 	struct reader *r = e;
@@ -250,6 +308,11 @@ static int reader__next(void *e, struct capture_event *ev, int timeout_ms)
 					    "%u, below 12: the blocks after it cannot be found",
 					    at, type, blen);
 		r->off += blen;
+		if (type == CAPFILE_BLOCK_EV_V2_LARGE || type == CAPFILE_BLOCK_EVF_V2_LARGE) {
+			if ((err = reader__large(r, type, blen, at)))
+				return err;
+			continue;
+		}
 		if (is_event_block(type))
 			r->seen_event = true;
 		else if (r->in && !r->seen_event &&
@@ -275,6 +338,11 @@ static int reader__next(void *e, struct capture_event *ev, int timeout_ms)
 		cpu = -1;
 		if (trailer != blen || reader__event(r, type, blen, ev, &cpu)) {
 			reader__count_corrupt(r, cpu);
+			continue;
+		}
+		/* older writers' container events: state, not events to show */
+		if (is_container_event((const uint8_t *)ev->frame, ev->len)) {
+			reader__container(r, (const uint8_t *)ev->frame, ev->len, false, cpu);
 			continue;
 		}
 		r->total.n_evts++;

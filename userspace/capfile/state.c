@@ -341,5 +341,7 @@ int capfile_writer__state(struct capfile_writer *w, struct inspector *in,
 		return err;
 	err = inspector__for_each_thread(in, fdls__thread, &fdls);
 	free(fdls.orphans);
-	return err;
+	if (err)
+		return err;
+	return capfile_writer__containers(w, inspector__containers(in), &n->n_containers);
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "container.h"
 #include "fields.h"
 #include "world.h"
 
@@ -1093,6 +1094,71 @@ static void test_names(void)
 	CHECK(signal__name(32) == NULL);
 }
 
+/* container.* and k8s.*: from the thread's container entry, "host" outside. */
+static void test_containers(void)
+{
+	static char name[] = "web", image[] = "docker.io/library/nginx:1.25@sha256:d977",
+		    repo[] = "docker.io/library/nginx", tag[] = "1.25", digest[] = "sha256:d977",
+		    image_id[] = "605c77e624dd", pod[] = "web-0", ns[] = "shop",
+		    uid[] = "0f5d2a2e-1c5b-4a8e-9d7c-2b1f6e4a9c3d";
+	struct container_info ci = {
+		.id = "3ad7b26ded6d",
+		.full_id = "3ad7b26ded6d8e7b23da7d48fe889434573036c27ae5a74837233de441c3601e",
+		.type = CT_CONTAINERD, .privileged = -1, .lookup = CL_FOUND, .name = name,
+		.image = image, .image_id = image_id, .image_repo = repo, .image_tag = tag,
+		.image_digest = digest, .pod_name = pod, .pod_namespace = ns, .pod_uid = uid,
+	};
+	struct tevt t, th;
+	struct ievt *ev, *host;
+
+	t_curl.container = &ci;
+	tevt__begin(&t, PPME_SYSCALL_CLOSE_E, 200, WORLD_TS);
+	fb__u64(&tevt_fb, 3);
+	ev = tevt__end(&t, -1);
+	CHECK_STR(F("container.id", ev), "3ad7b26ded6d");
+	CHECK_STR(F("container.full_id", ev),
+		  "3ad7b26ded6d8e7b23da7d48fe889434573036c27ae5a74837233de441c3601e");
+	CHECK_STR(F("container.name", ev), "web");
+	CHECK_STR(F("container.image", ev), "docker.io/library/nginx:1.25@sha256:d977");
+	CHECK_STR(F("container.image.id", ev), "605c77e624dd");
+	CHECK_STR(F("container.image.repository", ev), "docker.io/library/nginx");
+	CHECK_STR(F("container.image.tag", ev), "1.25");
+	CHECK_STR(F("container.image.digest", ev), "sha256:d977");
+	CHECK_STR(F("container.type", ev), "containerd");
+	/* sysdig knows privileged for Docker-like runtimes only */
+	CHECK_STR(F("container.privileged", ev), "<NA>");
+	CHECK_STR(F("k8s.pod.name", ev), "web-0");
+	CHECK_STR(F("k8s.ns.name", ev), "shop");
+	CHECK_STR(F("k8s.pod.id", ev), "0f5d2a2e-1c5b-4a8e-9d7c-2b1f6e4a9c3d");
+	CHECK_STR(F("k8s.pod.uid", ev), "0f5d2a2e-1c5b-4a8e-9d7c-2b1f6e4a9c3d");
+	CHECK_INT(T("container.privileged", ev), -1);
+	ci.type = CT_DOCKER;
+	ci.privileged = 1;
+	CHECK_STR(F("container.privileged", ev), "true");
+	CHECK_INT(T("container.privileged", ev), FT_BOOL);
+	CHECK_STR(F("container.type", ev), "docker");
+	/* a container no file named: its id, nothing else */
+	ci.name = ci.image = ci.pod_name = NULL;
+	CHECK_STR(F("container.name", ev), "<NA>");
+	CHECK_STR(F("container.image", ev), "<NA>");
+	CHECK_STR(F("k8s.pod.name", ev), "<NA>");
+	CHECK_STR(F("container.id", ev), "3ad7b26ded6d");
+
+	/* the host */
+	tevt__begin(&th, PPME_SYSCALL_CLOSE_E, 100, WORLD_TS);
+	fb__u64(&tevt_fb, 3);
+	host = tevt__end(&th, -1);
+	CHECK_STR(F("container.id", host), "host");
+	CHECK_STR(F("container.full_id", host), "host");
+	CHECK_STR(F("container.name", host), "host");
+	CHECK_STR(F("container.type", host), "host");
+	CHECK_STR(F("container.image", host), "<NA>");
+	CHECK_STR(F("container.privileged", host), "<NA>");
+	CHECK_STR(F("k8s.pod.name", host), "<NA>");
+	CHECK_STR(F("k8s.ns.name", host), "<NA>");
+	t_curl.container = NULL;
+}
+
 static void test_listing(void)
 {
 	char *buf = NULL;
@@ -1122,6 +1188,12 @@ static void test_listing(void)
 	CHECK(strstr(buf, "Field Class:                  syscall\n") != NULL);
 	CHECK(strstr(buf, "\nevt.count.exit                1 for exit events") != NULL);
 	CHECK(strstr(buf, "\nuser.shell ") != NULL);
+	CHECK(strstr(buf, "Field Class:                  container\n") != NULL);
+	CHECK(strstr(buf, "\ncontainer.id                  the container id") != NULL);
+	CHECK(strstr(buf, "\ncontainer.image.tag ") != NULL);
+	CHECK(strstr(buf, "Field Class:                  k8s\n") != NULL);
+	CHECK(strstr(buf, "\nk8s.pod.name ") != NULL && strstr(buf, "\nk8s.ns.name ") != NULL &&
+	      strstr(buf, "\nk8s.pod.uid ") != NULL && strstr(buf, "\nk8s.pod.id ") != NULL);
 	free(buf);
 }
 
@@ -1143,6 +1215,7 @@ int main(void)
 	test_more_state();
 	test_more_evt();
 	test_names();
+	test_containers();
 	test_listing();
 
 	sbuf__free(&out);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "container.h"
 #include "filter.h"
 #include "world.h"
 
@@ -396,6 +397,48 @@ static void test_errors(void)
 	CHECK(filter__compile(NULL, NULL) == NULL);
 }
 
+/* container.* and k8s.* with every kind of operator; the host is "host". */
+static void test_containers(void)
+{
+	static char name[] = "web", image[] = "docker.io/library/nginx:1.25", pod[] = "web-0",
+		    ns[] = "shop", uid[] = "0f5d2a2e-1c5b-4a8e-9d7c-2b1f6e4a9c3d";
+	struct container_info ci = {
+		.id = "3ad7b26ded6d", .full_id = "3ad7b26ded6d8e7b", .type = CT_DOCKER,
+		.privileged = 1, .name = name, .image = image, .pod_name = pod,
+		.pod_namespace = ns, .pod_uid = uid,
+	};
+	struct ievt *c = &t_open.ev, *h;
+	struct tevt t_bash_close;
+
+	tevt__begin(&t_bash_close, PPME_SYSCALL_CLOSE_E, 100, WORLD_TS);
+	fb__u64(&tevt_fb, 3);
+	h = tevt__end(&t_bash_close, -1);
+	t_curl.container = &ci;
+	MATCH("container.id=3ad7b26ded6d", c);
+	NOMATCH("container.id=host", c);
+	MATCH("container.id=host", h);
+	MATCH("container.id!=host", c);
+	NOMATCH("container.id!=host", h);
+	MATCH("container.name=web and container.image startswith docker.io/", c);
+	MATCH("container.name in (db, web)", c);
+	MATCH("container.name contains eb", c);
+	MATCH("container.image glob '*nginx:1.*'", c);
+	MATCH("container.type=docker", c);
+	MATCH("container.type=host", h);
+	MATCH("container.privileged=true", c);
+	NOMATCH("container.privileged=false", c);
+	NOMATCH("container.privileged=true", h);
+	MATCH("k8s.ns.name=shop and k8s.pod.name=web-0", c);
+	MATCH("k8s.pod.uid=0f5d2a2e-1c5b-4a8e-9d7c-2b1f6e4a9c3d", c);
+	MATCH("k8s.pod.id exists", c);
+	NOMATCH("k8s.pod.name exists", h);
+	MATCH("not k8s.pod.name exists", h);
+	NOMATCH("k8s.ns.name=shop", h);
+	MATCH("container.name=host and evt.type=close", h);
+	t_curl.container = NULL;
+	NOMATCH("container.name=web", c);
+}
+
 static void test_open_warning(void)
 {
 	const char *yes[] = { "evt.type=open", "evt.type in (open, read)",
@@ -429,6 +472,7 @@ int main(void)
 	test_type_is();
 	test_logic();
 	test_errors();
+	test_containers();
 	test_open_warning();
 
 	field_ctx__fini(&ctx);

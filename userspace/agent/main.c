@@ -258,8 +258,9 @@ static int agent__start_file(struct agent *a)
 	}
 	if (a->o.verbose)
 		fprintf(stderr, "agent: reading %s: %" PRIu64 " threads and %" PRIu64 " fds "
-			"from its lists (%" PRIu64 " malformed list blocks skipped)\n",
-			a->o.read_file, imp.n_threads, imp.n_fds, imp.n_bad_lists);
+			"from its lists (%" PRIu64 " malformed list blocks skipped), %" PRIu64
+			" containers\n", a->o.read_file, imp.n_threads, imp.n_fds, imp.n_bad_lists,
+			imp.n_containers);
 	return 0;
 }
 
@@ -292,8 +293,9 @@ static int agent__write_state(struct agent *a)
 		return err;
 	}
 	if (a->o.verbose)
-		fprintf(stderr, "agent: %s starts with %" PRIu64 " threads and %" PRIu64 " fds\n",
-			a->o.write_file, n.n_threads, n.n_fds);
+		fprintf(stderr, "agent: %s starts with %" PRIu64 " threads, %" PRIu64 " fds and %"
+			PRIu64 " containers\n", a->o.write_file, n.n_threads, n.n_fds,
+			n.n_containers);
 	return 0;
 }
 
@@ -360,6 +362,12 @@ static int agent__finish(struct agent *a)
 		capture__close(a->cap);	/* detaches every BPF program */
 		a->cap = NULL;
 		summary__print(stderr, &st, &a->tally);
+		if (a->in) {
+			struct container_counters cc;
+
+			container_table__counters(inspector__containers(a->in), &cc);
+			summary__containers(stderr, &cc);
+		}
 	}
 	if (a->writer) {
 		uint64_t n = capfile_writer__count(a->writer);

@@ -36,3 +36,15 @@ void summary__print(FILE *out, const struct capture_stats *st, const struct agen
 		line(out, name, &st->cpu[c]);
 	}
 }
+
+void summary__containers(FILE *out, const struct container_counters *c)
+{
+	if (!c->n_seen && !c->n_bad_json && !c->n_full)
+		return;
+	fprintf(out, "agent: containers %" PRIu64 " seen, %" PRIu64 " now; lookups %" PRIu64
+		": %" PRIu64 " named, %" PRIu64 " without a runtime file, %" PRIu64
+		" bad files (unreadable, too big or invalid); %" PRIu64 " not named (too many), "
+		"%" PRIu64 " not tracked (table full), %" PRIu64 " malformed container records\n",
+		c->n_seen, c->n_containers, c->n_lookups, c->n_found, c->n_missing,
+		c->n_bad_files, c->n_not_named, c->n_full, c->n_bad_json);
+}

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "capture.h"
+#include "container.h"
 
 struct agent_tally {
 	uint64_t matched;	/* events that passed the filter */
@@ -16,5 +17,8 @@ struct agent_tally {
 /* Every event the driver sent or dropped, accounted for in one place. */
 uint64_t summary__dropped(const struct capture_cpu_stats *s);
 void summary__print(FILE *out, const struct capture_stats *st, const struct agent_tally *t);
+/* The containers seen and what their lookups found: a file that could not be
+ * used is counted here, never silently. Nothing when no container was seen. */
+void summary__containers(FILE *out, const struct container_counters *c);
 
 #endif

@@ -94,6 +94,38 @@ static void suggest(const char *name, size_t len, char *msg, size_t size)
 	snprintf(msg + off, off < size ? size - off : 0, "?");
 }
 
+/* sysdig 0.29.3's container and k8s fields that the agent does not provide, and why. */
+#define K8S_API "it needs the Kubernetes API server, which the agent does not ask (k8s.pod.name, " \
+		"k8s.pod.id, k8s.pod.uid and k8s.ns.name come from the node's container runtime)"
+static const struct {
+	const char *prefix, *why;
+} not_provided[] = {
+	{ "container.mount", "container mounts are not read from the runtimes' files" },
+	{ "container.healthcheck", "health checks are not read from the runtimes' files" },
+	{ "container.liveness_probe", "probes are not read from the runtimes' files" },
+	{ "container.readiness_probe", "probes are not read from the runtimes' files" },
+	{ "k8s.pod.label", K8S_API }, { "k8s.ns.id", K8S_API }, { "k8s.ns.label", K8S_API },
+	{ "k8s.rc.", K8S_API }, { "k8s.svc.", K8S_API }, { "k8s.rs.", K8S_API },
+	{ "k8s.deployment.", K8S_API },
+};
+
+/* Appends why NAME is missing when it is a sysdig field the agent leaves out. */
+static bool explain_missing(const char *name, size_t len, char *msg, size_t size)
+{
+	size_t off = strlen(msg);
+
+	for (size_t i = 0; i < sizeof(not_provided) / sizeof(not_provided[0]); i++) {
+		size_t pl = strlen(not_provided[i].prefix);
+
+		if (len >= pl && strncmp(name, not_provided[i].prefix, pl) == 0) {
+			snprintf(msg + off, off < size ? size - off : 0, ": %s",
+				 not_provided[i].why);
+			return true;
+		}
+	}
+	return false;
+}
+
 int filter_error__set(struct filter_error *err, int column, const char *fmt, ...)
 {
 	va_list ap;
@@ -171,7 +203,7 @@ int field_ref__parse(const char *s, int column, unsigned flags, struct field_ref
 		f = find_with_argname(s, len, &baselen);
 		if (!f) {
 			filter_error__set(err, column, "unknown field '%.*s' at column %d", (int)len, s, column);
-			if (err)
+			if (err && !explain_missing(s, len, err->msg, sizeof(err->msg)))
 				suggest(s, len, err->msg, sizeof(err->msg));
 			return -EINVAL;
 		}

@@ -437,6 +437,14 @@ static void test_containers(void)
 	MATCH("container.name=host and evt.type=close", h);
 	t_curl.container = NULL;
 	NOMATCH("container.name=web", c);
+	/* sysdig's fields that need what the agent does not read say so */
+	E("k8s.deployment.name=x", 1, "unknown field 'k8s.deployment.name' at column 1: it needs "
+	  "the Kubernetes API server, which the agent does not ask (k8s.pod.name, k8s.pod.id, "
+	  "k8s.pod.uid and k8s.ns.name come from the node's container runtime)");
+	E("container.mounts contains /x", 1, "unknown field 'container.mounts' at column 1: "
+	  "container mounts are not read from the runtimes' files");
+	E("k8s.pod.nmae=x", 1, "unknown field 'k8s.pod.nmae' at column 1; did you mean "
+	  "k8s.pod.name?");
 }
 
 static void test_open_warning(void)

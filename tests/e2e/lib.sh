@@ -25,6 +25,19 @@ need_live() {
 	fi
 }
 
+# Installs the Debian packages a test talks to, when missing (root; CI is root).
+need_pkgs() {	# need_pkgs PKG...
+	local missing=() p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} = 0 ] && return 0
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null 2>&1 ||
+		{ apt-get update -qq >/dev/null && apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; }
+}
+
 expect() {	# expect DESCRIPTION COMMAND...
 	local what=$1; shift
 	checks=$((checks + 1))

@@ -25,6 +25,20 @@ expect "an unknown field suggests the closest" bash -c "[ $rc != 0 ] && grep -q 
 expect "-L lists events with parameters" bash -c "[ $rc = 0 ] && grep -q '^< openat(FD fd, FD dirfd, FSRELPATH name' '$TMP/L'"
 "$AGENT" -l >"$TMP/l" 2>&1; rc=$?
 expect "-l lists fields" bash -c "[ $rc = 0 ] && grep -q 'proc.name' '$TMP/l' && grep -q 'fd.name' '$TMP/l'"
+expect "-l lists the container and k8s fields" bash -c "grep -q '^container.id ' '$TMP/l' &&
+	grep -q '^container.image ' '$TMP/l' && grep -q '^k8s.pod.name ' '$TMP/l' && grep -q '^k8s.ns.name ' '$TMP/l'"
+# -pc and -pk are sysdig's container and pod lines, never the format "c"; -pp shows the format.
+"$AGENT" -pp >"$TMP/pp" 2>&1; rc=$?
+expect "-pp prints the default format and exits 0" bash -c "[ $rc = 0 ] &&
+	[ \"\$(cat '$TMP/pp')\" = '*%evt.num %evt.outputtime %evt.cpu %proc.name (%thread.tid) %evt.dir %evt.type %evt.info' ]"
+"$AGENT" -pc -pp >"$TMP/pp" 2>&1
+expect "-pc is sysdig's container line" [ "$(cat "$TMP/pp")" = '*%evt.num %evt.outputtime %evt.cpu %container.name (%container.id) %proc.name (%thread.tid:%thread.vtid) %evt.dir %evt.type %evt.info' ]
+"$AGENT" -pcontainer -pp >"$TMP/pp2" 2>&1
+expect "-pcontainer is the same line" cmp -s "$TMP/pp" "$TMP/pp2"
+"$AGENT" -pk -pp >"$TMP/pp" 2>&1
+expect "-pk is sysdig's pod line" [ "$(cat "$TMP/pp")" = '*%evt.num %evt.outputtime %evt.cpu %k8s.pod.name (%container.id) %proc.name (%thread.tid:%thread.vtid) %evt.dir %evt.type %evt.info' ]
+"$AGENT" --filter 'k8s.deployment.name=web' >/dev/null 2>"$TMP/err"; rc=$?
+expect "a sysdig k8s field that needs the API server says so" bash -c "[ $rc != 0 ] && grep -q 'Kubernetes API server' '$TMP/err'"
 # Without privileges: one line saying what to do (checked as an unprivileged user).
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	cp "$AGENT" "$TMP/agent" && chmod 755 "$TMP" "$TMP/agent"

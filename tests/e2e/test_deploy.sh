@@ -26,4 +26,23 @@ while IFS= read -r line; do
 	expect "deploy arguments #$n run: ${args[*]}" [ $rc = 0 ]
 	expect "deploy arguments #$n select events" [ -s "$TMP/out$n" ]
 done <"$TMP/args"
+# The DaemonSet mounts, read-only under HOST_ROOT, every runtime path the agent
+# reads container and pod names from (the README's list).
+python3 - "$DEPLOY/daemonset.yaml" >"$TMP/mounts" 2>&1 <<'PY'
+import re, sys
+ds = open(sys.argv[1]).read()
+assert re.search(r"name: HOST_ROOT\s+value: /host\b", ds), "HOST_ROOT is not /host"
+mounts = {m[0]: (m[1], m[2]) for m in re.findall(
+    r"\{ name: ([\w-]+), mountPath: (\S+), readOnly: (\w+) \}", ds)}
+vols = dict(re.findall(r"\{ name: ([\w-]+), hostPath: \{ path: (\S+) \} \}", ds))
+bad = []
+for path in ("/run/containerd", "/var/lib/docker/containers", "/var/lib/containers/storage",
+             "/run/containers/storage"):
+    names = [n for n, p in vols.items() if p == path]
+    if not names or mounts.get(names[0]) != ("/host" + path, "true"):
+        bad.append(path)
+print("missing or writable: " + " ".join(bad) if bad else "ok")
+PY
+expect "the DaemonSet mounts the runtimes' files read-only under /host" grep -qx ok "$TMP/mounts" ||
+	cat "$TMP/mounts"
 finish

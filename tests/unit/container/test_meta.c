@@ -172,6 +172,38 @@ static void test_docker(void)
 	t_rmtree(root);
 }
 
+/* Under Kubernetes with dockershim or cri-dockerd: the pod in the kubelet's labels,
+ * the sandbox named k8s_POD_... */
+static void test_docker_k8s(void)
+{
+	static const char cfg[] =
+		"{\"ID\":\"" DID "\",\"Name\":\"/k8s_POD_web-0_shop_" PUID "_0\","
+		"\"Image\":\"sha256:aa\",\"Config\":{\"Image\":\"registry.k8s.io/pause:3.9\","
+		"\"Labels\":{\"io.kubernetes.pod.name\":\"web-0\",\"io.kubernetes.pod.namespace\":"
+		"\"shop\",\"io.kubernetes.pod.uid\":\"" PUID "\",\"io.kubernetes.docker.type\":"
+		"\"podsandbox\"}}}";
+	char *root = t_tmpdir();
+	struct container_table *t;
+	struct container_info *c;
+
+	t_puts(root, "var/lib/docker/containers/" DID "/config.v2.json", cfg);
+	t = table_at(root);
+	c = get(t, "/kubepods/besteffort/pod" PUID "/" DID, 1);
+	CHECK(c != NULL);
+	if (c) {
+		CHECK_INT(c->type, CT_DOCKER);
+		CHECK(c->is_pod_sandbox);
+		CHECK_STR(c->pod_name, "web-0");
+		CHECK_STR(c->pod_namespace, "shop");
+		CHECK_STR(c->pod_uid, PUID);
+		CHECK_STR(c->image_repo, "registry.k8s.io/pause");
+		CHECK_INT(c->privileged, -1);	/* no hostconfig.json */
+	}
+	container_info__put(c);
+	container_table__free(t);
+	t_rmtree(root);
+}
+
 static void test_crio(void)
 {
 	char *root = t_tmpdir();
@@ -226,6 +258,29 @@ static void test_podman(void)
 	container_info__put(c);
 	container_table__free(t);
 	t_rmtree(root);
+
+	/* a list over 32 MiB is not read: the container is counted, not named */
+	root = t_tmpdir();
+	{
+		char path[4096];
+		struct container_counters n;
+		FILE *f;
+
+		put_fixture(root, STORAGE PID_ "/userdata/config.json", "podman-config.json");
+		snprintf(path, sizeof(path), "%s/" STORAGE "containers.json", root);
+		f = fopen(path, "w");
+		CHECK(f && ftruncate(fileno(f), (33 << 20)) == 0);
+		if (f)
+			fclose(f);
+		t = table_at(root);
+		c = get(t, "/libpod_parent/libpod-" PID_, 1);
+		CHECK(c && c->lookup == CL_FAILED && !c->name);
+		container_table__counters(t, &n);
+		CHECK_INT(n.n_bad_files, 1);
+		container_info__put(c);
+		container_table__free(t);
+		t_rmtree(root);
+	}
 
 	/* podman run --rm: listed in volatile-containers.json only */
 	root = t_tmpdir();
@@ -418,6 +473,33 @@ static void test_bounds(void)
 	container_table__free(t);
 }
 
+/* The default bounds: 65536 containers, 4096 of them named (LXC containers are
+ * named without a file). */
+static void test_default_bounds(void)
+{
+	struct container_info **c = calloc(65537, sizeof(*c));
+	struct container_table *t = table_at("/nonexistent");
+	struct container_counters n;
+	char path[64];
+	int made = 0, named = 0;
+
+	for (int i = 0; i < 65537; i++) {
+		snprintf(path, sizeof(path), "/lxc/c%d", i);
+		c[i] = get(t, path, 1);
+		made += c[i] != NULL;
+		named += c[i] && c[i]->name;
+	}
+	CHECK_INT(made, 65536);
+	CHECK_INT(named, 4096);
+	container_table__counters(t, &n);
+	CHECK_INT(n.n_full, 1);
+	CHECK_INT(n.n_not_named, 65536 - 4096);
+	for (int i = 0; i < 65537; i++)
+		container_info__put(c[i]);
+	free(c);
+	container_table__free(t);
+}
+
 /* At most max_named containers keep names; the others are counted. */
 static void test_max_named(void)
 {
@@ -459,12 +541,14 @@ int main(int argc, char **argv)
 	test_containerd();
 	test_containerd_namespaces();
 	test_docker();
+	test_docker_k8s();
 	test_crio();
 	test_podman();
 	test_lxc();
 	test_retry();
 	test_bad_files();
 	test_bounds();
+	test_default_bounds();
 	test_max_named();
 	return t_report();
 }

@@ -76,7 +76,7 @@ struct container_info {
 	uint32_t refs;			/* threads (and, from a file, the table) */
 	uint8_t attempts;		/* lookups made */
 	bool pinned;			/* from a capture file: kept to the end */
-	bool written;			/* already in the -w file */
+	bool written;			/* already in the -w file (as it is now) */
 	uint64_t last_try_ns;		/* event time of the last lookup */
 };
 

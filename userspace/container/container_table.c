@@ -164,6 +164,8 @@ static void table__lookup(struct container_table *t, struct container_info *ci,
 		t->c.n_found++;
 		if (!was_named)
 			t->n_named++;
+		/* a -w file that has it without names gets it again, named */
+		ci->written = false;
 	} else {
 		/* what a bad file let through is not trusted */
 		info__clear(ci);

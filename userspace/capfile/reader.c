@@ -178,6 +178,25 @@ static bool is_fdlist(uint32_t type)
 	       type == CAPFILE_BLOCK_FDL_INT;
 }
 
+/* The rest of the block at AT whose header was read (BLEN - 8 bytes, trailer
+ * included) in a malloc()ed *BODY. */
+static int reader__body(struct reader *r, uint32_t type, uint32_t blen, uint64_t at,
+			uint8_t **body)
+{
+	uint32_t n = blen - CAPFILE_BLOCK_HDR;
+
+	*body = malloc(n);
+	if (!*body)
+		return reader__fail(r, "out of memory reading the block at offset %" PRIu64, at);
+	if (reader__read(r, *body, n) != n) {
+		free(*body);
+		return reader__fail(r, "block at offset %" PRIu64 " (type 0x%x, length %u) "
+				    "runs past the end of the file (%s)", at, type, blen,
+				    reader__gzmsg(r));
+	}
+	return 0;
+}
+
 /* A process or fd list block of BLEN bytes whose header was read: imported into
  * r->in, or counted and skipped when malformed. */
 static int reader__list(struct reader *r, uint32_t type, uint32_t blen, uint64_t at)
@@ -191,15 +210,8 @@ static int reader__list(struct reader *r, uint32_t type, uint32_t blen, uint64_t
 		r->imp.n_bad_lists++;
 		return reader__skip(r, n, at, type, blen);
 	}
-	body = malloc(n);
-	if (!body)
-		return reader__fail(r, "out of memory reading the list block at offset %" PRIu64, at);
-	if (reader__read(r, body, n) != n) {
-		free(body);
-		return reader__fail(r, "block at offset %" PRIu64 " (type 0x%x, length %u) "
-				    "runs past the end of the file (%s)", at, type, blen,
-				    reader__gzmsg(r));
-	}
+	if ((err = reader__body(r, type, blen, at, &body)))
+		return err;
 	memcpy(&trailer, body + n - 4, 4);
 	if (trailer != blen)
 		err = -EINVAL;
@@ -253,20 +265,14 @@ static int reader__large(struct reader *r, uint32_t type, uint32_t blen, uint64_
 	uint32_t n = blen - CAPFILE_BLOCK_HDR, lead = type == CAPFILE_BLOCK_EVF_V2_LARGE ? 6 : 2;
 	uint32_t trailer;
 	uint8_t *body;
+	int err;
 
 	if (blen > LARGE_BLOCK_MAX) {
 		reader__count_corrupt(r, -1);
 		return reader__skip(r, n, at, type, blen);
 	}
-	body = malloc(n);
-	if (!body)
-		return reader__fail(r, "out of memory reading the block at offset %" PRIu64, at);
-	if (reader__read(r, body, n) != n) {
-		free(body);
-		return reader__fail(r, "block at offset %" PRIu64 " (type 0x%x, length %u) "
-				    "runs past the end of the file (%s)", at, type, blen,
-				    reader__gzmsg(r));
-	}
+	if ((err = reader__body(r, type, blen, at, &body)))
+		return err;
 	memcpy(&trailer, body + n - 4, 4);
 	if (trailer != blen || n < lead + 4)
 		reader__count_corrupt(r, -1);

@@ -153,31 +153,7 @@ json_object *meta__obj(json_object *obj, const char *key)
 	return v;
 }
 
-int meta__set(char **dst, const char *s)
-{
-	size_t n;
-	char *c;
-
-	if (!s || !*s)
-		return 0;
-	n = strnlen(s, META_STR_MAX);
-	c = malloc(n + 1);
-	if (!c)
-		return -ENOMEM;
-	memcpy(c, s, n);
-	c[n] = '\0';
-	free(*dst);
-	*dst = c;
-	return 0;
-}
-
-int meta__set_image_id(struct container_info *ci, const char *s)
-{
-	const char *colon = s ? strchr(s, ':') : NULL;
-
-	return meta__set(&ci->image_id, colon ? colon + 1 : s);
-}
-
+/* Sets *DST to a copy of the N bytes at S. */
 static int set_n(char **dst, const char *s, size_t n)
 {
 	char *c = malloc(n + 1);
@@ -190,6 +166,19 @@ static int set_n(char **dst, const char *s, size_t n)
 	*dst = c;
 	return 0;
 }
+
+int meta__set(char **dst, const char *s)
+{
+	return s && *s ? set_n(dst, s, strnlen(s, META_STR_MAX)) : 0;
+}
+
+int meta__set_image_id(struct container_info *ci, const char *s)
+{
+	const char *colon = s ? strchr(s, ':') : NULL;
+
+	return meta__set(&ci->image_id, colon ? colon + 1 : s);
+}
+
 
 int meta__split_image(struct container_info *ci)
 {

@@ -104,6 +104,19 @@ static void set_cwd_param(const struct evt_params *x, uint32_t i, struct thread_
 		thread_info__set_cwd(ti, buf);
 }
 
+/* TI's cgroups from param I, and its container when they moved. A move has no
+ * event of its own (runc puts its init in the container's cgroup by writing
+ * cgroup.procs), so the next clone or execve of the thread tells it. */
+static void cgroups__update(struct inspector *in, struct thread_info *ti,
+			    const struct evt_params *x, uint32_t i)
+{
+	if (!evp__has(x, i) || (ti->cgroups_len == x->p->len[i] &&
+				memcmp(ti->cgroups, x->p->val[i], ti->cgroups_len) == 0))
+		return;
+	set_buf_param(x, i, &ti->cgroups, &ti->cgroups_len);
+	inspector__thread_container(in, ti, NULL);
+}
+
 /* What every clone exit tells about the process (the caller's, which the child
  * inherits; on the child side, the child's own). */
 static void clone__fill(struct thread_info *ti, const struct evt_params *x,
@@ -174,6 +187,8 @@ static void clone__parent(struct inspector *in, struct ievt *ev, const struct ev
 		clone__fill(caller, x, l, NULL);
 		inspector__thread_container(in, caller, NULL);
 	}
+	if (caller)
+		cgroups__update(in, caller, x, IDX(l->cgroups));
 	if (thread_table__find(in->threads, child))
 		return;		/* the child's own event came first */
 	ti = inspector__new_thread(in, child);
@@ -319,13 +334,7 @@ void parse__execve_exit(struct inspector *in, struct ievt *ev, const struct evt_
 	if (evp__str(x, IDX(l->comm), comm, sizeof(comm)))
 		memcpy(ti->comm, comm, sizeof(comm));
 	set_cwd_param(x, EX_CWD, ti);
-	/* most execs stay in their cgroups: parse them again only when they moved */
-	if (evp__has(x, IDX(l->cgroups)) &&
-	    (ti->cgroups_len != x->p->len[IDX(l->cgroups)] ||
-	     memcmp(ti->cgroups, x->p->val[IDX(l->cgroups)], ti->cgroups_len))) {
-		set_buf_param(x, IDX(l->cgroups), &ti->cgroups, &ti->cgroups_len);
-		inspector__thread_container(in, ti, NULL);
-	}
+	cgroups__update(in, ti, x, IDX(l->cgroups));
 	if (evp__has(x, IDX(l->tty)))
 		ti->tty = (uint32_t)evp__int(x, IDX(l->tty), 0);
 	if (evp__has(x, IDX(l->pgid)))

@@ -113,6 +113,20 @@ static void test_events(void)
 	      find(t, 300)->container->name == NULL);
 	CHECK_INT(ncontainers(t), 2);
 
+	/* a thread moved into a container by a write to cgroup.procs (runc's init):
+	 * its next clone says so */
+	CHECK(fork_child(t, 400, 100, host_cg, sizeof(host_cg)) == 0);
+	CHECK(find(t, 400) && find(t, 400)->container == NULL);
+	CHECK(t_emit(t, PPME_SYSCALL_CLONE_20_X, 400, "qsBqqqsqqqdddsBdddqq", Q(401), "runc",
+		     "", 0u, Q(400), Q(400), Q(100), "/", Q(1024), Q(0), Q(0), 100u, 50u, 0u,
+		     "runc:[2:INIT]", ctr_cg, (unsigned)sizeof(ctr_cg), 0u, 0u, 0u, Q(400),
+		     Q(400)) == 0);
+	CHECK(find(t, 400) && find(t, 400)->container == a->container);
+	CHECK(find(t, 401) && find(t, 401)->container == a->container);
+	CHECK_INT(nlookups(t), 2);
+	CHECK(procexit(t, 401) == 0);
+	CHECK(procexit(t, 400) == 0);
+
 	/* the container is forgotten with its last thread */
 	CHECK(procexit(t, 300) == 0);
 	CHECK_INT(ncontainers(t), 1);

@@ -2,6 +2,7 @@
  * runtime writes them (fixtures/: Podman's from a real run, the others shaped
  * from the runtimes' sources), bad files, retries and the table's bounds. */
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "container.h"
 #include "test_util.h"
@@ -434,6 +435,49 @@ static void test_bad_files(void)
 	}
 }
 
+/* A file its reader may not read (EACCES): counted, no names. Root reads
+ * anything, so as root the check runs in a child that became nobody. */
+static int unreadable_once(const char *root)
+{
+	struct container_table *t = table_at(root);
+	struct container_info *c = get(t, "/docker/" DID, 1);
+	struct container_counters n;
+	int bad = !c || c->lookup != CL_FAILED || c->name != NULL;
+
+	container_table__counters(t, &n);
+	bad |= n.n_bad_files != 1;
+	container_info__put(c);
+	container_table__free(t);
+	return bad;
+}
+
+static void test_unreadable(void)
+{
+	char *root = t_tmpdir();
+	char path[4096];
+	int status = 0;
+	pid_t pid;
+
+	put_fixture(root, "var/lib/docker/containers/" DID "/config.v2.json", "docker-config.v2.json");
+	snprintf(path, sizeof(path), "%s/var/lib/docker/containers/" DID "/config.v2.json", root);
+	CHECK(chmod(path, 0) == 0);
+	chmod(root, 0755);
+	if (geteuid() != 0) {
+		CHECK(unreadable_once(root) == 0);
+		t_rmtree(root);
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		if (setgid(65534) || setuid(65534))
+			_exit(2);
+		_exit(unreadable_once(root));
+	}
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	t_rmtree(root);
+}
+
 /* Thousands of short-lived containers: memory follows the live ones only; the
  * bounds hold with counts. */
 static void test_bounds(void)
@@ -547,6 +591,7 @@ int main(int argc, char **argv)
 	test_lxc();
 	test_retry();
 	test_bad_files();
+	test_unreadable();
 	test_bounds();
 	test_default_bounds();
 	test_max_named();

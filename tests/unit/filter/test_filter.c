@@ -423,6 +423,14 @@ static void test_containers(void)
 	MATCH("container.name in (db, web)", c);
 	MATCH("container.name contains eb", c);
 	MATCH("container.image glob '*nginx:1.*'", c);
+	MATCH("container.name icontains WE", c);
+	MATCH("container.image pmatch (docker.io/library)", c);
+	MATCH("container.name intersects (web, db)", c);
+	/* as for every string field, no ordering */
+	E("container.id > 3ad7b26ded6c", 14,
+	  "operator '>' needs a numeric field and container.id is not one at column 14");
+	MATCH("container.name endswith eb", c);
+	NOMATCH("container.name != web", c);
 	MATCH("container.type=docker", c);
 	MATCH("container.type=host", h);
 	MATCH("container.privileged=true", c);

@@ -3,6 +3,7 @@
 #define CAPFILE_CHECK_H
 
 #include <stdio.h>
+#include <stdlib.h>
 
 static int passed, failed;
 
@@ -26,5 +27,17 @@ static int passed, failed;
 	} \
 } while (0)
 
+/* Removes the test's scratch directory DIR, then prints the counts; the exit
+ * status for main. */
+static inline int checks__finish(const char *dir)
+{
+	char cmd[4200];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		failed++;
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
 
 #endif

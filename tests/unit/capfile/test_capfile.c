@@ -428,13 +428,5 @@ int main(int argc, char **argv)
 	round_trip(false);
 	round_trip(true);
 	test_writer_errors();
-	{
-		char cmd[4200];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-		if (system(cmd))
-			failed++;
-	}
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return checks__finish(tmpdir);
 }

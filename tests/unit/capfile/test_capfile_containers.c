@@ -255,13 +255,5 @@ int main(void)
 	}
 	test_round_trip();
 	test_hand_made();
-	{
-		char cmd[4200];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-		if (system(cmd))
-			failed++;
-	}
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return checks__finish(tmpdir);
 }

@@ -479,13 +479,5 @@ int main(int argc, char **argv)
 	test_curl_google(argv[1]);
 	test_single_ipv6(argv[1]);
 	test_corrupt_lists();
-	{
-		char cmd[4200];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-		if (system(cmd))
-			failed++;
-	}
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return checks__finish(tmpdir);
 }

@@ -46,9 +46,7 @@ static int json__fill(json_object *c, struct container_info *ci)
 	err |= meta__set(&ci->image_repo, meta__str(c, "imagerepo"));
 	err |= meta__set(&ci->image_tag, meta__str(c, "imagetag"));
 	err |= meta__set(&ci->image_digest, meta__str(c, "imagedigest"));
-	err |= meta__set(&ci->pod_name, meta__str(labels, "io.kubernetes.pod.name"));
-	err |= meta__set(&ci->pod_namespace, meta__str(labels, "io.kubernetes.pod.namespace"));
-	err |= meta__set(&ci->pod_uid, meta__str(labels, "io.kubernetes.pod.uid"));
+	err |= meta__set_pod_labels(ci, labels);
 	ci->lookup = CL_FOUND;
 	if (json_object_object_get_ex(c, "lookup_state", &v) &&
 	    json_object_is_type(v, json_type_int) && json_object_get_int64(v) == LOOKUP_FAILED)
@@ -96,23 +94,14 @@ done:
 	return rc;
 }
 
-static int add_str(json_object *o, const char *key, const char *s)
-{
-	json_object *v = json_object_new_string(s ? s : "");
-
-	return v && json_object_object_add(o, key, v) == 0 ? 0 : -ENOMEM;
-}
-
-static int add_int(json_object *o, const char *key, int64_t n)
-{
-	json_object *v = json_object_new_int64(n);
-
-	return v && json_object_object_add(o, key, v) == 0 ? 0 : -ENOMEM;
-}
-
 static int add_obj(json_object *o, const char *key, json_object *v)
 {
 	return v && json_object_object_add(o, key, v) == 0 ? 0 : -ENOMEM;
+}
+
+static int add_str(json_object *o, const char *key, const char *s)
+{
+	return add_obj(o, key, json_object_new_string(s ? s : ""));
 }
 
 static json_object *labels__new(const struct container_info *ci)
@@ -149,7 +138,7 @@ int container_info__to_json(const struct container_info *ci, char **out, size_t 
 	}
 	err |= add_str(c, "id", ci->id);
 	err |= add_str(c, "full_id", ci->full_id);
-	err |= add_int(c, "type", ci->type);
+	err |= add_obj(c, "type", json_object_new_int(ci->type));
 	err |= add_str(c, "name", ci->name);
 	err |= add_str(c, "image", ci->image);
 	err |= add_str(c, "imageid", ci->image_id);
@@ -159,8 +148,9 @@ int container_info__to_json(const struct container_info *ci, char **out, size_t 
 	if (ci->privileged >= 0)
 		err |= add_obj(c, "privileged", json_object_new_boolean(ci->privileged));
 	err |= add_obj(c, "is_pod_sandbox", json_object_new_boolean(ci->is_pod_sandbox));
-	err |= add_int(c, "lookup_state", ci->lookup == CL_FOUND ? LOOKUP_SUCCESSFUL : LOOKUP_FAILED);
-	err |= add_int(c, "created_time", 0);
+	err |= add_obj(c, "lookup_state", json_object_new_int(ci->lookup == CL_FOUND ?
+								   LOOKUP_SUCCESSFUL : LOOKUP_FAILED));
+	err |= add_obj(c, "created_time", json_object_new_int(0));
 	err |= add_obj(c, "Mounts", json_object_new_array());
 	/* sysdig's reader parses "ip" and would reject an empty one */
 	err |= add_str(c, "ip", "0.0.0.0");

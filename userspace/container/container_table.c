@@ -46,7 +46,7 @@ struct container_table *container_table__new(const struct container_table_opts *
 	return t;
 }
 
-static void info__clear(struct container_info *ci)
+void container_info__clear(struct container_info *ci)
 {
 	free(ci->name);
 	free(ci->image);
@@ -70,7 +70,7 @@ void container_table__free(struct container_table *t)
 			struct container_info *ci = t->b[i];
 
 			t->b[i] = ci->next;
-			info__clear(ci);
+			container_info__clear(ci);
 			free(ci);
 		}
 	}
@@ -168,7 +168,7 @@ static void table__lookup(struct container_table *t, struct container_info *ci,
 		ci->written = false;
 	} else {
 		/* what a bad file let through is not trusted */
-		info__clear(ci);
+		container_info__clear(ci);
 		ci->type = ident->type;
 		ci->privileged = -1;
 		ci->is_pod_sandbox = false;
@@ -231,7 +231,7 @@ void container_info__put(struct container_info *ci)
 	table__unlink(t, ci);
 	if (ci->lookup == CL_FOUND && t->n_named)
 		t->n_named--;
-	info__clear(ci);
+	container_info__clear(ci);
 	free(ci);
 }
 
@@ -276,7 +276,3 @@ void container_table__bad_json(struct container_table *t)
 	t->c.n_bad_json++;
 }
 
-void container_info__clear(struct container_info *ci)
-{
-	info__clear(ci);
-}

@@ -12,16 +12,6 @@
 
 #define DOCKER_DIR "/var/lib/docker/containers"
 
-static int docker__labels(json_object *labels, struct container_info *ci)
-{
-	int err = 0;
-
-	err |= meta__set(&ci->pod_name, meta__str(labels, "io.kubernetes.pod.name"));
-	err |= meta__set(&ci->pod_namespace, meta__str(labels, "io.kubernetes.pod.namespace"));
-	err |= meta__set(&ci->pod_uid, meta__str(labels, "io.kubernetes.pod.uid"));
-	return err ? -ENOMEM : 0;
-}
-
 static void docker__privileged(const char *root, const char *id, struct container_info *ci)
 {
 	char path[PATH_MAX];
@@ -58,7 +48,7 @@ int meta__docker(const char *root, const struct container_ident *id, struct cont
 	config = meta__obj(cfg, "Config");
 	err |= meta__set(&ci->image, meta__str(config, "Image"));
 	err |= meta__set_image_id(ci, meta__str(cfg, "Image"));
-	err |= docker__labels(meta__obj(config, "Labels"), ci);
+	err |= meta__set_pod_labels(ci, meta__obj(config, "Labels"));
 	json_object_put(cfg);
 	if (err)
 		return -ENOMEM;

@@ -35,6 +35,10 @@ json_object *meta__obj(json_object *obj, const char *key);
  * value; an empty or NULL S leaves *DST alone. 0 or -ENOMEM. */
 int meta__set(char **dst, const char *s);
 
+/* The pod from the kubelet's labels io.kubernetes.pod.name, .namespace and .uid,
+ * members of OBJ (Docker's labels, CRI-O's annotations, sysdig's JSON). */
+int meta__set_pod_labels(struct container_info *ci, json_object *obj);
+
 /* Sets ci->image_id from an image id, with or without "sha256:". */
 int meta__set_image_id(struct container_info *ci, const char *s);
 

@@ -172,6 +172,16 @@ int meta__set(char **dst, const char *s)
 	return s && *s ? set_n(dst, s, strnlen(s, META_STR_MAX)) : 0;
 }
 
+int meta__set_pod_labels(struct container_info *ci, json_object *obj)
+{
+	int err = 0;
+
+	err |= meta__set(&ci->pod_name, meta__str(obj, "io.kubernetes.pod.name"));
+	err |= meta__set(&ci->pod_namespace, meta__str(obj, "io.kubernetes.pod.namespace"));
+	err |= meta__set(&ci->pod_uid, meta__str(obj, "io.kubernetes.pod.uid"));
+	return err ? -ENOMEM : 0;
+}
+
 int meta__set_image_id(struct container_info *ci, const char *s)
 {
 	const char *colon = s ? strchr(s, ':') : NULL;

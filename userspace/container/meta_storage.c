@@ -121,9 +121,7 @@ static int crio__fill(json_object *ann, struct container_info *ci)
 	if (!ci->image)
 		err |= meta__set(&ci->image, meta__str(ann, "io.kubernetes.cri-o.ImageName"));
 	err |= meta__set_image_id(ci, meta__str(ann, "io.kubernetes.cri-o.ImageRef"));
-	err |= meta__set(&ci->pod_name, meta__str(ann, "io.kubernetes.pod.name"));
-	err |= meta__set(&ci->pod_namespace, meta__str(ann, "io.kubernetes.pod.namespace"));
-	err |= meta__set(&ci->pod_uid, meta__str(ann, "io.kubernetes.pod.uid"));
+	err |= meta__set_pod_labels(ci, ann);
 	return err ? -ENOMEM : meta__split_image(ci);
 }
 

@@ -47,6 +47,16 @@ enum field_flags {
 	FF_EXTENSION = 1 << 2,		/* ours, not in sysdig 0.29.3 */
 };
 
+/* The values a numeric field can take when narrower than its type: filters
+ * reject numbers outside them (fd.sport = 70000 could never match). */
+enum field_range {
+	FR_TYPE,	/* the whole range of the type */
+	FR_U16,		/* ports, CPUs */
+	FR_U32,
+	FR_S32,		/* pids, tids, fds: the kernel's int */
+	FR_ID32,	/* uid_t, gid_t: 0..4294967295, -1 being (uid_t)-1, "unset" */
+};
+
 struct field_info {
 	const char *name;
 	uint16_t id;		/* enum field_id (fields_table.c) */
@@ -54,6 +64,7 @@ struct field_info {
 	uint8_t arg;		/* enum field_arg */
 	uint8_t flags;		/* enum field_flags */
 	uint8_t cls;		/* index into field_classes */
+	uint8_t range;		/* enum field_range, numeric types only */
 	const char *desc;
 };
 

@@ -51,9 +51,21 @@ struct filter {
 
 void fnode__free(struct fnode *n);
 
+extern const char *const fop_names[];	/* "=", "contains"... (filter_parse.c) */
+
+/* Compile-time checks of one comparison (filter_value.c): whether N's operator
+ * suits its field (COL: the operator's 0-based offset), and value C parsed and
+ * checked for it (numbers in the field's range, glob syntax). Both return 0,
+ * or -EINVAL or -ENOMEM with ERR (if not NULL) filled as the parser words it. */
+int fnode__check_op(const struct fnode *n, size_t col, struct filter_error *err);
+int fconst__prepare(struct fconst *c, const struct fnode *n, struct filter_error *err);
+
 /* Applies a string operator (not EQ/NE/IN: see fconst__str_eq). */
 bool str__op(uint8_t op, const char *s, size_t len, const struct fconst *c);
 bool fconst__str_eq(const struct fconst *c, const char *s, size_t len);
 bool glob__match(const char *pat, size_t plen, const char *s, size_t slen);
+/* 0 if PAT is a well-formed pattern, else -EINVAL with WHY saying what is wrong
+ * ("reversed range 'z-a'"). */
+int glob__check(const char *pat, size_t plen, char *why, size_t size);
 
 #endif

@@ -7,7 +7,6 @@
  *
  * Scanning depends on context (a value may hold '=' or '.'), so this is a
  * recursive descent over the text rather than a separate token stream. */
-#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -60,6 +59,14 @@ static int pnomem(struct parser *p)
 	return p->rc;
 }
 
+/* Records R, an error that a check below the parser has described in ERR. */
+static int pfail(struct parser *p, int r)
+{
+	if (r && !p->rc)
+		p->rc = r;
+	return r;
+}
+
 static void skip_ws(struct parser *p)
 {
 	while (isspace((unsigned char)p->s[p->pos]))
@@ -93,7 +100,7 @@ static bool peek_keyword(struct parser *p, const char *kw)
 	return r;
 }
 
-static const char *const op_names[] = {
+const char *const fop_names[] = {
 	[OP_EQ] = "=", [OP_NE] = "!=", [OP_LT] = "<", [OP_LE] = "<=", [OP_GT] = ">",
 	[OP_GE] = ">=", [OP_CONTAINS] = "contains", [OP_ICONTAINS] = "icontains",
 	[OP_STARTSWITH] = "startswith", [OP_ENDSWITH] = "endswith", [OP_GLOB] = "glob",
@@ -118,7 +125,7 @@ static int parse_op(struct parser *p)
 		}
 	}
 	for (int op = OP_CONTAINS; op <= OP_EXISTS; op++)
-		if (keyword(p, op_names[op]))
+		if (keyword(p, fop_names[op]))
 			return op;
 	return perr(p, p->pos, "expected an operator (=, !=, <, <=, >, >=, contains, icontains, "
 		    "startswith, endswith, glob, in, intersects, pmatch or exists)");
@@ -176,103 +183,6 @@ static char *parse_value(struct parser *p, bool in_list, size_t *len, size_t *co
 	if (!out)
 		pnomem(p);
 	return out;
-}
-
-static bool type_is_numeric(uint8_t t)
-{
-	return t == FT_INT64 || t == FT_UINT64 || t == FT_ABSTIME || t == FT_HEX;
-}
-
-static bool parse_number(const char *s, __int128 *out)
-{
-	const char *p = s;
-	bool neg = false;
-	unsigned __int128 v = 0;
-	unsigned base = 10;
-
-	if (*p == '-' || *p == '+')
-		neg = *p++ == '-';
-	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X') && p[2]) {
-		base = 16;
-		p += 2;
-	}
-	if (!*p)
-		return false;
-	for (; *p; p++) {
-		unsigned d;
-
-		if (isdigit((unsigned char)*p))
-			d = (unsigned)(*p - '0');
-		else if (base == 16 && isxdigit((unsigned char)*p))
-			d = (unsigned)(tolower((unsigned char)*p) - 'a' + 10);
-		else
-			return false;
-		v = v * base + d;
-		if (v > ((unsigned __int128)1 << 64))
-			return false;
-	}
-	*out = neg ? -(__int128)v : (__int128)v;
-	return true;
-}
-
-static bool parse_ip(const char *s, struct fconst *c)
-{
-	if (inet_pton(AF_INET, s, c->addr) == 1) {
-		c->family = PPM_AF_INET;
-		return true;
-	}
-	if (inet_pton(AF_INET6, s, c->addr) == 1) {
-		c->family = PPM_AF_INET6;
-		return true;
-	}
-	return false;
-}
-
-/* Pre-parses value C for field type TYPE; fails when TYPE needs a form the text
- * does not have. */
-static int fconst__prepare(struct parser *p, struct fconst *c, const struct field_ref *ref,
-			   uint8_t op, size_t col)
-{
-	uint8_t type = ref->info->type;
-
-	c->has_num = parse_number(c->s, &c->num);
-	if (strcmp(c->s, "true") == 0 || strcmp(c->s, "false") == 0) {
-		c->has_bool = true;
-		c->b = c->s[0] == 't';
-	}
-	c->has_ip = parse_ip(c->s, c);
-	if (op == OP_ICONTAINS) {
-		c->lower = strdup(c->s);
-		if (!c->lower)
-			return pnomem(p);
-		for (char *q = c->lower; *q; q++)
-			*q = (char)tolower((unsigned char)*q);
-	}
-	if (type_is_numeric(type) && !c->has_num)
-		return perr(p, col, "expected a number for %s, not '%s',", ref->info->name, c->s);
-	if (type == FT_BOOL && !c->has_bool)
-		return perr(p, col, "expected true or false for %s, not '%s',", ref->info->name, c->s);
-	if (type == FT_IPADDR && !c->has_ip)
-		return perr(p, col, "expected an IP address for %s, not '%s',", ref->info->name, c->s);
-	return 0;
-}
-
-/* Whether OP makes sense for the field's type. */
-static int check_op(struct parser *p, const struct field_ref *ref, uint8_t op, size_t col)
-{
-	uint8_t type = ref->info->type;
-	bool ordering = op >= OP_LT && op <= OP_GE;
-	bool textual = op >= OP_CONTAINS && op <= OP_GLOB;
-
-	if (op == OP_PMATCH)
-		textual = true;
-	if (ordering && !type_is_numeric(type) && type != FT_PARAM)
-		return perr(p, col, "operator '%s' needs a numeric field and %s is not one",
-			    op_names[op], ref->info->name);
-	if (textual && type != FT_STRING && type != FT_BUFFER && type != FT_PARAM)
-		return perr(p, col, "operator '%s' needs a text field and %s is not one",
-			    op_names[op], ref->info->name);
-	return 0;
 }
 
 static bool is_generic(unsigned code)
@@ -394,7 +304,7 @@ static int node__add_val(struct parser *p, struct fnode *n, char *s, size_t len,
 	v->s = s;
 	v->len = (uint32_t)len;
 	v->column = (uint32_t)col;
-	return fconst__prepare(p, v, &n->ref, n->op, col);
+	return pfail(p, fconst__prepare(v, n, p->err));
 }
 
 static struct fnode *parse_check(struct parser *p)
@@ -417,14 +327,14 @@ static struct fnode *parse_check(struct parser *p)
 	if (op < 0)
 		goto fail;
 	n->op = (uint8_t)op;
-	if (check_op(p, &n->ref, n->op, col))
+	if (pfail(p, fnode__check_op(n, col, p->err)))
 		goto fail;
 	if (op == OP_EXISTS)
 		return n;
 	if (op == OP_IN || op == OP_INTERSECTS || op == OP_PMATCH) {
 		skip_ws(p);
 		if (p->s[p->pos] != '(') {
-			perr(p, p->pos, "expected '(' after '%s'", op_names[op]);
+			perr(p, p->pos, "expected '(' after '%s'", fop_names[op]);
 			goto fail;
 		}
 		p->pos++;

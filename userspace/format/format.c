@@ -104,6 +104,24 @@ static int json_order__build(struct format *f)
 	return 0;
 }
 
+/* Reads the digits of a %Nfield width at FMT[*POS], if any. Returns 0, or
+ * -EINVAL when the width is above FORMAT_WIDTH_MAX. */
+static int width__parse(const char *fmt, size_t *pos, uint32_t *width, struct filter_error *err)
+{
+	size_t start = *pos, n;
+
+	*width = 0;
+	for (; isdigit((unsigned char)fmt[*pos]); (*pos)++)
+		if (*width <= FORMAT_WIDTH_MAX)	/* stays far from overflowing */
+			*width = *width * 10 + (uint32_t)(fmt[*pos] - '0');
+	if (*width <= FORMAT_WIDTH_MAX)
+		return 0;
+	n = *pos - start;
+	return filter_error__set(err, (int)start + 1, "field width %.*s%s at column %zu is too "
+				 "large (at most %u)", n > 24 ? 24 : (int)n, fmt + start,
+				 n > 24 ? "..." : "", start + 1, FORMAT_WIDTH_MAX);
+}
+
 struct format *format__compile(const char *fmt, struct filter_error *err)
 {
 	struct format *f = calloc(1, sizeof(*f));
@@ -138,11 +156,17 @@ struct format *format__compile(const char *fmt, struct filter_error *err)
 			break;
 		}
 		start = pos++;
-		while (isdigit((unsigned char)fmt[pos]) && width < 100000)
-			width = width * 10 + (uint32_t)(fmt[pos++] - '0');
+		r = width__parse(fmt, &pos, &width, err);
+		if (r)
+			goto fail;
 		if (!fmt[pos]) {
-			r = filter_error__set(err, (int)start + 1, "a format cannot end with '%%' or a width "
-				 "(column %zu)", start + 1);
+			if (pos == start + 1)
+				r = filter_error__set(err, (int)start + 1, "a format cannot end with '%%' "
+						      "(column %zu)", start + 1);
+			else
+				r = filter_error__set(err, (int)start + 2, "field width %.*s at column %zu "
+						      "is not followed by a field name",
+						      (int)(pos - start - 1), fmt + start + 1, start + 2);
 			goto fail;
 		}
 		it = item__add(f, fmt + lit, start - lit);
@@ -154,8 +178,8 @@ struct format *format__compile(const char *fmt, struct filter_error *err)
 		r = field_ref__parse(fmt + pos, (int)pos + 1, FREF_FORMAT, &it->ref, err);
 		if (r) {
 			if (err && strncmp(err->msg, "expected a field name", 21) == 0)
-				filter_error__set(err, (int)pos + 1, "expected a field name after '%%' at column %zu",
-				     pos + 1);
+				filter_error__set(err, (int)pos + 1, "expected a field name after '%.*s' at "
+						  "column %zu", (int)(pos - start), fmt + start, pos + 1);
 			goto fail;
 		}
 		it->has_field = true;

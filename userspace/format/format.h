@@ -23,6 +23,9 @@ struct format;
 		   "(%container.id) %proc.name (%thread.tid:%thread.vtid) %evt.dir " \
 		   "%evt.type %evt.info"
 
+/* The largest N of %Nfield (sysdig takes N modulo 2^32 and prints gigabytes). */
+#define FORMAT_WIDTH_MAX 65535u
+
 /* Compiles a -p format: literal text with %field, %field[N], %evt.arg.NAME, and
  * %Nfield to pad or cut a field to N characters. A leading '*' prints events
  * even when a field is absent (as <NA>); otherwise such events are skipped.

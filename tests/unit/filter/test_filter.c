@@ -397,6 +397,133 @@ static void test_errors(void)
 	CHECK(filter__compile(NULL, NULL) == NULL);
 }
 
+/* Values that could never match are compile errors: bad glob patterns, numbers
+ * outside the field's range, text for numeric evt.rawarg params. */
+static void test_glob_checks(void)
+{
+	const struct ievt *o = &t_open.ev;
+
+	E("proc.name glob '['", 16, "invalid glob pattern '[' ('[' without a closing ']') at column 16");
+	E("fd.name glob '[a-'", 14, "invalid glob pattern '[a-' ('[' without a closing ']') "
+	  "at column 14");
+	E("fd.name glob /etc/[a-", 14, "invalid glob pattern '/etc/[a-' ('[' without a closing ']') "
+	  "at column 14");
+	E("proc.name glob '[]'", 16, "invalid glob pattern '[]' ('[' without a closing ']') "
+	  "at column 16");
+	E("proc.name glob '[!]'", 16, "invalid glob pattern '[!]' ('[' without a closing ']') "
+	  "at column 16");
+	E("proc.name glob 'cu[\\\\]'", 16, "invalid glob pattern 'cu[\\]' ('[' without a closing "
+	  "']') at column 16");
+	E("proc.name glob 'curl\\\\'", 16, "invalid glob pattern 'curl\\' (a '\\' at the end escapes "
+	  "nothing) at column 16");
+	E("proc.name glob c[v-t]rl", 16, "invalid glob pattern 'c[v-t]rl' (reversed range 'v-t') "
+	  "at column 16");
+	E("proc.name glob 'c[[:foo:]]rl'", 16, "invalid glob pattern 'c[[:foo:]]rl' (unknown "
+	  "character class '[:foo:]') at column 16");
+	E("evt.type glob 'open['", 15, "invalid glob pattern 'open[' ('[' without a closing ']') "
+	  "at column 15");
+	E("evt.arg.name glob '['", 19, "invalid glob pattern '[' ('[' without a closing ']') "
+	  "at column 19");
+	E("proc.name = x or fd.name glob '/[etc'", 31, "invalid glob pattern '/[etc' ('[' without "
+	  "a closing ']') at column 31");
+	/* the same characters are fine with other operators */
+	NOMATCH("proc.name = '['", o);
+	NOMATCH("proc.name contains '[a-'", o);
+	NOMATCH("fd.name pmatch ('/etc/[', /usr)", o);
+	/* well-formed corners: ']' first in a class, '-' last, escapes, POSIX classes */
+	MATCH("proc.name glob 'c[]u]rl'", o);
+	NOMATCH("proc.name glob 'c[!]u]rl'", o);
+	MATCH("proc.name glob 'c[u-]rl'", o);
+	NOMATCH("proc.name glob 'c[t-]rl'", o);
+	MATCH("proc.name glob 'c[u-u]rl'", o);
+	MATCH("proc.name glob 'c\\\\url'", o);
+	MATCH("proc.name glob 'cur[\\\\l]'", o);
+	NOMATCH("proc.name glob 'curl\\\\*'", o);
+	MATCH("proc.name glob 'c[[:alpha:]]rl'", o);
+	MATCH("proc.name glob '[[:lower:]]*[![:digit:][:upper:]]'", o);
+	NOMATCH("proc.name glob 'c[[:digit:]]rl'", o);
+	MATCH("fd.name glob '/etc/[[:alnum:]]as[^[:space:]]wd'", o);
+	MATCH("fd.name glob '/etc/pa[[:xdigit:]-s]swd'", o);
+	MATCH("proc.name glob 'c[^a]rl'", o);
+	MATCH("evt.type glob 'open[a-z]t'", o);
+}
+
+static void test_range_checks(void)
+{
+	const struct ievt *o = &t_open.ev, *r = &t_read.ev;
+
+	E("fd.sport = 70000", 12, "70000 is out of range for fd.sport (0..65535) at column 12");
+	E("fd.sport = 0x10000", 12, "0x10000 is out of range for fd.sport (0..65535) at column 12");
+	E("fd.port = -1", 11, "-1 is out of range for fd.port (0..65535) at column 11");
+	E("fd.port in (80, 70000)", 17, "70000 is out of range for fd.port (0..65535) at column 17");
+	E("evt.cpu = -1", 11, "-1 is out of range for evt.cpu (0..65535) at column 11");
+	E("proc.pid = 99999999999", 12,
+	  "99999999999 is out of range for proc.pid (-2147483648..2147483647) at column 12");
+	E("proc.pid = 4294967295", 12,
+	  "4294967295 is out of range for proc.pid (-2147483648..2147483647) at column 12");
+	E("proc.pid in (1, 99999999999)", 17,
+	  "99999999999 is out of range for proc.pid (-2147483648..2147483647) at column 17");
+	E("proc.apid intersects (1, -2147483649)", 26,
+	  "-2147483649 is out of range for proc.apid (-2147483648..2147483647) at column 26");
+	E("proc.apid[1] = 99999999999", 16,
+	  "99999999999 is out of range for proc.apid[1] (-2147483648..2147483647) at column 16");
+	E("fd.num > 4294967296", 10,
+	  "4294967296 is out of range for fd.num (-2147483648..2147483647) at column 10");
+	E("user.uid = -2", 12, "-2 is out of range for user.uid (-1..4294967295) at column 12");
+	E("group.gid = 4294967296", 13,
+	  "4294967296 is out of range for group.gid (-1..4294967295) at column 13");
+	E("evt.num = -1", 11, "-1 is out of range for evt.num (0..18446744073709551615) at column 11");
+	/* beyond 64 bits: a number all the same, out of range rather than not one */
+	E("evt.rawres = 18446744073709551616", 14, "18446744073709551616 is out of range for "
+	  "evt.rawres (-9223372036854775808..9223372036854775807) at column 14");
+	E("evt.rawtime < 99999999999999999999999999", 15, "99999999999999999999999999 is out of "
+	  "range for evt.rawtime (0..18446744073709551615) at column 15");
+	E("fd.dev = 0x100000000", 10, "0x100000000 is out of range for fd.dev (0..4294967295) "
+	  "at column 10");
+	/* the edges are fine */
+	NOMATCH("fd.sport = 0 or fd.sport = 65535 or fd.port = 0x0", r);
+	MATCH("fd.port in (80, 65535)", r);
+	MATCH("proc.pid < 2147483647 and proc.pid > -2147483648", o);
+	MATCH("evt.cpu >= 0 and evt.cpu <= 65535", o);
+	MATCH("fd.num != 4294967 and fd.num > -1", o);
+	MATCH("evt.num < 18446744073709551615 and evt.rawres > -9223372036854775808", o);
+	MATCH("evt.rawres > -0x10", o);
+	/* (uid_t)-1, "unset", may be written -1 or 4294967295 */
+	NOMATCH("user.uid = -1 or user.uid = 4294967295 or user.loginuid = -1", o);
+	{
+		struct thread_info saved = t_curl;
+
+		t_curl.uid = t_curl.gid = t_curl.loginuid = UINT32_MAX;
+		MATCH("user.uid = -1 and user.uid = 4294967295 and group.gid = -1", o);
+		MATCH("user.loginuid = -1 and proc.loginuid = 4294967295", o);
+		MATCH("user.uid in (0, -1) and not user.name exists", o);
+		t_curl = saved;
+	}
+}
+
+/* evt.rawarg.NAME compares as its param's type: a number where every event
+ * that has the param declares a numeric type. */
+static void test_rawarg_checks(void)
+{
+	const struct ievt *o = &t_open.ev;
+
+	E("evt.rawarg.fd = abc", 17, "expected a number for evt.rawarg.fd, not 'abc', at column 17");
+	E("evt.rawarg.fd in (3, x)", 22, "expected a number for evt.rawarg.fd, not 'x', at column 22");
+	E("evt.rawarg.flags contains 1", 18,
+	  "operator 'contains' needs a text field and evt.rawarg.flags is not one at column 18");
+	E("evt.rawarg.fd glob 3", 15,
+	  "operator 'glob' needs a text field and evt.rawarg.fd is not one at column 15");
+	E("evt.rawarg.fd pmatch (3)", 15,
+	  "operator 'pmatch' needs a text field and evt.rawarg.fd is not one at column 15");
+	E("evt.rawarg.flags = 99999999999", 20, "99999999999 is out of range for evt.rawarg.flags "
+	  "(-2147483648..4294967295) at column 20");
+	MATCH("evt.rawarg.fd = 3 and evt.rawarg.flags = 0x1001", o);
+	MATCH("evt.rawarg.name contains etc and evt.rawarg.name glob '/etc/*'", o);
+	MATCH("evt.rawarg[2] glob '/etc/[p]*'", o);
+	/* mixed types (a number in some events, text in others) stay unchecked */
+	NOMATCH("evt.rawarg.addr = somewhere", o);
+}
+
 /* container.* and k8s.* with every kind of operator; the host is "host". */
 static void test_containers(void)
 {
@@ -488,6 +615,9 @@ int main(void)
 	test_type_is();
 	test_logic();
 	test_errors();
+	test_glob_checks();
+	test_range_checks();
+	test_rawarg_checks();
 	test_containers();
 	test_open_warning();
 

@@ -152,9 +152,29 @@ static void test_p(void)
 
 	CHECK(format__compile("abc %", &err) == NULL);
 	CHECK_INT(errno, EINVAL);
-	CHECK_STR(err.msg, "a format cannot end with '%' or a width (column 5)");
+	CHECK_STR(err.msg, "a format cannot end with '%' (column 5)");
 	CHECK(format__compile("%12", &err) == NULL);
-	CHECK_INT(err.column, 1);
+	CHECK_INT(err.column, 2);
+	CHECK_STR(err.msg, "field width 12 at column 2 is not followed by a field name");
+	CHECK(format__compile("%5 %proc.name", &err) == NULL);
+	CHECK_STR(err.msg, "expected a field name after '%5' at column 3");
+	CHECK(format__compile("%[", &err) == NULL);
+	CHECK_STR(err.msg, "expected a field name after '%' at column 2");
+	/* widths that do not fit are not read as part of the field name */
+	CHECK(format__compile("%99999999999proc.name", &err) == NULL);
+	CHECK_INT(errno, EINVAL);
+	CHECK_INT(err.column, 2);
+	CHECK_STR(err.msg, "field width 99999999999 at column 2 is too large (at most 65535)");
+	CHECK(format__compile("x %65536proc.name", &err) == NULL);
+	CHECK_STR(err.msg, "field width 65536 at column 4 is too large (at most 65535)");
+	CHECK(format__compile("%123456789012345678901234567890evt.num", &err) == NULL);
+	CHECK_STR(err.msg, "field width 123456789012345678901234... at column 2 is too large "
+		  "(at most 65535)");
+	CHECK(format__compile("%99999999999", &err) == NULL);
+	CHECK_STR(err.msg, "field width 99999999999 at column 2 is too large (at most 65535)");
+	f = C("%65535proc.name|%0000000000000000000004evt.num|");
+	CHECK_INT(text(f, &t_openat.ev, &rc) ? (int)out.len : -1, 65535 + 1 + 4 + 2);
+	format__free(f);
 	CHECK(format__compile("x %fd.ip", &err) == NULL);
 	CHECK_STR(err.msg, "fd.ip can only be used in filters, not in output formats (column 4)");
 	CHECK(format__compile("%evt.type.is.open", &err) == NULL);

@@ -10,6 +10,8 @@
 /* Offsets into data are masked with this so the verifier sees them bounded. */
 #define FRAME_MASK (FRAME_HALF - 1)
 #define PARAMS_MASK 31
+/* errno values are not in vmlinux.h. */
+#define ENOSPC_BPF 28
 
 struct filler {
 	struct scratch *s;
@@ -37,6 +39,16 @@ static __always_inline struct driver_counters *counters__get(void)
 			__c->field++;                           \
 	} while (0)
 
+/* An event of type TYPE that will not be sent: counted once, by reason and type. */
+#define DROP(field, evtype)                                                   \
+	do {                                                                  \
+		__u32 __type = (evtype);                                      \
+		__u64 *__n = bpf_map_lookup_elem(&drops_by_type, &__type);    \
+		COUNT(field);                                                 \
+		if (__n)                                                      \
+			(*__n)++;                                             \
+	} while (0)
+
 static __always_inline struct scratch *scratch__get(void)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
@@ -52,7 +64,7 @@ static __always_inline int filler__begin(struct filler *f, void *ctx, __u16 type
 
 	f->s = scratch__get();
 	if (!f->s) {
-		COUNT(n_drops_bug);
+		DROP(n_drops_bug, type);
 		return -1;
 	}
 	f->ctx = ctx;
@@ -171,13 +183,13 @@ static __always_inline int filler__submit(struct filler *f)
 	__u32 len = s->off;
 
 	if (s->overflow || len > PPM_MAX_EVENT_SIZE) {
-		COUNT(n_drops_scratch);
+		DROP(n_drops_scratch, s->type);
 		return 0;
 	}
 	__u64 me = bpf_get_current_pid_tgid();
 
 	if (s->curarg != s->nparams || s->owner != me) {
-		COUNT(n_drops_bug);
+		DROP(n_drops_bug, s->type);
 		return 0;
 	}
 	h->ts = settings.boot_time + bpf_ktime_get_boot_ns();
@@ -185,10 +197,19 @@ static __always_inline int filler__submit(struct filler *f)
 	h->len = len;
 	h->type = s->type;
 	h->nparams = s->nparams;
-	if (len < PPM_HDR_LEN)
+	if (len < PPM_HDR_LEN) {
+		DROP(n_drops_bug, h->type);
 		return 0;
-	if (bpf_perf_event_output(f->ctx, &events, BPF_F_CURRENT_CPU, s->data, len)) {
-		COUNT(n_drops_buffer);
+	}
+	long err = bpf_perf_event_output(f->ctx, &events, BPF_F_CURRENT_CPU, s->data, len);
+
+	if (err) {
+		/* Only -ENOSPC is a full ring; anything else (no ring on this CPU, a
+		 * bad size) is ours to fix. */
+		if (err == -ENOSPC_BPF)
+			DROP(n_drops_buffer, h->type);
+		else
+			DROP(n_drops_bug, h->type);
 		return 0;
 	}
 	COUNT(n_evts);
@@ -240,7 +261,7 @@ static __always_inline int filler__resume(struct filler *f, void *ctx, __u16 typ
 
 	f->s = scratch__get();
 	if (!f->s || f->s->type != type || f->s->owner != bpf_get_current_pid_tgid()) {
-		COUNT(n_drops_bug);
+		DROP(n_drops_bug, type);
 		return -1;
 	}
 	f->ctx = ctx;
@@ -254,7 +275,7 @@ static __always_inline int filler__resume(struct filler *f, void *ctx, __u16 typ
 static __always_inline int filler__next_part(struct filler *f, int n)
 {
 	bpf_tail_call(f->ctx, &filler_parts, f->s->type * FILLER_PARTS + n);
-	COUNT(n_drops_bug);
+	DROP(n_drops_bug, f->s->type);
 	return 0;
 }
 

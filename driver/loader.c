@@ -74,7 +74,8 @@ int driver__configure(struct driver *d, const struct driver_config *cfg)
 {
 	if (d->loaded)
 		return -EBUSY;
-	d->skel->bss->settings.snaplen = cfg->snaplen ? cfg->snaplen : DRIVER_DEFAULT_SNAPLEN;
+	d->skel->bss->settings.snaplen = cfg->snaplen || cfg->snaplen_given ? cfg->snaplen
+									     : DRIVER_DEFAULT_SNAPLEN;
 	if (d->skel->bss->settings.snaplen > PPM_MAX_ARG_SIZE)
 		return -EINVAL;
 	d->skel->bss->settings.drop_failed = cfg->drop_failed;
@@ -316,6 +317,34 @@ int driver__counters(const struct driver *d, struct driver_counters *per_cpu, in
 	}
 	err = d->ncpus;
 cleanup:
+	free(vals);
+	return err;
+}
+
+int driver__drops_by_type(const struct driver *d, uint64_t *out, uint32_t n)
+{
+	int fd = bpf_map__fd(d->skel->maps.drops_by_type);
+	uint64_t *vals;
+	int err = 0;
+
+	if (!d->loaded)
+		return -EINVAL;
+	if (n > PPM_EVENT_MAX)
+		n = PPM_EVENT_MAX;
+	vals = calloc(d->ncpus, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	/* One lookup per code: called for summaries and metrics (about once a
+	 * second), never per event. */
+	for (uint32_t code = 0; code < n; code++) {
+		out[code] = 0;
+		if (bpf_map_lookup_elem(fd, &code, vals)) {
+			err = -errno;
+			break;
+		}
+		for (int c = 0; c < d->ncpus; c++)
+			out[code] += vals[c];
+	}
 	free(vals);
 	return err;
 }

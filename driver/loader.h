@@ -12,7 +12,8 @@
 struct driver;
 
 struct driver_config {
-	uint32_t snaplen;	/* 0: DRIVER_DEFAULT_SNAPLEN */
+	uint32_t snaplen;	/* 0: DRIVER_DEFAULT_SNAPLEN, unless snaplen_given */
+	bool snaplen_given;	/* use snaplen as is, 0 included (no buffer bytes) */
 	bool drop_failed;
 	uint32_t own_tgid;	/* process never captured; 0: getpid(), UINT32_MAX: none (tests) */
 	bool no_bpf_loop;	/* act as if the kernel lacked bpf_loop (< 5.17), for tests */
@@ -46,6 +47,10 @@ int driver__set_snaplen(struct driver *d, uint32_t snaplen);
  * TOTAL (may be NULL). Returns the number of possible CPUs or a negative errno. */
 int driver__counters(const struct driver *d, struct driver_counters *per_cpu, int ncpu,
 		     struct driver_counters *total);
+
+/* Events dropped in the kernel by event code, summed over CPUs: OUT[code] for
+ * code < N (N at most PPM_EVENT_MAX). Returns 0 or -errno. */
+int driver__drops_by_type(const struct driver *d, uint64_t *out, uint32_t n);
 
 /* The offset the driver adds to boot-clock ns to stamp events with epoch ns
  * (fixed at load; 0 before). */

@@ -46,6 +46,16 @@ struct {
 	__type(value, struct driver_counters);
 } counters __weak SEC(".maps");
 
+/* Events dropped in the kernel, per event code (any reason but unreadable user
+ * memory, which only empties a param): what users ask when drops happen is
+ * "which events did I lose". Only touched on a drop. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PPM_EVENT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} drops_by_type __weak SEC(".maps");
+
 /* Event code -> filler program, filled by the loader. Enter fillers are raw_tp
  * programs, exit fillers tp_btf/sys_exit ones; a program array holds one kind. */
 struct {

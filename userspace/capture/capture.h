@@ -26,7 +26,8 @@ struct capture_cpu_stats {
 	uint64_t n_bytes;		/* bytes of those events */
 	/* Samples the kernel reported lost (PERF_RECORD_LOST): the same samples as
 	 * drv_drops_buffer, seen from the ring's side, reported only once a later
-	 * sample fits, so it may lag behind drv_drops_buffer. */
+	 * sample fits, so it may lag behind drv_drops_buffer. Never add the two:
+	 * drv_drops_buffer is the count (made at the source, per event type too). */
 	uint64_t n_lost;
 	uint64_t n_corrupt;		/* records skipped as truncated/oversized/malformed */
 	uint64_t n_reordered;		/* handed out older than an event before them (total only) */
@@ -35,6 +36,8 @@ struct capture_cpu_stats {
 	uint64_t drv_drops_pf;		/* user memory unreadable */
 	uint64_t drv_drops_bug;		/* bugs and verifier limits */
 	uint64_t drv_drops_scratch;	/* event larger than the scratch frame */
+	uint64_t ring_used;		/* bytes written and not yet consumed, now */
+	uint64_t ring_size;		/* bytes of ring */
 };
 
 struct capture_stats {
@@ -42,6 +45,7 @@ struct capture_stats {
 	struct capture_cpu_stats total;
 	struct capture_cpu_stats cpu[CAPTURE_MAX_CPUS];
 	const char *mode;	/* "double-map", "slack-copy", "synthetic", "file" */
+	uint64_t last_ts;	/* time of the last event handed out (epoch ns; live only) */
 };
 
 /* The operations an engine provides. */
@@ -59,7 +63,8 @@ struct capture;
 
 struct capture_live_opts {
 	uint32_t ring_pages;	/* data pages per CPU ring, a power of two; 0 = 8 MiB */
-	uint32_t snaplen;	/* bytes of I/O buffers captured; 0 = 80 */
+	uint32_t snaplen;	/* bytes of I/O buffers captured; 0 = 80 unless snaplen_given */
+	bool snaplen_given;	/* snaplen as is: 0 captures no buffer bytes */
 	bool drop_failed;	/* do not send exit events of failed syscalls */
 	bool force_slack;	/* skip the double-map attempt (tests, benchmarks) */
 	uint32_t wakeup_bytes;	/* wakeup watermark; 0 = a default batch size */

@@ -46,6 +46,7 @@ static int live_setup(struct live *l, const struct capture_live_opts *o)
 {
 	struct driver_config cfg = {
 		.snaplen = o->snaplen,
+		.snaplen_given = o->snaplen_given,
 		.drop_failed = o->drop_failed,
 		.own_tgid = o->own_tgid,
 	};

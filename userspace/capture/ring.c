@@ -319,4 +319,10 @@ void ring__stats(const struct ring *r, struct capture_cpu_stats *st)
 	st->n_bytes = r->st.n_bytes;
 	st->n_lost = r->st.n_lost;
 	st->n_corrupt = r->st.n_corrupt;
+	/* What the kernel has written and we have not released yet, read now:
+	 * the ring's fill, for metrics (not per event). */
+	st->ring_size = r->size;
+	st->ring_used = __atomic_load_n(&r->hdr->data_head, __ATOMIC_ACQUIRE) - r->tail;
+	if (st->ring_used > r->size)
+		st->ring_used = r->size;
 }

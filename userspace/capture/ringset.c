@@ -242,7 +242,10 @@ int ringset__stats(const struct ringset *s, struct capture_stats *st)
 		st->total.n_bytes += c->n_bytes;
 		st->total.n_lost += c->n_lost;
 		st->total.n_corrupt += c->n_corrupt;
+		st->total.ring_used += c->ring_used;
+		st->total.ring_size += c->ring_size;
 		st->total.n_reordered = s->n_reordered;
+		st->last_ts = s->last_ts;
 		if (s->m[i].cpu + 1u > st->ncpus)
 			st->ncpus = s->m[i].cpu + 1u;
 	}

@@ -1,5 +1,6 @@
 /* JSON string escaping with UTF-8 validation. */
 #include "format.h"
+#include "utf8.h"
 
 /* Bytes that need no work: printable ASCII other than '"' and '\'. */
 static const uint8_t plain[256] = {
@@ -7,40 +8,6 @@ static const uint8_t plain[256] = {
 	[0x23 ... 0x5b] = 1,	/* 0x5c is '\\' */
 	[0x5d ... 0x7f] = 1,
 };
-
-/* Length of the valid UTF-8 sequence at P (at most N bytes), 0 if invalid. */
-static size_t utf8__seq(const uint8_t *p, size_t n)
-{
-	uint8_t c = p[0];
-	uint8_t lo = 0x80, hi = 0xbf;
-	size_t len;
-
-	if (c >= 0xc2 && c <= 0xdf)
-		len = 2;
-	else if (c >= 0xe0 && c <= 0xef)
-		len = 3;
-	else if (c >= 0xf0 && c <= 0xf4)
-		len = 4;
-	else
-		return 0;
-	if (n < len)
-		return 0;
-	/* the second byte's range excludes overlongs, surrogates and > U+10FFFF */
-	if (c == 0xe0)
-		lo = 0xa0;
-	else if (c == 0xed)
-		hi = 0x9f;
-	else if (c == 0xf0)
-		lo = 0x90;
-	else if (c == 0xf4)
-		hi = 0x8f;
-	if (p[1] < lo || p[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if (p[i] < 0x80 || p[i] > 0xbf)
-			return 0;
-	return len;
-}
 
 void json__escape(struct sbuf *out, const char *s, size_t len)
 {

@@ -5,8 +5,10 @@ set -euo pipefail
 
 # sysdig: only its capture-file reader, which the tests check our files against.
 # libjson-c-dev: the container runtimes' files (userspace/container).
+# libcurl4-openssl-dev: http(s) outputs; libmicrohttpd-dev: the --metrics server.
 pkgs=(meson ninja-build pkg-config python3 gcc clang llvm bpftool
-      libbpf-dev libelf-dev zlib1g-dev libjson-c-dev valgrind sysdig)
+      libbpf-dev libelf-dev zlib1g-dev libjson-c-dev libcurl4-openssl-dev libmicrohttpd-dev
+      valgrind sysdig)
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -22,6 +22,10 @@ n=0
 while IFS= read -r line; do
 	n=$((n + 1))
 	IFS=$'\x1f' read -r -a args <<<"$line"	# one argument per field
+	# the metrics server on a free port here, not the deployed one
+	for i in "${!args[@]}"; do
+		case ${args[$i]} in --metrics*) args[$i]=--metrics=127.0.0.1:0 ;; esac
+	done
 	"$AGENT" -r "$FIXTURE" "${args[@]}" >"$TMP/out$n" 2>"$TMP/err$n"; rc=$?
 	expect "deploy arguments #$n run: ${args[*]}" [ $rc = 0 ]
 	expect "deploy arguments #$n select events" [ -s "$TMP/out$n" ]
@@ -45,4 +49,14 @@ print("missing or writable: " + " ".join(bad) if bad else "ok")
 PY
 expect "the DaemonSet mounts the runtimes' files read-only under /host" grep -qx ok "$TMP/mounts" ||
 	cat "$TMP/mounts"
+# Its liveness probe asks /healthz on the port the agent's --metrics serves.
+expect "the DaemonSet serves metrics and probes /healthz on that port" python3 - "$DEPLOY/daemonset.yaml" <<'PY'
+import json, re, sys
+ds = open(sys.argv[1]).read()
+args = json.loads(re.search(r'^\s*args:\s*(\[.*\])\s*$', ds, re.M).group(1))
+port = [a.split(":")[-1] for a in args if a.startswith("--metrics=")]
+assert port, args
+assert re.search(r"containerPort: %s\b" % port[0], ds), "no containerPort " + port[0]
+assert re.search(r"livenessProbe:\s+httpGet: \{ path: /healthz, port: metrics \}", ds), "no probe"
+PY
 finish

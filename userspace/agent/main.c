@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent_metrics.h"
 #include "capfile.h"
 #include "capture.h"
 #include "filter.h"
@@ -16,20 +17,20 @@
 #include "inspect.h"
 #include "loader.h"
 #include "options.h"
+#include "outputs.h"
 #include "preflight.h"
 #include "sbuf.h"
+#include "signals.h"
 #include "summary.h"
 
 #define EXIT_USAGE 2
 /* How long one wait for events may last, so -M deadlines are kept. */
 #define WAIT_MS 100
-
-static volatile sig_atomic_t stop_requested;
-
-static void on_stop(int sig)
-{
-	stop_requested = sig;
-}
+/* After SIGINT/SIGTERM the outputs get at most this long to flush, so the agent
+ * is gone within 1 s as orchestrators expect (then they send SIGKILL). */
+#define STOP_FLUSH_MS 500
+/* How often the metrics text is rebuilt. */
+#define PUBLISH_MS 1000
 
 static void fail(const char *fmt, const char *arg)
 {
@@ -44,30 +45,6 @@ static uint64_t monotonic_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* SIGINT/SIGTERM are blocked except while the capture waits, so a signal can
- * never slip in between a check of stop_requested and the wait. A capture file
- * never waits, so there (BLOCK false) they stay deliverable at any time. */
-static void signals__setup(sigset_t *wait_mask, bool block_them)
-{
-	struct sigaction sa = { .sa_handler = on_stop };
-	sigset_t block;
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);	/* a closed pipe shows up as EPIPE from write */
-	if (!block_them) {
-		sigprocmask(SIG_BLOCK, NULL, wait_mask);
-		return;
-	}
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigprocmask(SIG_BLOCK, &block, wait_mask);
-	sigdelset(wait_mask, SIGINT);
-	sigdelset(wait_mask, SIGTERM);
 }
 
 /* Narrows what the kernel sends to the syscalls the filter can match, plus those
@@ -95,12 +72,42 @@ struct agent {
 	struct field_ctx fctx;
 	struct sbuf out;
 	struct agent_tally tally;
-	bool pipe_closed;
-	uint64_t next_idle_ts;		/* event time at which agent__idle runs again */
+	struct outputs outs;
+	struct agent_metrics *metrics;	/* --metrics */
+	sigset_t wait_mask;		/* signals let in while waiting */
+	bool signals_blocked;
+	int stdout_err;			/* stdout's writer failed: stop */
+	uint64_t next_tick_ts;		/* event time at which agent__tick runs again */
+	uint64_t next_publish_ms;
+	struct agent_counters counters;	/* gathered at ticks and at the end */
 	struct capfile_writer *writer;	/* -w */
 	struct capfile_error ferr;	/* -r: why the file could not be read on */
 	bool reported;			/* the error was already told to the user */
 };
+
+/* Everything counted so far, off the per-event path (a few syscalls). */
+static void agent__gather(struct agent *a)
+{
+	struct agent_counters *c = &a->counters;
+	struct driver *d;
+
+	if (a->cap) {
+		capture__stats(a->cap, &c->cap);
+		d = capture__driver(a->cap);
+		c->live = d != NULL;
+		if (d && summary__dropped(&c->cap.total))
+			driver__drops_by_type(d, c->drops_by_type, PPM_EVENT_MAX);
+	}
+	c->tally = a->tally;
+	c->n_outputs = a->outs.n;
+	for (int i = 0; i < a->outs.n; i++)
+		c->output_url[i] = a->outs.url[i];
+	outputs__stats(&a->outs, c->out);
+	if (a->in) {
+		container_table__counters(inspector__containers(a->in), &c->containers);
+		c->have_containers = true;
+	}
+}
 
 static int agent__emit(struct agent *a, const struct ievt *ev)
 {
@@ -113,47 +120,60 @@ static int agent__emit(struct agent *a, const struct ievt *ev)
 		return 0;	/* a field the format needs is absent: sysdig skips it */
 	if (err)
 		return err;
-	if (fwrite(a->out.buf, 1, a->out.len, stdout) != a->out.len ||
-	    (a->o.unbuffered && fflush(stdout))) {
-		if (errno == EPIPE) {
-			a->pipe_closed = true;
-			return 0;
-		}
-		return -errno;
-	}
-	a->tally.printed++;
+	outputs__push(&a->outs, a->out.buf, a->out.len, ev->ts);
 	return 0;
 }
 
-/* Nothing came for WAIT_MS: hand what is buffered to the reader (a collector on a
- * narrow filter should not wait for 4 KiB of lines), and notice a reader that went
- * away, which a write would only tell at the next matching event. */
-static void agent__idle(struct agent *a)
+/* Every 100 ms (of waiting or of event time): signals a busy capture never
+ * waited for, a stdout that failed, the outputs' partial batches, metrics. */
+static void agent__tick(struct agent *a)
 {
-	struct pollfd p = { .fd = STDOUT_FILENO };
+	uint64_t now;
 
-	if (a->o.quiet)
-		return;
-	if (fflush(stdout) && errno == EPIPE)
-		a->pipe_closed = true;
-	if (poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)))
-		a->pipe_closed = true;
+	if (a->signals_blocked)
+		signals__poll(&a->wait_mask);
+	if (signals_hup) {
+		signals_hup = 0;
+		outputs__reopen(&a->outs);
+	}
+	if (signals_usr1) {
+		signals_usr1 = 0;
+		agent__gather(a);
+		summary__print(stderr, &a->counters, "counters now: ");
+	}
+	outputs__kick(&a->outs);
+	a->stdout_err = outputs__stdout_error(&a->outs);
+	if (a->metrics && (now = monotonic_ms()) >= a->next_publish_ms) {
+		a->next_publish_ms = now + PUBLISH_MS;
+		agent__gather(a);
+		agent_metrics__publish(a->metrics, &a->counters, true);
+	}
 }
 
-static int agent__run(struct agent *a, const sigset_t *wait_mask)
+/* The -M deadline, or 0 for none (also when it would not fit: never wrap). */
+static uint64_t agent__deadline(const struct agent *a)
 {
-	uint64_t deadline = a->o.max_seconds ? monotonic_ms() + a->o.max_seconds * 1000 : 0;
+	uint64_t now = monotonic_ms();
+
+	if (!a->o.max_seconds || a->o.max_seconds > (UINT64_MAX - now) / 1000)
+		return 0;
+	return now + a->o.max_seconds * 1000;
+}
+
+static int agent__run(struct agent *a)
+{
+	uint64_t deadline = agent__deadline(a);
 	struct capture_event cev;
 	struct ievt ev;
 	int err;
 
-	capture__set_sigmask(a->cap, wait_mask);
-	while (!stop_requested && !a->pipe_closed) {
+	capture__set_sigmask(a->cap, &a->wait_mask);
+	while (!signals_stop && !a->stdout_err) {
 		if (deadline && monotonic_ms() >= deadline)
 			break;
 		err = capture__next(a->cap, &cev, WAIT_MS);
 		if (err == -EAGAIN) {
-			agent__idle(a);
+			agent__tick(a);
 			continue;
 		}
 		if (err == -EINTR)
@@ -173,10 +193,10 @@ static int agent__run(struct agent *a, const sigset_t *wait_mask)
 		}
 		/* Also on a busy system, where events that never match keep the wait
 		 * from running dry: every 100 ms of event time (no clock read). */
-		if (ev.ts >= a->next_idle_ts) {
-			if (a->next_idle_ts)
-				agent__idle(a);
-			a->next_idle_ts = ev.ts + WAIT_MS * 1000000ull;
+		if (ev.ts >= a->next_tick_ts) {
+			if (a->next_tick_ts)
+				agent__tick(a);
+			a->next_tick_ts = ev.ts + WAIT_MS * 1000000ull;
 		}
 		/* Old drivers' per-process CPU samples: internal, sysdig never shows them. */
 		if (ev.type == PPME_PROCINFO_E)
@@ -192,7 +212,7 @@ static int agent__run(struct agent *a, const sigset_t *wait_mask)
 			a->reported = true;
 			return err;
 		}
-		if (!a->o.quiet && (err = agent__emit(a, &ev)))
+		if (a->outs.n && (err = agent__emit(a, &ev)))
 			return err;
 		if (a->o.max_events && a->tally.matched >= a->o.max_events)
 			break;
@@ -304,6 +324,7 @@ static int agent__start(struct agent *a)
 	struct capture_live_opts lo = {
 		.ring_pages = a->o.ring_pages,
 		.snaplen = a->o.snaplen,
+		.snaplen_given = a->o.snaplen_given,
 		.drop_failed = a->o.drop_failed,
 	};
 	struct inspector_opts io = { 0 };
@@ -348,39 +369,93 @@ static int agent__start(struct agent *a)
 	return 0;
 }
 
-/* Returns -errno if the -w file could not be completed. */
-static int agent__finish(struct agent *a)
+/* Stops capturing and fixes its counters: what the outputs then flush cannot
+ * change them, and the metrics keep showing them (capture stopped) meanwhile. */
+static void agent__stop_capture(struct agent *a)
 {
-	static struct capture_stats st;
+	if (!a->cap)
+		return;
+	agent__gather(a);
+	capture__close(a->cap);	/* detaches every BPF program */
+	a->cap = NULL;
+	if (a->metrics)
+		agent_metrics__publish(a->metrics, &a->counters, false);
+}
+
+/* Returns -errno if the -w file could not be completed. */
+static int agent__close_writer(struct agent *a)
+{
+	uint64_t n;
+	int err;
+
+	if (!a->writer)
+		return 0;
+	n = capfile_writer__count(a->writer);
+	err = capfile_writer__close(a->writer);
+	a->writer = NULL;
+	if (err)
+		fprintf(stderr, "agent: cannot write %s: %s\n", a->o.write_file, strerror(-err));
+	else
+		fprintf(stderr, "agent: %llu events written to %s\n", (unsigned long long)n,
+			a->o.write_file);
+	return err;
+}
+
+/* The outputs send what they hold until the flush deadline (shorter after a
+ * stop signal, also one that comes now); meanwhile the metrics show them
+ * draining. Returns -EIO if an output lost lines to errors in a way the user
+ * must see in the exit code (stdout, a file). */
+static int agent__close_outputs(struct agent *a, bool started)
+{
+	uint64_t now = monotonic_ms(), deadline = now + a->o.flush_ms;
+	struct agent_counters *c = &a->counters;
 	int err = 0;
 
-	if (fflush(stdout) && errno == EPIPE)
-		a->pipe_closed = true;
-	if (a->cap) {
-		memset(&st, 0, sizeof(st));
-		capture__stats(a->cap, &st);
-		capture__close(a->cap);	/* detaches every BPF program */
-		a->cap = NULL;
-		summary__print(stderr, &st, &a->tally);
-		if (a->in) {
-			struct container_counters cc;
-
-			container_table__counters(inspector__containers(a->in), &cc);
-			summary__containers(stderr, &cc);
+	for (;;) {
+		if (signals_stop && deadline > now + STOP_FLUSH_MS)
+			deadline = now + STOP_FLUSH_MS;
+		if (now >= deadline || !outputs__pending(&a->outs))
+			break;
+		outputs__kick(&a->outs);
+		if (a->metrics && now >= a->next_publish_ms) {
+			a->next_publish_ms = now + PUBLISH_MS;
+			agent__gather(a);
+			agent_metrics__publish(a->metrics, c, false);
 		}
+		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000000 }, NULL);
+		if (a->signals_blocked)
+			signals__poll(&a->wait_mask);
+		now = monotonic_ms();
 	}
-	if (a->writer) {
-		uint64_t n = capfile_writer__count(a->writer);
+	outputs__close(&a->outs, deadline, c->out);
+	if (!started)
+		return 0;
+	c->tally = a->tally;
+	summary__print(stderr, c, NULL);
+	for (int i = 0; i < c->n_outputs; i++) {
+		const struct output_stats *o = &c->out[i];
 
-		err = capfile_writer__close(a->writer);
-		a->writer = NULL;
-		if (err)
-			fprintf(stderr, "agent: cannot write %s: %s\n", a->o.write_file,
-				strerror(-err));
-		else
-			fprintf(stderr, "agent: %llu events written to %s\n",
-				(unsigned long long)n, a->o.write_file);
+		if (o->fatal && o->error != -EPIPE) {
+			fprintf(stderr, "agent: cannot write to %s: %s\n", c->output_url[i],
+				strerror(-o->error));
+			err = -EIO;
+		}
+		if (!o->fatal && o->write_errors && !strncmp(c->output_url[i], "file:", 5))
+			err = -EIO;
 	}
+	return err;
+}
+
+static int agent__finish(struct agent *a, bool started)
+{
+	int err;
+
+	agent__stop_capture(a);
+	err = agent__close_writer(a);
+	if (agent__close_outputs(a, started) && !err)
+		err = -EIO;
+	agent_metrics__stop(a->metrics);
+	a->metrics = NULL;
 	field_ctx__fini(&a->fctx);
 	inspector__free(a->in);
 	filter__free(a->flt);
@@ -390,10 +465,31 @@ static int agent__finish(struct agent *a)
 	return err;
 }
 
+/* Outputs and the metrics server, before capturing: a bad URL or a busy port
+ * is told at once. */
+static int agent__open_outputs(struct agent *a)
+{
+	char msg[512] = "";
+	int err;
+
+	if ((err = outputs__open(&a->outs, &a->o, msg, sizeof(msg)))) {
+		fail("%s", msg[0] ? msg : strerror(-err));
+		return err;
+	}
+	if (a->o.metrics) {
+		a->metrics = agent_metrics__start(a->o.metrics, msg, sizeof(msg));
+		if (!a->metrics) {
+			err = -errno;
+			fail("%s", msg);
+			return err;
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static struct agent a;
-	sigset_t wait_mask;
 	char err[256];
 	int rc;
 
@@ -422,22 +518,25 @@ int main(int argc, char **argv)
 	}
 	sbuf__init(&a.out);
 	if (agent__compile(&a)) {
-		agent__finish(&a);
+		agent__finish(&a, false);
 		return 1;
 	}
-	if (!isatty(STDOUT_FILENO) && !a.o.unbuffered)
-		setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-	else
-		setvbuf(stdout, NULL, _IOLBF, 0);
-	signals__setup(&wait_mask, !a.o.read_file);
+	/* Before any thread starts, so that the outputs' and the metrics server's
+	 * threads inherit the blocked set and the main thread gets the signals. */
+	a.signals_blocked = !a.o.read_file;
+	signals__setup(&a.wait_mask, a.signals_blocked);
+	if ((rc = agent__open_outputs(&a))) {
+		agent__finish(&a, false);
+		return rc == -EINVAL ? EXIT_USAGE : 1;
+	}
 	if (agent__start(&a)) {
-		agent__finish(&a);
+		agent__finish(&a, false);
 		return 1;
 	}
-	rc = agent__run(&a, &wait_mask);
+	rc = agent__run(&a);
 	if (rc && !a.reported)
 		fail("capture stopped: %s", strerror(-rc));
-	if (agent__finish(&a))
+	if (agent__finish(&a, true))
 		rc = -EIO;
 	return rc ? 1 : 0;
 }

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +36,20 @@ const char options_usage[] =
 "  -x, --print-hex    print buffers in hex\n"
 "  -X, --print-hex-ascii  print buffers in hex and ASCII\n"
 "  -b, --print-base64 print buffers in base64\n"
-"  --unbuffered       write every event as soon as it is formatted\n"
+"  --unbuffered       hand every event to the outputs as soon as it is formatted\n"
+"  --output URL       where event lines go; repeat for several (default stdout):\n"
+"                     stdout, file:PATH (reopened on SIGHUP), tcp://HOST:PORT,\n"
+"                     unix:PATH, http://HOST[:PORT]/PATH or https://... (batched\n"
+"                     POSTs), syslog (/dev/log), syslog:PATH, syslog://HOST:PORT\n"
+"                     (RFC 5424 over TCP). Each has its own queue and thread: a\n"
+"                     slow one drops (and counts) its own lines, never stalls\n"
+"  --queue-size SIZE  queue of each output, e.g. 8M (default), 512K\n"
+"  --flush-timeout S  seconds the outputs get to send what is queued on exit\n"
+"                     (default 2; at most 0.5 after SIGINT/SIGTERM)\n"
+"  --batch-bytes N    http outputs: most bytes per POST (default 1M)\n"
+"  --batch-ms N       http outputs: most milliseconds a line waits (default 1000)\n"
+"  --metrics[=ADDR:PORT]  serve Prometheus metrics at /metrics and liveness at\n"
+"                     /healthz (default address 127.0.0.1:9376)\n"
 "  --drop-failed      skip the exit events of failed system calls\n"
 "  -r, --read FILE    read events from a capture file (.scap, plain or gzip,\n"
 "                     e.g. written by sysdig -w or agent -w); no root needed\n"
@@ -51,9 +65,11 @@ const char options_usage[] =
 "  agent -p '%evt.time %proc.name %fd.name' 'fd.type=file and evt.is_io_write=true'\n"
 "  agent -q -z -w trace.scap -M 10 'proc.name=nginx'; agent -r trace.scap -j\n"
 "\n"
-"On exit (Ctrl-C, SIGTERM, -n, -M) a summary of events and drops goes to stderr.\n";
+"On exit (Ctrl-C, SIGTERM, -n, -M) a summary of events and drops goes to stderr;\n"
+"SIGUSR1 prints the counters so far, SIGHUP reopens file: outputs.\n";
 
-enum { OPT_FILTER = 256, OPT_RING, OPT_UNBUF, OPT_VERSION, OPT_DROP_FAILED };
+enum { OPT_FILTER = 256, OPT_RING, OPT_UNBUF, OPT_VERSION, OPT_DROP_FAILED, OPT_OUTPUT,
+       OPT_QUEUE, OPT_FLUSH, OPT_BATCH_BYTES, OPT_BATCH_MS, OPT_METRICS };
 
 static const struct option longopts[] = {
 	{ "filter", required_argument, NULL, OPT_FILTER },
@@ -77,6 +93,12 @@ static const struct option longopts[] = {
 	{ "compress", no_argument, NULL, 'z' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "output", required_argument, NULL, OPT_OUTPUT },
+	{ "queue-size", required_argument, NULL, OPT_QUEUE },
+	{ "flush-timeout", required_argument, NULL, OPT_FLUSH },
+	{ "batch-bytes", required_argument, NULL, OPT_BATCH_BYTES },
+	{ "batch-ms", required_argument, NULL, OPT_BATCH_MS },
+	{ "metrics", optional_argument, NULL, OPT_METRICS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -91,10 +113,10 @@ static int parse_u64(const char *s, uint64_t *out)
 	return errno || *end ? -EINVAL : 0;
 }
 
-/* "8M", "512K", "4194304": bytes, turned into a power-of-two page count. */
-static int parse_ring(const char *s, uint32_t *pages)
+/* "8M", "512K", "4096": bytes. */
+static int parse_size(const char *s, uint64_t *out)
 {
-	uint64_t mult = 1, v, p;
+	uint64_t mult = 1, v;
 	char *end;
 
 	errno = 0;
@@ -109,9 +131,47 @@ static int parse_ring(const char *s, uint32_t *pages)
 		mult = 1024ull * 1024 * 1024, end++;
 	if (*end == 'B' || *end == 'b')
 		end++;
-	if (*end || v == 0 || v > (1ull << 40) / mult)
+	if (*end || v > (1ull << 40) / mult)
 		return -EINVAL;
-	p = v * mult / 4096;
+	*out = v * mult;
+	return 0;
+}
+
+/* "2", "0.5": seconds, to ms. */
+static int parse_seconds_ms(const char *s, uint64_t *ms)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= 0 && v <= 3600))
+		return -EINVAL;
+	*ms = (uint64_t)(v * 1000 + 0.5);
+	return 0;
+}
+
+/* "127.0.0.1:9376", ":9376", "[::1]:9376": a word that ends in :DIGITS. */
+static bool looks_like_address(const char *s)
+{
+	const char *colon = strrchr(s, ':');
+
+	if (!colon || !colon[1] || strchr(s, ' '))
+		return false;
+	for (const char *p = colon + 1; *p; p++)
+		if (*p < '0' || *p > '9')
+			return false;
+	return true;
+}
+
+/* "8M", "512K", "4194304": bytes, turned into a power-of-two page count. */
+static int parse_ring(const char *s, uint32_t *pages)
+{
+	uint64_t v, p;
+
+	if (parse_size(s, &v) || v == 0)
+		return -EINVAL;
+	p = v / 4096;
 	if (p == 0 || (p & (p - 1)) || p > (1u << 20))
 		return -EINVAL;
 	*pages = (uint32_t)p;
@@ -130,6 +190,7 @@ int options__parse(int argc, char **argv, struct agent_opts *o, char *err, size_
 	int c;
 
 	memset(o, 0, sizeof(*o));
+	o->flush_ms = AGENT_DEFAULT_FLUSH_MS;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":jp:n:M:s:lLqvhr:w:zAxXb", longopts, NULL)) != -1) {
@@ -163,6 +224,38 @@ int options__parse(int argc, char **argv, struct agent_opts *o, char *err, size_
 			if (parse_u64(optarg, &v) || v > 65000)
 				return bad(err, errlen, "-s takes a snaplen from 0 to 65000 bytes, not '%s'", optarg);
 			o->snaplen = (uint32_t)v;
+			o->snaplen_given = true;
+			break;
+		case OPT_OUTPUT:
+			if (o->n_outputs == AGENT_MAX_OUTPUTS)
+				return bad(err, errlen, "at most 16 --output, not more ('%s')", optarg);
+			o->outputs[o->n_outputs++] = optarg;
+			break;
+		case OPT_QUEUE:
+			if (parse_size(optarg, &v) || v < 4096 || v > (1ull << 32))
+				return bad(err, errlen, "--queue-size takes a size from 4K to 4G, e.g. 8M, not '%s'", optarg);
+			o->queue_bytes = v;
+			break;
+		case OPT_FLUSH:
+			if (parse_seconds_ms(optarg, &o->flush_ms))
+				return bad(err, errlen, "--flush-timeout takes seconds from 0 to 3600, e.g. 2 or 0.5, not '%s'", optarg);
+			break;
+		case OPT_BATCH_BYTES:
+			if (parse_size(optarg, &v) || v < 1 || v > (256u << 20))
+				return bad(err, errlen, "--batch-bytes takes a size from 1 to 256M, not '%s'", optarg);
+			o->batch_bytes = (uint32_t)v;
+			break;
+		case OPT_BATCH_MS:
+			if (parse_u64(optarg, &v) || v < 1 || v > 3600000)
+				return bad(err, errlen, "--batch-ms takes milliseconds from 1 to 3600000, not '%s'", optarg);
+			o->batch_ms = (uint32_t)v;
+			break;
+		case OPT_METRICS:
+			/* "--metrics ADDR:PORT" as two words too, which getopt's optional
+			 * arguments do not allow: a next word ending in :PORT is taken. */
+			if (!optarg && optind < argc && looks_like_address(argv[optind]))
+				optarg = argv[optind++];
+			o->metrics = optarg && *optarg ? optarg : AGENT_DEFAULT_METRICS;
 			break;
 		case OPT_RING:
 			if (parse_ring(optarg, &o->ring_pages))
@@ -212,6 +305,15 @@ int options__parse(int argc, char **argv, struct agent_opts *o, char *err, size_
 		default:
 			return bad(err, errlen, "unknown option '%s' (see agent --help)", argv[optind - 1]);
 		}
+	}
+	for (int i = 0; i < o->n_outputs; i++) {
+		bool out = !strcmp(o->outputs[i], "stdout") || !strcmp(o->outputs[i], "-");
+
+		if (out && o->quiet)
+			return bad(err, errlen, "-q means no events on stdout: drop it or '--output %s'", o->outputs[i]);
+		for (int j = 0; j < i; j++)
+			if (!strcmp(o->outputs[i], o->outputs[j]))
+				return bad(err, errlen, "--output %s is given twice", o->outputs[i]);
 	}
 	if (o->compress && !o->write_file)
 		return bad(err, errlen, "-z compresses the file of -w: give -w FILE too%s", "");

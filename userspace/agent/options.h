@@ -6,6 +6,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define AGENT_MAX_OUTPUTS 16
+#define AGENT_DEFAULT_FLUSH_MS 2000
+#define AGENT_DEFAULT_METRICS "127.0.0.1:9376"
+
 struct agent_opts {
 	const char *filter;	/* NULL: everything */
 	char *filter_owned;	/* joined positional words, freed by options__free */
@@ -14,7 +18,8 @@ struct agent_opts {
 	bool json;		/* -j */
 	uint64_t max_events;	/* -n, 0: no limit */
 	uint64_t max_seconds;	/* -M, 0: no limit */
-	uint32_t snaplen;	/* -s, 0: default */
+	uint32_t snaplen;	/* -s */
+	bool snaplen_given;	/* -s was given (-s 0 captures no buffer bytes) */
 	uint32_t ring_pages;	/* --ring-size, 0: default */
 	bool list_fields;	/* -l */
 	bool list_events;	/* -L */
@@ -28,6 +33,14 @@ struct agent_opts {
 	bool compress;		/* -z: gzip the -w file */
 	bool help;
 	bool version;
+	/* --output URL, in order; none given: stdout (unless -q). */
+	const char *outputs[AGENT_MAX_OUTPUTS];
+	int n_outputs;
+	uint64_t queue_bytes;	/* --queue-size, 0: the output library's default */
+	uint64_t flush_ms;	/* --flush-timeout in ms */
+	uint32_t batch_bytes;	/* --batch-bytes (http), 0: default */
+	uint32_t batch_ms;	/* --batch-ms (http), 0: default */
+	const char *metrics;	/* --metrics ADDR:PORT, NULL: off */
 };
 
 /* Parses argv. On a bad flag returns -EINVAL with a one-line message in ERR. */

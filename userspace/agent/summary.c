@@ -1,40 +1,102 @@
-/* Prints what was captured and what was lost, so a drop is never silent. */
+/* Prints what was captured and what was lost, so a drop is never silent. Each
+ * total is printed next to the parts it is the sum of. */
 #include <inttypes.h>
+#include <stdlib.h>
 
+#include "schema.h"
 #include "summary.h"
 
 uint64_t summary__dropped(const struct capture_cpu_stats *s)
 {
-	return s->drv_drops_buffer + s->drv_drops_scratch + s->drv_drops_bug + s->n_lost +
-	       s->n_corrupt;
+	/* n_lost is the ring's view of drv_drops_buffer: the same samples, not added. */
+	return s->drv_drops_buffer + s->drv_drops_scratch + s->drv_drops_bug + s->n_corrupt;
 }
 
-static void line(FILE *out, const char *who, const struct capture_cpu_stats *s)
+uint64_t summary__output_dropped(const struct output_stats *o)
+{
+	return o->drop_queue_full + o->drop_error + o->drop_exit;
+}
+
+static void cpu_line(FILE *out, const char *who, const struct capture_cpu_stats *s)
 {
 	fprintf(out, "  %-6s events %" PRIu64 ", dropped %" PRIu64 " (ring full %" PRIu64
-		", too big %" PRIu64 ", driver bug %" PRIu64 ", lost %" PRIu64 ", corrupt %"
-		PRIu64 "), unreadable user memory %" PRIu64 "\n", who, s->n_evts,
-		summary__dropped(s), s->drv_drops_buffer, s->drv_drops_scratch,
-		s->drv_drops_bug, s->n_lost, s->n_corrupt, s->drv_drops_pf);
+		", too big %" PRIu64 ", driver bug %" PRIu64 ", corrupt %" PRIu64 ")\n", who,
+		s->n_evts, summary__dropped(s), s->drv_drops_buffer, s->drv_drops_scratch,
+		s->drv_drops_bug, s->n_corrupt);
 }
 
-void summary__print(FILE *out, const struct capture_stats *st, const struct agent_tally *t)
+static int by_count_desc(const void *a, const void *b, void *arg)
 {
+	const uint64_t *n = arg;
+	uint16_t x = *(const uint16_t *)a, y = *(const uint16_t *)b;
+
+	return n[x] < n[y] ? 1 : n[x] > n[y] ? -1 : (int)x - (int)y;
+}
+
+/* "openat< 12, openat> 10": every event type that lost events, most first. */
+static void types_line(FILE *out, const uint64_t *drops)
+{
+	uint16_t codes[PPM_EVENT_MAX];
+	int n = 0;
+
+	for (int t = 0; t < PPM_EVENT_MAX; t++)
+		if (drops[t])
+			codes[n++] = (uint16_t)t;
+	if (!n)
+		return;
+	qsort_r(codes, n, sizeof(codes[0]), by_count_desc, (void *)drops);
+	fputs("agent: kernel drops by event:", out);
+	for (int i = 0; i < n; i++) {
+		const char *name = schema_events[codes[i]].name;
+
+		fprintf(out, "%s %s%c %" PRIu64, i ? "," : "", name ? name : "unknown",
+			PPME_IS_ENTER(codes[i]) ? '>' : '<', drops[codes[i]]);
+	}
+	fputc('\n', out);
+}
+
+static void output_line(FILE *out, const char *url, const struct output_stats *o)
+{
+	fprintf(out, "agent: output %s: %" PRIu64 " emitted, %" PRIu64 " dropped (queue full %"
+		PRIu64 ", output error %" PRIu64 ", exit deadline %" PRIu64 "), %" PRIu64
+		" markers, %" PRIu64 " write errors, %" PRIu64 " connect failures", url,
+		o->emitted, summary__output_dropped(o), o->drop_queue_full, o->drop_error,
+		o->drop_exit, o->markers, o->write_errors, o->connect_failures);
+	if (o->queue_lines)
+		fprintf(out, ", %" PRIu64 " queued", o->queue_lines);
+	fputc('\n', out);
+}
+
+void summary__print(FILE *out, const struct agent_counters *c, const char *heading)
+{
+	const struct capture_cpu_stats *t = &c->cap.total;
 	char name[16];
 
-	fprintf(out, "agent: %" PRIu64 " events read, %" PRIu64 " matched, %" PRIu64
-		" printed, %" PRIu64 " dropped, %" PRIu64 " malformed (capture mode: %s)\n",
-		st->total.n_evts, t->matched, t->printed, summary__dropped(&st->total),
-		t->malformed, st->mode ? st->mode : "?");
-	if (st->total.n_reordered)
+	fprintf(out, "agent: %s%" PRIu64 " events read, %" PRIu64 " matched, %" PRIu64
+		" dropped, %" PRIu64 " malformed (capture mode: %s)\n", heading ? heading : "",
+		t->n_evts, c->tally.matched, summary__dropped(t), c->tally.malformed,
+		c->cap.mode ? c->cap.mode : "?");
+	if (c->live)
+		fprintf(out, "agent: dropped %" PRIu64 " = ring full %" PRIu64 " + too big %"
+			PRIu64 " + driver bug %" PRIu64 " + corrupt records %" PRIu64 "; the ring "
+			"reported %" PRIu64 " lost (its view of the ring-full drops, not added); %"
+			PRIu64 " params sent empty (unreadable user memory)\n", summary__dropped(t),
+			t->drv_drops_buffer, t->drv_drops_scratch, t->drv_drops_bug, t->n_corrupt,
+			t->n_lost, t->drv_drops_pf);
+	if (t->n_reordered)
 		fprintf(out, "agent: %" PRIu64 " events came out of timestamp order (their "
-			"producer was preempted longer than the order window)\n",
-			st->total.n_reordered);
-	line(out, "total", &st->total);
-	for (uint32_t c = 0; c < st->ncpus && c < CAPTURE_MAX_CPUS; c++) {
-		snprintf(name, sizeof(name), "cpu%u", c);
-		line(out, name, &st->cpu[c]);
+			"producer was preempted longer than the order window)\n", t->n_reordered);
+	cpu_line(out, "total", t);
+	for (uint32_t i = 0; i < c->cap.ncpus && i < CAPTURE_MAX_CPUS; i++) {
+		snprintf(name, sizeof(name), "cpu%u", i);
+		cpu_line(out, name, &c->cap.cpu[i]);
 	}
+	if (c->live)
+		types_line(out, c->drops_by_type);
+	for (int i = 0; i < c->n_outputs; i++)
+		output_line(out, c->output_url[i], &c->out[i]);
+	if (c->have_containers)
+		summary__containers(out, &c->containers);
 }
 
 void summary__containers(FILE *out, const struct container_counters *c)

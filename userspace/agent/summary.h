@@ -1,4 +1,6 @@
-/* The capture summary printed on exit: events and drops by reason, per CPU. */
+/* The agent's counters, gathered in one snapshot, and the summary printed from
+ * it on exit and on SIGUSR1: events and drops by reason, per CPU, per event
+ * type and per output, so a drop is never silent. */
 #ifndef AGENT_SUMMARY_H
 #define AGENT_SUMMARY_H
 
@@ -7,16 +9,34 @@
 
 #include "capture.h"
 #include "container.h"
+#include "options.h"
+#include "output.h"
+#include "ppm_wire.h"
 
 struct agent_tally {
 	uint64_t matched;	/* events that passed the filter */
-	uint64_t printed;
 	uint64_t malformed;	/* frames the parser rejected */
 };
 
-/* Every event the driver sent or dropped, accounted for in one place. */
+/* Everything counted, at one moment. Gathered off the per-event path. */
+struct agent_counters {
+	struct capture_stats cap;
+	bool live;				/* cap has the driver's counters */
+	uint64_t drops_by_type[PPM_EVENT_MAX];	/* kernel drops per event code */
+	struct agent_tally tally;
+	int n_outputs;
+	const char *output_url[AGENT_MAX_OUTPUTS];
+	struct output_stats out[AGENT_MAX_OUTPUTS];
+	struct container_counters containers;
+	bool have_containers;
+};
+
+/* Events that never reached the agent: the driver's drops by reason and the
+ * records the ring reader found corrupt. */
 uint64_t summary__dropped(const struct capture_cpu_stats *s);
-void summary__print(FILE *out, const struct capture_stats *st, const struct agent_tally *t);
+/* Lines for output I's drops by reason, and all of them. */
+uint64_t summary__output_dropped(const struct output_stats *o);
+void summary__print(FILE *out, const struct agent_counters *c, const char *heading);
 /* The containers seen and what their lookups found: a file that could not be
  * used is counted here, never silently. Nothing when no container was seen. */
 void summary__containers(FILE *out, const struct container_counters *c);

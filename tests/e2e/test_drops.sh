@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Exact drop accounting: a storm of known size through a small ring. Every
+# event the storm made is either matched or counted as dropped, once: matched
+# + kernel drops of its event type == the calls made x 2 (enter and exit).
+# The summary's totals are the sums of their parts, per CPU too.
+source "$(dirname "$0")/lib.sh"
+need_live
+STORM=${STORM:?STORM must name the storm helper}
+
+calls=400000 threads=2
+start_agent "$TMP/out" "$TMP/err" -q --ring-size 16K 'evt.type=tkill'
+expect "agent starts" [ -n "${AGENT_PID:-}" ]
+"$STORM" "$calls" "$threads"
+sleep 0.5
+stop_agent; rc=$?
+expect "agent exits 0" [ "$rc" = 0 ]
+python3 - "$TMP/err" "$((calls * threads * 2))" >"$TMP/check" 2>&1 <<'PY'
+import re, sys
+err = open(sys.argv[1]).read()
+made = int(sys.argv[2])
+def num(pat):
+    m = re.search(pat, err, re.M)
+    assert m, ("missing in summary", pat, err)
+    return [int(x) for x in m.groups()]
+read, matched, dropped, malformed = num(r"^agent: (\d+) events read, (\d+) matched, (\d+) dropped, (\d+) malformed")
+total, full, big, bug, corrupt = num(r"^agent: dropped (\d+) = ring full (\d+) \+ too big (\d+) \+ driver bug (\d+) \+ corrupt records (\d+);")
+assert total == dropped == full + big + bug + corrupt, ("total is not the sum of its parts", err)
+assert full > 0, ("the storm did not fill the 16K ring: nothing proved", err)
+lost = num(r"the ring reported (\d+) lost")[0]
+assert lost <= full, ("the ring's lost samples are the ring-full drops: at most as many", lost, full)
+cpus = [[int(x) for x in m] for m in re.findall(r"^  cpu\d+\s+events (\d+), dropped (\d+) \(ring full (\d+), too big (\d+), driver bug (\d+), corrupt (\d+)\)", err, re.M)]
+assert cpus, err
+assert sum(c[0] for c in cpus) == read, ("per-CPU events do not add up", err)
+assert sum(c[1] for c in cpus) == dropped, ("per-CPU drops do not add up", err)
+for c in cpus:
+    assert c[1] == sum(c[2:]), ("a CPU's drops are not the sum of their reasons", c)
+types = dict((f"{n}{d}", int(v)) for n, d, v in re.findall(r"(\w+)([<>]) (\d+)", (re.search(r"^agent: kernel drops by event:(.*)$", err, re.M) or [None, ""])[1]))
+assert sum(types.values()) == dropped - corrupt, ("drops by event do not add up to the kernel drops", types, err)
+storm = types.get("tkill>", 0) + types.get("tkill<", 0)
+assert matched + storm == made, ("every tkill event is matched or counted dropped, once",
+                                 matched, storm, made)
+print(f"ok: {made} events made = {matched} matched + {storm} dropped (ring full {full}, lost reported {lost})")
+PY
+expect "each event of the storm is matched or counted as dropped exactly once" grep -q '^ok' "$TMP/check" || cat "$TMP/check" "$TMP/err"
+cat "$TMP/check"
+
+# -s 0 captures no buffer bytes (not the default 80).
+start_agent "$TMP/s0" "$TMP/s0err" -s 0 -j -p '%evt.type %evt.arg.data' 'evt.type=write and proc.name=e2e_writer'
+cp /bin/echo "$TMP/e2e_writer"
+"$TMP/e2e_writer" hello-snaplen >/dev/null
+sleep 0.3
+stop_agent
+expect "-s 0: write events carry no data bytes" python3 -c "
+import json, sys
+ev = [json.loads(l) for l in open('$TMP/s0')]
+assert ev and all(e['evt.type'] == 'write' for e in ev), ev
+assert all(not e.get('evt.arg.data') for e in ev), ev
+" || cat "$TMP/s0" "$TMP/s0err"
+
+# -M with a huge value does not wrap into "stop at once".
+"$AGENT" -q -M 18446744073709551615 >/dev/null 2>"$TMP/Merr" &
+pid=$!
+sleep 1.5
+expect "-M 18446744073709551615 keeps capturing" kill -0 $pid
+kill -TERM $pid; wait $pid
+expect "and stops on SIGTERM with the summary" grep -q 'events read' "$TMP/Merr"
+finish

@@ -5,10 +5,11 @@ set -euo pipefail
 
 # sysdig: only its capture-file reader, which the tests check our files against.
 # libjson-c-dev: the container runtimes' files (userspace/container).
-# libcurl4-openssl-dev: http(s) outputs; libmicrohttpd-dev: the --metrics server.
+# libcurl4-openssl-dev: http(s) outputs; libmicrohttpd-dev: the --metrics server;
+# prometheus: its promtool checks our metrics text (unit), it scrapes us (e2e).
 pkgs=(meson ninja-build pkg-config python3 gcc clang llvm bpftool
       libbpf-dev libelf-dev zlib1g-dev libjson-c-dev libcurl4-openssl-dev libmicrohttpd-dev
-      valgrind sysdig)
+      valgrind sysdig prometheus)
 
 missing=()
 for p in "${pkgs[@]}"; do

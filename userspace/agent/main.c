@@ -333,7 +333,7 @@ static int agent__start(struct agent *a)
 
 	if (a->o.read_file)
 		return agent__start_file(a) ?: agent__open_writer(a) ?: agent__write_state(a);
-	if ((err = preflight__check(msg, sizeof(msg)))) {
+	if ((err = preflight__check(a->o.ring_pages, msg, sizeof(msg)))) {
 		fail("%s", msg);
 		return err;
 	}
@@ -353,7 +353,7 @@ static int agent__start(struct agent *a)
 	a->cap = capture__open_live(&lo);
 	if (!a->cap) {
 		err = -errno;
-		preflight__explain_load(err, msg, sizeof(msg));
+		preflight__explain_load(err, a->o.ring_pages, msg, sizeof(msg));
 		fail("%s", msg);
 		return err;
 	}

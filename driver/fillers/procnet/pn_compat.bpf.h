@@ -1,5 +1,8 @@
 /* Kernel layout differences the procnet fillers read across, in one place. Each
- * ___flavor struct names the old layout; CO-RE picks the one the running kernel has. */
+ * ___flavor struct names the old layout; CO-RE picks the one the running kernel has.
+ * Tell layouts apart with bpf_core_field_exists() on a struct vmlinux has, never
+ * bpf_core_type_exists() on one it may lack: for a type missing from vmlinux,
+ * libbpf searches the modules' BTF, which needs CAP_SYS_ADMIN. */
 #ifndef PN_COMPAT_BPF_H
 #define PN_COMPAT_BPF_H
 
@@ -40,9 +43,10 @@ struct compat_rss {
  * on kernels without KALLSYMS_ALL. */
 static __always_inline void compat__mm_rss(struct mm_struct *mm, struct compat_rss *r)
 {
-	if (bpf_core_type_exists(struct mm_rss_stat___pre62)) {
-		struct mm_struct___pre62 *old = (void *)mm;
+	struct mm_struct___pre62 *old = (void *)mm;
 
+	/* rss_stat matches the local struct only before 6.2 (an array since). */
+	if (bpf_core_field_exists(old->rss_stat)) {
 		for (int i = 0; i < COMPAT_MM_COUNTERS; i++)
 			r->pages[i] = BPF_CORE_READ(old, rss_stat.count[i].counter);
 	} else {

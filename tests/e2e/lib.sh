@@ -38,6 +38,21 @@ need_pkgs() {	# need_pkgs PKG...
 		{ apt-get update -qq >/dev/null && apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; }
 }
 
+# Podman (and buildah) as these machines allow them: no default rlimits (raising
+# them needs CAP_SYS_RESOURCE), runc, cgroupfs, events to a file (no systemd or
+# journald). Exports CONTAINERS_CONF.
+podman_conf() {
+	cat >"$TMP/containers.conf" <<'EOF'
+[containers]
+default_ulimits = []
+[engine]
+runtime = "runc"
+cgroup_manager = "cgroupfs"
+events_logger = "file"
+EOF
+	export CONTAINERS_CONF=$TMP/containers.conf
+}
+
 expect() {	# expect DESCRIPTION COMMAND...
 	local what=$1; shift
 	checks=$((checks + 1))

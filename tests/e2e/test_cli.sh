@@ -45,7 +45,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
 		"$TMP/agent" -n 1 >/dev/null 2>"$TMP/err"; rc=$?
 	expect "not root: exits nonzero" [ $rc != 0 ]
-	expect "not root: says to run with root or CAP_BPF/CAP_PERFMON" \
-		bash -c "[ \$(wc -l <'$TMP/err') = 1 ] && grep -q 'needs root, or CAP_BPF and CAP_PERFMON' '$TMP/err'"
+	expect "not root: one line naming the missing CAP_BPF and CAP_PERFMON and the full set" \
+		bash -c "[ \$(wc -l <'$TMP/err') = 1 ] && grep -q 'missing CAP_BPF and CAP_PERFMON.*run agent as root, or add both (the full set: CAP_BPF, CAP_PERFMON, CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH and CAP_IPC_LOCK)' '$TMP/err'"
 fi
 finish

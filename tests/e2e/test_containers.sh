@@ -90,15 +90,7 @@ mkdir -p "$HR/var/lib/docker/containers/$BID"
 echo '{"ID":"'"$BID"'","Name":"/half' >"$HR/var/lib/docker/containers/$BID/config.v2.json"
 
 # Podman: its own image from the same rootfs. No systemd, no journald here.
-cat >"$TMP/containers.conf" <<'EOF'
-[containers]
-default_ulimits = []
-[engine]
-runtime = "runc"
-cgroup_manager = "cgroupfs"
-events_logger = "file"
-EOF
-export CONTAINERS_CONF=$TMP/containers.conf
+podman_conf
 mkroot "$TMP/prootfs" "marker-pm-$tag"
 tar -C "$TMP/prootfs" -c . | podman import -q - "localhost/agent-e2e:$tag" >/dev/null
 PMID=$(podman create -q --name "e2e-$tag" --network none "localhost/agent-e2e:$tag" \

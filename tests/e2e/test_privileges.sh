@@ -138,15 +138,7 @@ fi
 # 12's podman lets bpf() through its default seccomp profile only with
 # CAP_SYS_ADMIN: without --security-opt seccomp=unconfined the agent says so.
 need_pkgs podman conmon runc
-cat >"$TMP/containers.conf" <<'EOF'
-[containers]
-default_ulimits = []
-[engine]
-runtime = "runc"
-cgroup_manager = "cgroupfs"
-events_logger = "file"
-EOF
-export CONTAINERS_CONF=$TMP/containers.conf
+podman_conf
 IMG=localhost/agent-e2e-priv:$$
 cleanup_podman() { podman rmi -f "$IMG" >/dev/null 2>&1; }
 mkdir -p "$TMP/root/usr/bin" "$TMP/root/proc" "$TMP/root/sys" "$TMP/root/dev" "$TMP/root/tmp"

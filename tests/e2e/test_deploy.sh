@@ -1,62 +1,116 @@
 #!/usr/bin/env bash
-# The agent arguments in deploy/ (DaemonSet, systemd unit) parse and their filter
-# compiles: run the agent with exactly those arguments over a sysdig capture.
+# The agent arguments in deploy/ (each Kubernetes overlay as kubectl kustomize
+# renders it, the systemd unit) parse and their filter compiles: run the agent with
+# exactly those arguments over a sysdig capture. The DaemonSet is what the README
+# says: the unit's capabilities and no more, only the host paths the agent reads
+# (read-only, nothing created on the host), memory that counts the perf rings,
+# metrics port and probes that agree, every node, the image set in one place.
 source "$(dirname "$0")/lib.sh"
-DEPLOY=$(cd "$(dirname "$0")/../../deploy" && pwd)
-FIXTURE=$(dirname "$0")/../../../shared/fixtures/scap/curl_google.scap
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+DEPLOY=$ROOT/deploy
+M=$ROOT/tests/e2e/k8s/manifests.py
+FIXTURE=$ROOT/../shared/fixtures/scap/curl_google.scap
 [ -r "$FIXTURE" ] || { echo "skip: no fixture at $FIXTURE"; exit 77; }
+command -v kubectl >/dev/null || need_pkgs kubectl
+need_pkgs python3-yaml
+command -v kubectl >/dev/null || { echo "FAIL: no kubectl (package kubectl)"; exit 1; }
+# The node size the DaemonSet's memory is stated for (deploy/k8s/base/daemonset.yaml).
+NODE_CPUS=16
 
-# args: ["-j", "--filter", "..."] in the DaemonSet; ExecStart=... in the unit.
-python3 - "$DEPLOY" >"$TMP/args" <<'PY'
-import json, re, shlex, sys
-d = sys.argv[1]
-ds = open(d + "/daemonset.yaml").read()
-m = re.search(r'^\s*args:\s*(\[.*\])\s*$', ds, re.M)
-print("\x1f".join(json.loads(m.group(1))))
-unit = open(d + "/agent.service").read()
+for o in stdout prometheus; do
+	expect "kubectl kustomize renders overlays/$o" \
+		bash -c "kubectl kustomize '$DEPLOY/k8s/overlays/$o' >'$TMP/$o.yaml' 2>'$TMP/err'" || cat "$TMP/err"
+done
+
+# args, as the kubelet passes them ($(VAR) filled in from the ConfigMap), and
+# ExecStart=... in the unit: one line each, arguments separated by \x1f.
+for o in stdout prometheus; do python3 "$M" args "$TMP/$o.yaml"; done >"$TMP/args"
+python3 - "$DEPLOY/agent.service" >>"$TMP/args" <<'PY'
+import re, shlex, sys
+unit = open(sys.argv[1]).read()
 m = re.search(r'^ExecStart=(\S+)\s+(.*)$', unit, re.M)
 print("\x1f".join(shlex.split(m.group(2))))
 PY
-expect "deploy files carry agent arguments" [ "$(wc -l <"$TMP/args")" = 2 ]
+expect "deploy files carry agent arguments" [ "$(grep -c . "$TMP/args")" = 3 ]
 n=0
 while IFS= read -r line; do
 	n=$((n + 1))
 	IFS=$'\x1f' read -r -a args <<<"$line"	# one argument per field
-	# the metrics server on a free port here, not the deployed one
+	# the metrics server on a free port here, not the deployed one; files here too
 	for i in "${!args[@]}"; do
-		case ${args[$i]} in --metrics*) args[$i]=--metrics=127.0.0.1:0 ;; esac
+		case ${args[$i]} in
+		--metrics*) args[$i]=--metrics=127.0.0.1:0 ;;
+		file:*) args[$i]=file:$TMP/file$n ;;
+		--output=file:*) args[$i]=--output=file:$TMP/file$n ;;
+		esac
 	done
 	"$AGENT" -r "$FIXTURE" "${args[@]}" >"$TMP/out$n" 2>"$TMP/err$n"; rc=$?
-	expect "deploy arguments #$n run: ${args[*]}" [ $rc = 0 ]
-	expect "deploy arguments #$n select events" [ -s "$TMP/out$n" ]
+	expect "deploy arguments #$n run: ${args[*]}" [ $rc = 0 ] || tail -3 "$TMP/err$n"
+	expect "deploy arguments #$n select events" \
+		bash -c "[ -s '$TMP/out$n' ] || [ -s '$TMP/file$n' ]"
 done <"$TMP/args"
-# The DaemonSet mounts, read-only under HOST_ROOT, every runtime path the agent
-# reads container and pod names from (the README's list).
-python3 - "$DEPLOY/daemonset.yaml" >"$TMP/mounts" 2>&1 <<'PY'
-import re, sys
-ds = open(sys.argv[1]).read()
-assert re.search(r"name: HOST_ROOT\s+value: /host\b", ds), "HOST_ROOT is not /host"
-mounts = {m[0]: (m[1], m[2]) for m in re.findall(
-    r"\{ name: ([\w-]+), mountPath: (\S+), readOnly: (\w+) \}", ds)}
-vols = dict(re.findall(r"\{ name: ([\w-]+), hostPath: \{ path: (\S+) \} \}", ds))
-bad = []
-for path in ("/run/containerd", "/var/lib/docker/containers", "/var/lib/containers/storage",
-             "/run/containers/storage"):
-    names = [n for n, p in vols.items() if p == path]
-    if not names or mounts.get(names[0]) != ("/host" + path, "true"):
-        bad.append(path)
-print("missing or writable: " + " ".join(bad) if bad else "ok")
+
+check() {	# check DESCRIPTION OVERLAY CHECK ARGS...: manifests.py says what is wrong
+	local what=$1 o=$2; shift 2
+	expect "overlays/$o: $what" python3 "$M" check "$TMP/$o.yaml" "$@"
+}
+# The unit's capability set is the documented one; the DaemonSet holds exactly it.
+caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$DEPLOY/agent.service")
+expect "the unit names its capabilities ($caps)" [ -n "$caps" ]
+for o in stdout prometheus; do
+	check "not privileged: uid 0 with only $caps, read-only root, hostPID" $o security $caps
+	check "mounts only what the agent reads, read-only under /host (containerd)" $o mounts containerd
+	check "memory request and limit count the rings of a $NODE_CPUS-CPU node" $o memory $NODE_CPUS
+	check "runs on every node, system-node-critical, rolling updates" $o placement
+done
+# The checks can fail: the old DaemonSet's faults, put back into a copy.
+python3 - "$TMP/prometheus.yaml" >"$TMP/old.yaml" <<'PY'
+import sys, yaml
+docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
+pod = next(d for d in docs if d["kind"] == "DaemonSet")["spec"]["template"]["spec"]
+c = pod["containers"][0]
+c["securityContext"] = {"privileged": True}
+c["resources"] = {"requests": {"memory": "64Mi"}, "limits": {"memory": "128Mi"}}
+c["volumeMounts"].append({"name": "etc", "mountPath": "/host/etc", "readOnly": True})
+pod["volumes"].append({"name": "etc", "hostPath": {"path": "/etc"}})
+c["ports"][0]["containerPort"] = 9377
+yaml.safe_dump_all(docs, sys.stdout)
 PY
-expect "the DaemonSet mounts the runtimes' files read-only under /host" grep -qx ok "$TMP/mounts" ||
-	cat "$TMP/mounts"
-# Its liveness probe asks /healthz on the port the agent's --metrics serves.
-expect "the DaemonSet serves metrics and probes /healthz on that port" python3 - "$DEPLOY/daemonset.yaml" <<'PY'
-import json, re, sys
-ds = open(sys.argv[1]).read()
-args = json.loads(re.search(r'^\s*args:\s*(\[.*\])\s*$', ds, re.M).group(1))
-port = [a.split(":")[-1] for a in args if a.startswith("--metrics=")]
-assert port, args
-assert re.search(r"containerPort: %s\b" % port[0], ds), "no containerPort " + port[0]
-assert re.search(r"livenessProbe:\s+httpGet: \{ path: /healthz, port: metrics \}", ds), "no probe"
-PY
+for c in "security $caps|privileged" "mounts containerd|/etc" "memory $NODE_CPUS|rings" "metrics|9377"; do
+	read -r -a chk <<<"${c%|*}"
+	python3 "$M" check "$TMP/old.yaml" "${chk[@]}" >"$TMP/check.out"; rc=$?
+	expect "check ${chk[0]} catches the old DaemonSet's fault (${c#*|})" \
+		bash -c "[ $rc = 1 ] && grep -q '${c#*|}' '$TMP/check.out'" || cat "$TMP/check.out"
+done
+check "serves --metrics on the containerPort the annotations name, probes /healthz there" prometheus metrics
+check "no metrics server, no probes" stdout no-metrics
+
+# Each runtime's component, in place of the base's containerd, mounts its files.
+cp -r "$DEPLOY/k8s" "$TMP/k8s"
+for rt in cri-o docker; do
+	sed -i "s|- ../components/containerd$|- ../components/$rt|" "$TMP/k8s/base/kustomization.yaml"
+	kubectl kustomize "$TMP/k8s/overlays/stdout" >"$TMP/stdout-$rt.yaml"
+	expect "components/$rt: mounts only what the agent reads ($rt), read-only under /host" \
+		python3 "$M" check "$TMP/stdout-$rt.yaml" mounts $rt
+	expect "components/$rt: still least privilege" \
+		python3 "$M" check "$TMP/stdout-$rt.yaml" security $caps
+	sed -i "s|- ../components/$rt$|- ../components/containerd|" "$TMP/k8s/base/kustomization.yaml"
+done
+
+# The image is set in one place: the base's images: entry reaches every overlay.
+image() { python3 -c 'import sys, yaml; i = yaml.safe_load(open(sys.argv[1]))["images"][0]
+print("%s:%s" % (i["newName"], i["newTag"]))' "$1"; }
+for o in stdout prometheus; do
+	check "runs the base's image, $(image "$DEPLOY/k8s/base/kustomization.yaml")" $o \
+		image "$(image "$DEPLOY/k8s/base/kustomization.yaml")"
+done
+sed -i 's|^\( *newName:\).*|\1 registry.test/team/agent|; s|^\( *newTag:\).*|\1 "9.9"|' \
+	"$TMP/k8s/base/kustomization.yaml"
+for o in stdout prometheus; do
+	kubectl kustomize "$TMP/k8s/overlays/$o" >"$TMP/$o-image.yaml"
+	expect "overlays/$o: another image in the base's images: is the one it runs" \
+		python3 "$M" check "$TMP/$o-image.yaml" image registry.test/team/agent:9.9
+done
+expect "every container says image: agent, for the base's images: to set" \
+	bash -c "! grep -rn '^[- ]*image:' '$DEPLOY/k8s' --include=*.yaml | grep -v 'image: agent$'"
 finish

@@ -20,6 +20,7 @@
 #include "outputs.h"
 #include "preflight.h"
 #include "sbuf.h"
+#include "schema.h"
 #include "signals.h"
 #include "summary.h"
 
@@ -80,7 +81,9 @@ struct agent {
 	uint64_t next_tick_ts;		/* event time at which agent__tick runs again */
 	uint64_t next_publish_ms;
 	struct agent_counters counters;	/* gathered at ticks and at the end */
-	struct capfile_writer *writer;	/* -w */
+	struct capfile_writer *writer;	/* -w: the current file of cycle */
+	uint64_t users_mark;		/* -w: users and groups the current file has */
+	struct capfile_cycle *cycle;	/* -w, with -C/-G a series of files */
 	struct capfile_error ferr;	/* -r: why the file could not be read on */
 	bool reported;			/* the error was already told to the user */
 };
@@ -150,6 +153,25 @@ static void agent__tick(struct agent *a)
 	}
 }
 
+/* Events the filter leaves out but a replay of a filtered -w file needs for its
+ * process and fd tables (sysdig writes the same ones in its fatfile mode). */
+static bool agent__changes_state(uint16_t type)
+{
+	return type < PPM_EVENT_MAX && (schema_events[type].flags &
+					(EF_MODIFIES_STATE | EF_CREATES_FD | EF_DESTROYS_FD));
+}
+
+static int agent__write_state_only(struct agent *a, const struct capture_event *cev)
+{
+	int err = capfile_writer__write_state_only(a->writer, cev->cpu, cev->frame);
+
+	if (err) {
+		fprintf(stderr, "agent: cannot write %s: %s\n", a->o.write_file, strerror(-err));
+		a->reported = true;
+	}
+	return err;
+}
+
 /* The -M deadline, or 0 for none (also when it would not fit: never wrap). */
 static uint64_t agent__deadline(const struct agent *a)
 {
@@ -191,6 +213,13 @@ static int agent__run(struct agent *a)
 			a->tally.malformed++;
 			continue;
 		}
+		/* A filtered -w file's state-only event: it kept the tables right;
+		 * nobody is shown it, and a further -w keeps it as it was. */
+		if (cev.flags & CAPTURE_EVF_STATE_ONLY) {
+			if (a->writer && (err = agent__write_state_only(a, &cev)))
+				return err;
+			continue;
+		}
 		/* Also on a busy system, where events that never match keep the wait
 		 * from running dry: every 100 ms of event time (no clock read). */
 		if (ev.ts >= a->next_tick_ts) {
@@ -201,11 +230,29 @@ static int agent__run(struct agent *a)
 		/* Old drivers' per-process CPU samples: internal, sysdig never shows them. */
 		if (ev.type == PPME_PROCINFO_E)
 			continue;
-		if (a->flt && !filter__match(a->flt, &ev, &a->fctx))
+		if (a->flt && !filter__match(a->flt, &ev, &a->fctx)) {
+			if (a->writer && agent__changes_state(ev.type) &&
+			    (err = agent__write_state_only(a, &cev)))
+				return err;
 			continue;
+		}
 		a->tally.matched++;
+		/* -C/-G: a new file (its state written) when the current one is full */
+		if (a->cycle && (err = capfile_cycle__consider(a->cycle, ev.ts)) != 0) {
+			a->writer = capfile_cycle__writer(a->cycle);
+			if (err < 0) {
+				fprintf(stderr, "agent: cannot write %s: %s\n",
+					capfile_cycle__name(a->cycle), strerror(-err));
+				a->reported = true;
+				return err;
+			}
+			if (a->o.verbose)
+				fprintf(stderr, "agent: writing %s\n", capfile_cycle__name(a->cycle));
+		}
 		/* the file names a container before its first event, as sysdig's do */
-		if (a->writer && ((err = capfile_writer__container(a->writer, ev.thread, ev.ts)) ||
+		if (a->writer && ((err = capfile_writer__users_new(a->writer, ev.thread, cev.cpu,
+								   ev.ts, &a->users_mark)) ||
+				  (err = capfile_writer__container(a->writer, ev.thread, ev.ts)) ||
 				  (err = capfile_writer__write(a->writer, cev.cpu, cev.frame)))) {
 			fprintf(stderr, "agent: cannot write %s: %s\n", a->o.write_file,
 				strerror(-err));
@@ -276,6 +323,11 @@ static int agent__start_file(struct agent *a)
 		fail("%s", a->ferr.msg);
 		return err;
 	}
+	if (imp.n_capped)
+		fprintf(stderr, "agent: warning: %s lists more processes, fds and containers "
+			"than the reader keeps (%llu MiB of state, %u entries per list): %" PRIu64
+			" entries skipped, their events show fewer names\n", a->o.read_file,
+			CAPFILE_STATE_MAX_MIB, CAPFILE_LIST_ENTRIES_MAX, imp.n_capped);
 	if (a->o.verbose)
 		fprintf(stderr, "agent: reading %s: %" PRIu64 " threads and %" PRIu64 " fds "
 			"from its lists (%" PRIu64 " malformed list blocks skipped), %" PRIu64
@@ -284,17 +336,45 @@ static int agent__start_file(struct agent *a)
 	return 0;
 }
 
+/* -C/-G: what every new file starts with, as the first one (agent__write_state). */
+static int agent__cycle_state(struct capfile_writer *w, void *ctx)
+{
+	struct agent *a = ctx;
+
+	/* the lists first: sysdig reads none after the first event block */
+	return capfile_writer__users(w, &a->users_mark) ?: capfile_writer__state(w, a->in, NULL);
+}
+
 static int agent__open_writer(struct agent *a)
 {
+	struct capfile_cycle_opts co = {
+		.path = a->o.write_file,
+		.gzip = a->o.compress,
+		.rollover_bytes = a->o.rollover_mb * 1000000ull,
+		.seconds = a->o.rotate_secs,
+		.file_limit = a->o.file_limit,
+	};
+	struct timespec now;
+
 	if (!a->o.write_file)
 		return 0;
-	a->writer = capfile_writer__open(a->o.write_file, a->o.compress);
-	if (!a->writer) {
+	/* live: -G counts from now; a replay: from its first event (as sysdig) */
+	if (!a->o.read_file && !clock_gettime(CLOCK_REALTIME, &now))
+		co.start_ts = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+	a->cycle = capfile_cycle__open(&co, agent__cycle_state, a);
+	if (!a->cycle) {
 		int err = -errno;
 
-		fprintf(stderr, "agent: cannot create %s: %s\n", a->o.write_file, strerror(-err));
+		if (err == -ELOOP)
+			fprintf(stderr, "agent: cannot create %s: it is a symbolic link, and capture "
+				"files are never written through one; remove it or name another "
+				"file\n", a->o.write_file);
+		else
+			fprintf(stderr, "agent: cannot create %s: %s\n", a->o.write_file,
+				strerror(-err));
 		return err;
 	}
+	a->writer = capfile_cycle__writer(a->cycle);
 	return 0;
 }
 
@@ -307,7 +387,8 @@ static int agent__write_state(struct agent *a)
 
 	if (!a->writer)
 		return 0;
-	if ((err = capfile_writer__state(a->writer, a->in, &n))) {
+	if ((err = capfile_writer__users(a->writer, &a->users_mark)) ||
+	    (err = capfile_writer__state(a->writer, a->in, &n))) {
 		fprintf(stderr, "agent: cannot write %s: %s\n", a->o.write_file, strerror(-err));
 		a->reported = true;
 		return err;
@@ -385,19 +466,26 @@ static void agent__stop_capture(struct agent *a)
 /* Returns -errno if the -w file could not be completed. */
 static int agent__close_writer(struct agent *a)
 {
-	uint64_t n;
+	uint64_t n, files;
+	char name[4096];
 	int err;
 
-	if (!a->writer)
+	if (!a->cycle)
 		return 0;
-	n = capfile_writer__count(a->writer);
-	err = capfile_writer__close(a->writer);
+	n = capfile_cycle__count(a->cycle);
+	files = capfile_cycle__files(a->cycle);
+	snprintf(name, sizeof(name), "%s", capfile_cycle__name(a->cycle));
+	err = capfile_cycle__close(a->cycle);
+	a->cycle = NULL;
 	a->writer = NULL;
 	if (err)
-		fprintf(stderr, "agent: cannot write %s: %s\n", a->o.write_file, strerror(-err));
+		fprintf(stderr, "agent: cannot write %s: %s\n", name, strerror(-err));
+	else if (files > 1)
+		fprintf(stderr, "agent: %llu events written to %llu files, the last %s\n",
+			(unsigned long long)n, (unsigned long long)files, name);
 	else
 		fprintf(stderr, "agent: %llu events written to %s\n", (unsigned long long)n,
-			a->o.write_file);
+			name);
 	return err;
 }
 

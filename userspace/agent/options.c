@@ -56,6 +56,14 @@ const char options_usage[] =
 "  -w, --write FILE   also write the matching events to a capture file that\n"
 "                     sysdig -r and agent -r read (with -q: only write)\n"
 "  -z, --compress     gzip the -w file\n"
+"  -C, --file-size MB with -w: before writing an event, start a new file once\n"
+"                     the current one holds more than MB million bytes; files\n"
+"                     are named FILE0, FILE1, ... (as sysdig)\n"
+"  -G, --seconds SECS with -w: start a new file every SECS seconds; FILE may hold\n"
+"                     a strftime(3) pattern (e.g. cap-%H%M%S.scap), else files\n"
+"                     are named FILE0, FILE1, ...\n"
+"  -W, --limit N      with -C or -G: keep N files, reusing the oldest name\n"
+"                     (FILE0..FILE2 for -C 10 -W 3)\n"
 "  -h, --help         this help\n"
 "  --version          the version\n"
 "\n"
@@ -91,6 +99,9 @@ static const struct option longopts[] = {
 	{ "read", required_argument, NULL, 'r' },
 	{ "write", required_argument, NULL, 'w' },
 	{ "compress", no_argument, NULL, 'z' },
+	{ "file-size", required_argument, NULL, 'C' },
+	{ "seconds", required_argument, NULL, 'G' },
+	{ "limit", required_argument, NULL, 'W' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "output", required_argument, NULL, OPT_OUTPUT },
@@ -193,7 +204,7 @@ int options__parse(int argc, char **argv, struct agent_opts *o, char *err, size_
 	o->flush_ms = AGENT_DEFAULT_FLUSH_MS;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":jp:n:M:s:lLqvhr:w:zAxXb", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":jp:n:M:s:lLqvhr:w:zC:G:W:AxXb", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_FILTER:
 			o->filter = optarg;
@@ -294,6 +305,21 @@ int options__parse(int argc, char **argv, struct agent_opts *o, char *err, size_
 		case 'z':
 			o->compress = true;
 			break;
+		case 'C':
+			if (parse_u64(optarg, &v) || !v || v > 1000000)
+				return bad(err, errlen, "-C takes a file size from 1 to 1000000 MB (millions of bytes), not '%s'", optarg);
+			o->rollover_mb = (uint32_t)v;
+			break;
+		case 'G':
+			if (parse_u64(optarg, &v) || !v || v > 31536000)
+				return bad(err, errlen, "-G takes seconds from 1 to 31536000 (a year), not '%s'", optarg);
+			o->rotate_secs = (uint32_t)v;
+			break;
+		case 'W':
+			if (parse_u64(optarg, &v) || !v || v > 1000000)
+				return bad(err, errlen, "-W takes a number of files from 1 to 1000000, not '%s'", optarg);
+			o->file_limit = (uint32_t)v;
+			break;
 		case 'h':
 			o->help = true;
 			break;
@@ -317,6 +343,10 @@ int options__parse(int argc, char **argv, struct agent_opts *o, char *err, size_
 	}
 	if (o->compress && !o->write_file)
 		return bad(err, errlen, "-z compresses the file of -w: give -w FILE too%s", "");
+	if ((o->rollover_mb || o->rotate_secs) && !o->write_file)
+		return bad(err, errlen, "%s starts new files of -w: give -w FILE too", o->rollover_mb ? "-C" : "-G");
+	if (o->file_limit && !o->rollover_mb && !o->rotate_secs)
+		return bad(err, errlen, "-W limits the files of -C or -G: give -C MB or -G SECS too%s", "");
 	if (o->read_file && o->write_file && !strcmp(o->read_file, o->write_file))
 		return bad(err, errlen, "-r and -w name the same file '%s'", o->read_file);
 	if (optind < argc) {

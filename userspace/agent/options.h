@@ -31,6 +31,9 @@ struct agent_opts {
 	const char *read_file;	/* -r: replay a capture file instead of capturing */
 	const char *write_file;	/* -w: write matching events to a capture file */
 	bool compress;		/* -z: gzip the -w file */
+	uint32_t rollover_mb;	/* -C: a new -w file after this many 10^6 bytes */
+	uint32_t rotate_secs;	/* -G: a new -w file every this many seconds */
+	uint32_t file_limit;	/* -W: at most this many -w files (with -C/-G) */
 	bool help;
 	bool version;
 	/* --output URL, in order; none given: stdout (unless -q). */

@@ -36,6 +36,9 @@ enum {
 	SFD_USERFAULTFD, SFD_IOURING, SFD_MEMFD,
 };
 
+/* Event block flags (scap_dump_flags): parse for state, show to no one. */
+#define CAPFILE_DF_STATE_ONLY	1u
+
 /* Their transport protocol numbers (scap_l4_proto). */
 #define SL4_TCP	2
 #define SL4_UDP	3

@@ -178,7 +178,11 @@ static int pl__import(struct inspector *in, const struct pl_entry *e,
 	if (!ti) {
 		if (errno == EEXIST) {
 			imp->n_dup_threads++;
-			return 0;
+			return 1;
+		}
+		if (errno == ENOSPC) {
+			imp->n_capped++;	/* the inspector's thread cap */
+			return 1;
 		}
 		return -errno;
 	}
@@ -219,13 +223,20 @@ static int pl__import(struct inspector *in, const struct pl_entry *e,
 	return 0;
 }
 
+/* What importing E costs in memory (the thread, its fd table, its strings). */
+static uint64_t pl__cost(const struct pl_entry *e)
+{
+	return sizeof(struct thread_info) + 256 + e->exe_len + e->exepath_len + e->args_len +
+	       e->cwd_len + e->cgroups_len;
+}
+
 int capfile_lists__proclist(struct inspector *in, uint32_t type, const uint8_t *body,
 			    size_t len, struct capfile_import *imp)
 {
 	struct cursor blk = { body, body + len }, ent;
 	struct pl_layout l;
 	struct pl_entry e;
-	uint32_t elen;
+	uint32_t elen, n = 0;
 	int err;
 
 	if (pl_layout(type, &l))
@@ -245,9 +256,17 @@ int capfile_lists__proclist(struct inspector *in, uint32_t type, const uint8_t *
 			return -EINVAL;
 		if (!l.entry_len)
 			blk.p = ent.p;
-		if ((err = pl__import(in, &e, imp)) == -ENOMEM)
+		if (n++ >= CAPFILE_LIST_ENTRIES_MAX ||
+		    imp->state_bytes + pl__cost(&e) > CAPFILE_STATE_MAX) {
+			imp->n_capped++;
+			continue;
+		}
+		imp->state_bytes += pl__cost(&e);
+		if ((err = pl__import(in, &e, imp)) == 1)
+			imp->state_bytes -= pl__cost(&e);	/* not added */
+		else if (err == -ENOMEM)
 			return err;
-		if (err)
+		else if (err)
 			return -EINVAL;
 	}
 	return 0;
@@ -356,6 +375,7 @@ static int fd__entry(struct inspector *in, struct thread_info *ti, struct cursor
 	const uint8_t *name;
 	uint16_t name_len;
 	struct fd_info tmp = { 0 }, *fi;
+	uint64_t cost;
 	int err = 0;
 
 	if (cur__u64(c, &fd) || cur__u64(c, &ino) || cur__u8(c, &t))
@@ -416,6 +436,12 @@ static int fd__entry(struct inspector *in, struct thread_info *ti, struct cursor
 	}
 	tmp.open_flags = flags;
 	tmp.dev = dev;
+	cost = sizeof(tmp) + 64 + (tmp.name ? strlen(tmp.name) + 1 : 0);
+	if (imp->state_bytes + cost > CAPFILE_STATE_MAX) {
+		imp->n_capped++;
+		goto cleanup;
+	}
+	imp->state_bytes += cost;
 	fi = inspector__add_fd(in, ti, (int64_t)fd);
 	if (!fi) {
 		err = -ENOMEM;
@@ -438,7 +464,7 @@ int capfile_lists__fdlist(struct inspector *in, uint32_t type, const uint8_t *bo
 	bool sized = type == CAPFILE_BLOCK_FDL_V2;
 	struct thread_info *ti;
 	uint64_t tid;
-	uint32_t elen;
+	uint32_t elen, n = 0;
 	int err;
 
 	if (type != CAPFILE_BLOCK_FDL && type != CAPFILE_BLOCK_FDL_V2 &&
@@ -460,6 +486,12 @@ int capfile_lists__fdlist(struct inspector *in, uint32_t type, const uint8_t *bo
 			blk.p = ent.end;
 		} else {
 			ent = blk;
+		}
+		if (n++ >= CAPFILE_LIST_ENTRIES_MAX) {
+			imp->n_capped++;
+			if (!sized)
+				return 0;	/* entries cannot be skipped unparsed */
+			continue;
 		}
 		if ((err = fd__entry(in, ti, &ent, sized, imp)))
 			return err == -ENOMEM ? err : -EINVAL;

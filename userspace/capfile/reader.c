@@ -19,6 +19,7 @@
 
 struct reader {
 	gzFile g;
+	char *path;		/* zlib's messages start with it */
 	uint64_t off;		/* uncompressed offset of the next block */
 	struct capfile_error *err;
 	bool done;
@@ -58,7 +59,10 @@ static size_t reader__read(struct reader *r, void *buf, size_t n)
 	while (got < n) {
 		int k = gzread(r->g, (uint8_t *)buf + got, (unsigned)(n - got));
 
-		if (k < 0)
+		int errnum = 0;
+
+		/* some zlib versions end a cut-short stream with 0 and an error set */
+		if (k < 0 || (k == 0 && (gzerror(r->g, &errnum), errnum != Z_OK)))
 			r->gz_failed = true;
 		if (k <= 0)
 			break;
@@ -67,12 +71,37 @@ static size_t reader__read(struct reader *r, void *buf, size_t n)
 	return got;
 }
 
-static const char *reader__gzmsg(struct reader *r)
+/* The data ended inside WHAT (at offset AT): a plain file cut short, a gzip
+ * stream cut short (zlib: "unexpected end of file"), corrupt gzip data (zlib's
+ * reason, e.g. "incorrect data check") or a read error. */
+static int reader__short(struct reader *r, uint64_t at, const char *what)
 {
 	int errnum = 0;
 	const char *m = gzerror(r->g, &errnum);
+	size_t plen = strlen(r->path);
 
-	return errnum && m && *m ? m : "end of file";
+	if (m && !strncmp(m, r->path, plen) && !strncmp(m + plen, ": ", 2))
+		m += plen + 2;
+	if (errnum == Z_BUF_ERROR)
+		return reader__fail(r, "file truncated: the gzip data ends early (%s), in %s at "
+				    "offset %" PRIu64, m, what, at);
+	if (errnum == Z_ERRNO)
+		return reader__fail(r, "cannot read the file: %s (%s at offset %" PRIu64 ")",
+				    strerror(errno), what, at);
+	if (errnum)
+		return reader__fail(r, "corrupt gzip data: %s (in %s at offset %" PRIu64 ")", m,
+				    what, at);
+	return reader__fail(r, "file truncated: %s at offset %" PRIu64 " runs past the end of "
+			    "the file", what, at);
+}
+
+/* reader__short for the block of TYPE and BLEN that starts at AT. */
+static int reader__short_block(struct reader *r, uint64_t at, uint32_t type, uint32_t blen)
+{
+	char what[64];
+
+	snprintf(what, sizeof(what), "the block (type 0x%x, length %u)", type, blen);
+	return reader__short(r, at, what);
 }
 
 /* Discards N bytes of the block that started at AT. */
@@ -82,9 +111,7 @@ static int reader__skip(struct reader *r, uint64_t n, uint64_t at, uint32_t type
 		size_t want = n < sizeof(r->block) ? (size_t)n : sizeof(r->block);
 
 		if (reader__read(r, r->block, want) != want)
-			return reader__fail(r, "block at offset %" PRIu64 " (type 0x%x, length %u) "
-					    "runs past the end of the file (%s)", at, type, blen,
-					    reader__gzmsg(r));
+			return reader__short_block(r, at, type, blen);
 		n -= want;
 	}
 	return 0;
@@ -163,6 +190,8 @@ static int reader__event(struct reader *r, uint32_t type, uint32_t blen,
 	ev->frame = (const struct ppm_evt_hdr *)f;
 	ev->len = flen;
 	ev->cpu = (uint16_t)*cpu_out;
+	ev->flags = lead == 6 && (schema__u32(r->block + CAPFILE_BLOCK_HDR + 2) &
+				  CAPFILE_DF_STATE_ONLY) ? CAPTURE_EVF_STATE_ONLY : 0;
 	return 0;
 }
 
@@ -190,9 +219,7 @@ static int reader__body(struct reader *r, uint32_t type, uint32_t blen, uint64_t
 		return reader__fail(r, "out of memory reading the block at offset %" PRIu64, at);
 	if (reader__read(r, *body, n) != n) {
 		free(*body);
-		return reader__fail(r, "block at offset %" PRIu64 " (type 0x%x, length %u) "
-				    "runs past the end of the file (%s)", at, type, blen,
-				    reader__gzmsg(r));
+		return reader__short_block(r, at, type, blen);
 	}
 	return 0;
 }
@@ -217,6 +244,8 @@ static int reader__list(struct reader *r, uint32_t type, uint32_t blen, uint64_t
 		err = -EINVAL;
 	else if (is_fdlist(type))
 		err = capfile_lists__fdlist(r->in, type, body, n - 4, &r->imp);
+	else if (capfile_userlist__is_block(type))
+		err = capfile_userlist__read(type, body, n - 4);
 	else
 		err = capfile_lists__proclist(r->in, type, body, n - 4, &r->imp);
 	free(body);
@@ -248,8 +277,15 @@ static bool is_container_event(const uint8_t *frame, size_t len)
 static void reader__container(struct reader *r, const uint8_t *frame, size_t len, bool large,
 			      int cpu)
 {
+	uint64_t cost = len + 4096;	/* the JSON and what is parsed from it */
+
 	if (!r->in)
 		return;
+	if (r->imp.state_bytes + cost > CAPFILE_STATE_MAX) {
+		r->imp.n_capped++;
+		return;
+	}
+	r->imp.state_bytes += cost;
 	if (capfile_containers__import(r->in, frame, len, large) == 0) {
 		if (!r->seen_event)
 			r->imp.n_containers++;
@@ -305,8 +341,7 @@ static int reader__next(void *e, struct capture_event *ev, int timeout_ms)
 			break;
 		}
 		if (got < sizeof(hdr))
-			return reader__fail(r, "file cut short at offset %" PRIu64
-					    " (in a block header: %s)", at + got, reader__gzmsg(r));
+			return reader__short(r, at, "a block header");
 		type = hdr[0];
 		blen = hdr[1];
 		if (blen < CAPFILE_BLOCK_OVERHEAD)
@@ -322,7 +357,8 @@ static int reader__next(void *e, struct capture_event *ev, int timeout_ms)
 		if (is_event_block(type))
 			r->seen_event = true;
 		else if (r->in && !r->seen_event &&
-			 (capfile_lists__is_proclist(type) || is_fdlist(type))) {
+			 (capfile_lists__is_proclist(type) || is_fdlist(type) ||
+			  capfile_userlist__is_block(type))) {
 			if ((err = reader__list(r, type, blen, at)))
 				return err;
 			continue;
@@ -337,11 +373,13 @@ static int reader__next(void *e, struct capture_event *ev, int timeout_ms)
 		}
 		if (reader__read(r, r->block + CAPFILE_BLOCK_HDR, blen - CAPFILE_BLOCK_HDR) !=
 		    blen - CAPFILE_BLOCK_HDR)
-			return reader__fail(r, "block at offset %" PRIu64 " (type 0x%x, length %u) "
-					    "runs past the end of the file (%s)", at, type, blen,
-					    reader__gzmsg(r));
+			return reader__short_block(r, at, type, blen);
 		memcpy(&trailer, r->block + blen - 4, 4);
 		cpu = -1;
+		/* users seen after the start: state for the user lists, not events */
+		if (trailer == blen && capfile_userlist__event(r->in != NULL, type,
+				r->block + CAPFILE_BLOCK_HDR, blen - CAPFILE_BLOCK_OVERHEAD))
+			continue;
 		if (trailer != blen || reader__event(r, type, blen, ev, &cpu)) {
 			reader__count_corrupt(r, cpu);
 			continue;
@@ -384,6 +422,7 @@ static void reader__close(void *e)
 		return;
 	if (r->g)
 		gzclose(r->g);
+	free(r->path);
 	free(r);
 }
 
@@ -402,9 +441,14 @@ static int reader__header(struct reader *r, const char *path)
 	uint32_t type, blen, magic;
 	uint16_t major;
 
-	if (reader__read(r, b, sizeof(b)) != sizeof(b))
-		return reader__fail(r, "%s is not a capture file: too short (%s)", path,
-				    reader__gzmsg(r));
+	if (reader__read(r, b, sizeof(b)) != sizeof(b)) {
+		int errnum = 0;
+
+		gzerror(r->g, &errnum);
+		if (errnum)
+			return reader__short(r, 0, "the section header");
+		return reader__fail(r, "%s is not a capture file: too short", path);
+	}
 	type = schema__u32(b);
 	blen = schema__u32(b + 4);
 	magic = schema__u32(b + 8);
@@ -446,6 +490,12 @@ struct capture *capture__open_file_state(const char *path, struct capfile_error 
 		return NULL;
 	}
 	r->err = err;
+	r->path = strdup(path);
+	if (!r->path) {
+		e = ENOMEM;
+		snprintf(err->msg, sizeof(err->msg), "out of memory");
+		goto fail;
+	}
 	errno = 0;
 	r->g = gzopen(path, "rb");
 	if (!r->g) {

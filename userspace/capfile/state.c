@@ -1,7 +1,8 @@
 /* The inspector's threads and fds written as the list blocks a capture starts
  * with (process list v9, one fd list v2 per process), so that a reader of the
  * file knows the processes and fds that existed before the first event. Layouts:
- * the ones lists.c reads; sysdig 0.29.3 reads them too. */
+ * the ones lists.c reads. Only fd types sysdig 0.29.3 knows are written (its
+ * reader refuses the whole file on any other): see simple_type(). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,8 +182,11 @@ static uint8_t simple_type(enum fd_type t)
 	case FDT_INOTIFY: return SFD_INOTIFY;
 	case FDT_TIMERFD: return SFD_TIMERFD;
 	case FDT_NETLINK: return SFD_NETLINK;
-	case FDT_BPF: return SFD_BPF;
-	default: return SFD_UNSUPPORTED;	/* unknown, other sockets */
+	/* sysdig 0.29.3 has no bpf type (nor userfaultfd, io_uring, memfd): its
+	 * /proc scan (libscap scap_fds.c, scap_fd_scan_fd_dir) types an anon inode
+	 * whose link it does not know, as anon_inode:bpf-map, UNSUPPORTED, and its
+	 * file reader fails on type 17 and up. The link text stays as the name. */
+	default: return SFD_UNSUPPORTED;	/* bpf, unknown, other sockets */
 	}
 }
 

@@ -1,8 +1,16 @@
 /* The capture-file writer: a section header, then one EV v2 block (u16 cpu + the
- * frame, padded to 4, trailing length) per event, through zlib. */
+ * frame, padded to 4, trailing length) per event, through zlib. The file holds
+ * every process's arguments and environment: it is written 0600 under a new
+ * name in the target's folder (O_EXCL, O_NOFOLLOW) and renamed over the target
+ * at close, so a symlink planted at the target is never written through. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "capfile.h"
@@ -10,8 +18,12 @@
 
 struct capfile_writer {
 	gzFile g;
+	bool gzip;
 	uint64_t count;
+	uint64_t bytes;	/* uncompressed bytes written */
 	int err;	/* first write error, reported again by close */
+	char *path;	/* the target, renamed into place at close */
+	char *tmp;	/* the file being written, NULL: PATH itself (a device, a FIFO) */
 };
 
 static int writer__put(struct capfile_writer *w, const void *buf, size_t len)
@@ -24,6 +36,7 @@ static int writer__put(struct capfile_writer *w, const void *buf, size_t len)
 		gzerror(w->g, &errnum);
 		w->err = errnum == Z_ERRNO && errno ? -errno : -EIO;
 	}
+	w->bytes += len;
 	return w->err;
 }
 
@@ -49,30 +62,93 @@ static int writer__header(struct capfile_writer *w)
 	return writer__put(w, b, sizeof(b));
 }
 
+/* Creates "DIR/.BASE.XXXXXX" next to PATH: 0600, never an existing name or a
+ * symlink. The fd, or -errno. */
+static int writer__create_tmp(struct capfile_writer *w)
+{
+	const char *slash = strrchr(w->path, '/');
+	int dirlen = slash ? (int)(slash - w->path + 1) : 0;
+	size_t n = strlen(w->path) + 16;
+	uint64_t seed = (uint64_t)getpid() << 32 ^ (uint64_t)time(NULL) ^ (uintptr_t)w;
+
+	w->tmp = malloc(n);
+	if (!w->tmp)
+		return -ENOMEM;
+	for (int tries = 0; tries < 100; tries++) {
+		int fd;
+
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		snprintf(w->tmp, n, "%.*s.%s.%06x", dirlen, w->path, w->path + dirlen,
+			 (unsigned)(seed >> 40) & 0xffffff);
+		fd = open(w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0)
+			return fd;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+static void writer__free(struct capfile_writer *w)
+{
+	free(w->path);
+	free(w->tmp);
+	free(w);
+}
+
 struct capfile_writer *capfile_writer__open(const char *path, bool gzip)
 {
 	struct capfile_writer *w = calloc(1, sizeof(*w));
-	int err;
+	struct stat st;
+	int err, fd;
 
 	if (!w)
 		return NULL;
+	w->gzip = gzip;
+	/* A symlink at the target is refused: the caller names a file, not a link. */
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		err = -ELOOP;
+		goto fail;
+	}
+	w->path = strdup(path);
+	if (!w->path) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		/* a device or a FIFO is written as it is, never replaced */
+		fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			err = -errno;
+			goto fail;
+		}
+	} else if ((fd = writer__create_tmp(w)) < 0) {
+		err = fd;
+		free(w->tmp);
+		w->tmp = NULL;
+		goto fail;
+	}
 	errno = 0;
 	/* "T": zlib writes the bytes as they are (no gzip wrapper). */
-	w->g = gzopen(path, gzip ? "wb6" : "wbT");
+	w->g = gzdopen(fd, gzip ? "wb6" : "wbT");
 	if (!w->g) {
-		err = errno ? errno : ENOMEM;
-		free(w);
-		errno = err;
-		return NULL;
+		err = errno ? -errno : -ENOMEM;
+		close(fd);
+		goto fail_unlink;
 	}
 	gzbuffer(w->g, 1 << 17);
 	if ((err = writer__header(w))) {
 		gzclose(w->g);
-		free(w);
-		errno = -err;
-		return NULL;
+		goto fail_unlink;
 	}
 	return w;
+fail_unlink:
+	if (w->tmp)
+		unlink(w->tmp);
+fail:
+	writer__free(w);
+	errno = -err;
+	return NULL;
 }
 
 int capfile_writer__write(struct capfile_writer *w, uint16_t cpu,
@@ -122,6 +198,22 @@ uint64_t capfile_writer__count(const struct capfile_writer *w)
 	return w->count;
 }
 
+uint64_t capfile_writer__size(const struct capfile_writer *w)
+{
+	/* gzip: what reached the file, as sysdig's scap_dump_get_offset (gzoffset) */
+	if (w->gzip) {
+		z_off_t off = gzoffset(w->g);
+
+		return off > 0 ? (uint64_t)off : 0;
+	}
+	return w->bytes;
+}
+
+const char *capfile_writer__path(const struct capfile_writer *w)
+{
+	return w->path;
+}
+
 int capfile_writer__close(struct capfile_writer *w)
 {
 	int err, rc;
@@ -133,6 +225,12 @@ int capfile_writer__close(struct capfile_writer *w)
 	rc = gzclose(w->g);
 	if (!err && rc != Z_OK)
 		err = rc == Z_ERRNO && errno ? -errno : -EIO;
-	free(w);
+	/* Also after a write error: what was written is kept, as sysdig keeps it.
+	 * rename() replaces a symlink planted meanwhile, it never follows it. */
+	if (w->tmp && rename(w->tmp, w->path) && !err) {
+		err = -errno;
+		unlink(w->tmp);
+	}
+	writer__free(w);
 	return err;
 }

@@ -24,6 +24,7 @@ struct capture *capture__open_engine(const struct capture_engine_ops *ops, void 
 
 int capture__next(struct capture *c, struct capture_event *ev, int timeout_ms)
 {
+	ev->flags = 0;	/* only file engines have flags to say */
 	return c->ops->next(c->engine, ev, timeout_ms);
 }
 

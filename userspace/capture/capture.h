@@ -18,7 +18,12 @@ struct capture_event {
 	const struct ppm_evt_hdr *frame;
 	uint32_t len;	/* bytes available at frame (>= frame->len once validated) */
 	uint16_t cpu;
+	/* Capture files: the block's flags. CAPTURE_EVF_STATE_ONLY: the event keeps
+	 * the tables right but was not captured to be shown (a filtered -w). */
+	uint32_t flags;
 };
+
+#define CAPTURE_EVF_STATE_ONLY 1u
 
 /* Counters of one CPU (or the total). The drv_* ones are the driver's own. */
 struct capture_cpu_stats {

@@ -103,4 +103,31 @@ int inspector__container_event(struct inspector *in, const char *json, size_t le
  * malloc()ed). NULL with errno set. */
 struct fd_info *inspector__add_fd(struct inspector *in, struct thread_info *ti, int64_t fd);
 
+/* users.c: the user and group lists a capture file carries, and what appeared
+ * after the start lists (users__name() and the others use them, state.h). */
+struct users_entry {
+	bool group;			/* a group: id is its gid; gid, home, shell unused */
+	uint32_t id;			/* uid or gid */
+	uint32_t gid;			/* a user's primary group */
+	const char *name, *home, *shell;
+};
+typedef int users_fn(void *ctx, const struct users_entry *e);
+/* The file carries lists: from now on only the lists added with users__file_add
+ * name users and groups (the previous ones are dropped), never this host. */
+void users__file_begin(void);
+/* Back to this host's lists (done when an inspector is created). */
+void users__file_reset(void);
+bool users__from_file(void);
+/* Adds a file's entry (ignored unless users__file_begin was called); LATER: it
+ * came after the first event, and is recorded as added. 0 or -ENOMEM. */
+int users__file_add(const struct users_entry *e, bool later);
+/* Calls FN for every user, then every group, of the lists in effect (the
+ * file's, else this host's); stops at and returns FN's first nonzero. */
+int users__foreach(users_fn *fn, void *ctx);
+/* Entries that appeared after the start lists (a user created while running,
+ * found by a reload; a file's entries after its first event): how many so far,
+ * and FN for those from index FROM on. */
+size_t users__added(void);
+int users__foreach_added(size_t from, users_fn *fn, void *ctx);
+
 #endif

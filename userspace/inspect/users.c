@@ -1,28 +1,60 @@
-/* User and group names from HOST_ROOT/etc/passwd and /etc/group, loaded once on
- * first use and kept sorted by id. */
+/* User and group names. Two sources: this host's HOST_ROOT/etc/passwd and
+ * /etc/group, read with libc's fgetpwent/fgetgrent, and the lists a capture file
+ * carries. When a file carries lists only they are used (a replay names users as
+ * the recording host did); otherwise the host's are, reloaded on a miss at most
+ * once per second so that users created after start are found. */
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "inspect_int.h"
 
+/* The interval between two reloads of the host's files on a miss. */
+#define USERS_REFRESH_NS 1000000000ull
+
 struct id_name {
 	uint32_t id;
-	uint32_t line;
+	uint32_t gid;		/* a user's primary group; 0 for groups */
+	uint32_t seq;		/* order of insertion: for equal ids the first wins */
 	char *name;		/* "name\0home\0shell\0": one allocation */
-	const char *home, *shell;	/* into name; "" for /etc/group */
+	const char *home, *shell;	/* into name; "" for groups */
 };
 
 struct id_db {
-	const char *file;
+	const char *file;	/* under HOST_ROOT; NULL for a capture file's list */
+	bool group;
 	bool loaded;
-	struct id_name *v;
-	size_t n;
+	struct id_name *v;	/* sorted by id, then seq */
+	size_t n, cap;
+	uint32_t seq;
+	uint64_t checked_ns;	/* last reload (CLOCK_MONOTONIC) */
+	struct stat st;		/* the file as last loaded */
 };
 
 static char *users_root;
-static struct id_db users_db = { .file = "/etc/passwd" };
-static struct id_db groups_db = { .file = "/etc/group" };
+static struct id_db host_users = { .file = "/etc/passwd" };
+static struct id_db host_groups = { .file = "/etc/group", .group = true };
+static struct id_db file_users;
+static struct id_db file_groups = { .group = true };
+/* A capture file carried lists: only they name users and groups. */
+static bool from_file;
+
+/* Entries that appeared after the start lists, for writers of "users seen later". */
+static struct users_entry *added;
+static size_t n_added, cap_added;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static void id_db__clear(struct id_db *db)
 {
@@ -30,105 +62,18 @@ static void id_db__clear(struct id_db *db)
 		free(db->v[i].name);
 	free(db->v);
 	db->v = NULL;
-	db->n = 0;
+	db->n = db->cap = 0;
+	db->seq = 0;
 	db->loaded = false;
+	db->checked_ns = 0;
+	memset(&db->st, 0, sizeof(db->st));
 }
 
-static int id_name__cmp(const void *a, const void *b)
+/* Index of the first entry of ID, or where it would go. */
+static size_t id_db__lower(const struct id_db *db, uint32_t id)
 {
-	const struct id_name *x = a, *y = b;
+	size_t lo = 0, hi = db->n;
 
-	if (x->id != y->id)
-		return x->id < y->id ? -1 : 1;
-	return x->line < y->line ? -1 : x->line > y->line;
-}
-
-/* The Nth ':'-separated field after P (0: P itself), cut at ':' or newline. */
-static const char *field__nth(const char *p, unsigned n, size_t *len)
-{
-	for (unsigned i = 0; i < n && p; i++)
-		if ((p = strchr(p, ':')))
-			p++;
-	if (!p)
-		p = "";
-	*len = strcspn(p, ":\n");
-	return p;
-}
-
-/* NAME, home and shell (fields 5 and 6 of a passwd line REST, the part after
- * the id) in one allocation. */
-static int id_name__set(struct id_name *e, const char *name, const char *rest)
-{
-	size_t nlen = strlen(name), hlen, slen;
-	const char *home = field__nth(rest, 2, &hlen), *shell = field__nth(rest, 3, &slen);
-	char *p = malloc(nlen + hlen + slen + 3);
-
-	if (!p)
-		return -1;
-	memcpy(p, name, nlen + 1);
-	memcpy(p + nlen + 1, home, hlen);
-	p[nlen + 1 + hlen] = '\0';
-	memcpy(p + nlen + hlen + 2, shell, slen);
-	p[nlen + hlen + 2 + slen] = '\0';
-	e->name = p;
-	e->home = p + nlen + 1;
-	e->shell = p + nlen + hlen + 2;
-	return 0;
-}
-
-/* "name:x:id:..." lines: passwd and group share the first three fields. */
-static void id_db__load(struct id_db *db)
-{
-	char path[4096], line[1024];
-	size_t cap = 0;
-	FILE *f;
-
-	db->loaded = true;
-	snprintf(path, sizeof(path), "%s%s", users_root ? users_root : "", db->file);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char *name = line, *pw, *id, *end;
-		unsigned long v;
-
-		if (!(pw = strchr(name, ':')))
-			continue;
-		*pw++ = '\0';
-		if (!(id = strchr(pw, ':')))
-			continue;
-		id++;
-		v = strtoul(id, &end, 10);
-		if (end == id || *end != ':' || v > UINT32_MAX || !*name)
-			continue;
-		if (db->n == cap) {
-			size_t ncap = cap ? cap * 2 : 64;
-			struct id_name *nv = realloc(db->v, ncap * sizeof(*nv));
-
-			if (!nv)
-				break;
-			db->v = nv;
-			cap = ncap;
-		}
-		db->v[db->n].id = (uint32_t)v;
-		db->v[db->n].line = (uint32_t)db->n;
-		if (id_name__set(&db->v[db->n], name, end + 1))
-			break;
-		db->n++;
-	}
-	fclose(f);
-	/* for equal ids the first line wins, as with getpwuid */
-	if (db->n)
-		qsort(db->v, db->n, sizeof(*db->v), id_name__cmp);
-}
-
-static const struct id_name *id_db__find(struct id_db *db, uint32_t id)
-{
-	size_t lo = 0, hi;
-
-	if (!db->loaded)
-		id_db__load(db);
-	hi = db->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -137,45 +82,275 @@ static const struct id_name *id_db__find(struct id_db *db, uint32_t id)
 		else
 			hi = mid;
 	}
-	return lo < db->n && db->v[lo].id == id ? &db->v[lo] : NULL;
+	return lo;
+}
+
+static const struct id_name *id_db__get(const struct id_db *db, uint32_t id)
+{
+	size_t i = id_db__lower(db, id);
+
+	return i < db->n && db->v[i].id == id ? &db->v[i] : NULL;
+}
+
+/* Adds an entry after any of the same id (so the first of an id wins). */
+static int id_db__add(struct id_db *db, uint32_t id, uint32_t gid, const char *name,
+		      const char *home, const char *shell)
+{
+	size_t nlen = strlen(name), hlen = strlen(home), slen = strlen(shell), i;
+	struct id_name *e;
+	char *p;
+
+	if (db->n == db->cap) {
+		size_t ncap = db->cap ? db->cap * 2 : 64;
+		struct id_name *nv = realloc(db->v, ncap * sizeof(*nv));
+
+		if (!nv)
+			return -1;
+		db->v = nv;
+		db->cap = ncap;
+	}
+	if (!(p = malloc(nlen + hlen + slen + 3)))
+		return -1;
+	memcpy(p, name, nlen + 1);
+	memcpy(p + nlen + 1, home, hlen + 1);
+	memcpy(p + nlen + hlen + 2, shell, slen + 1);
+	i = id_db__lower(db, id + 1u);
+	if (id == UINT32_MAX)
+		i = db->n;
+	memmove(&db->v[i + 1], &db->v[i], (db->n - i) * sizeof(*db->v));
+	e = &db->v[i];
+	e->id = id;
+	e->gid = gid;
+	e->seq = db->seq++;
+	e->name = p;
+	e->home = p + nlen + 1;
+	e->shell = p + nlen + hlen + 2;
+	db->n++;
+	return 0;
+}
+
+/* Whether OLD has an entry of ID named NAME. */
+static bool id_db__has(const struct id_db *old, uint32_t id, const char *name)
+{
+	for (size_t i = id_db__lower(old, id); i < old->n && old->v[i].id == id; i++)
+		if (strcmp(old->v[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+static void added__push(const struct id_db *db, const struct id_name *e)
+{
+	if (n_added == cap_added) {
+		size_t ncap = cap_added ? cap_added * 2 : 16;
+		struct users_entry *nv = realloc(added, ncap * sizeof(*nv));
+
+		if (!nv)
+			return;
+		added = nv;
+		cap_added = ncap;
+	}
+	/* the strings stay owned by the table: copied so a reload cannot free them */
+	added[n_added] = (struct users_entry){ .group = db->group, .id = e->id, .gid = e->gid };
+	added[n_added].name = strdup(e->name);
+	added[n_added].home = strdup(e->home);
+	added[n_added].shell = strdup(e->shell);
+	if (!added[n_added].name || !added[n_added].home || !added[n_added].shell) {
+		free((char *)added[n_added].name);
+		free((char *)added[n_added].home);
+		free((char *)added[n_added].shell);
+		return;
+	}
+	n_added++;
+}
+
+/* (Re)reads DB's file with fgetpwent/fgetgrent. Entries not in the previous
+ * load are recorded as added (not on the first load: those are the start list). */
+static void id_db__load(struct id_db *db)
+{
+	struct id_db old = *db;
+	char path[4096];
+	struct stat st;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s%s", users_root ? users_root : "", db->file);
+	db->checked_ns = now_ns();
+	if (stat(path, &st) == 0 && db->loaded && st.st_ino == old.st.st_ino &&
+	    st.st_size == old.st.st_size && st.st_mtim.tv_sec == old.st.st_mtim.tv_sec &&
+	    st.st_mtim.tv_nsec == old.st.st_mtim.tv_nsec)
+		return;		/* unchanged since the last load */
+	f = fopen(path, "re");
+	if (!f) {
+		db->loaded = true;
+		return;
+	}
+	db->v = NULL;
+	db->n = db->cap = 0;
+	db->seq = 0;
+	if (db->group) {
+		struct group *g;
+
+		while ((g = fgetgrent(f)))
+			if (g->gr_name && g->gr_name[0] && g->gr_name[0] != '+' &&
+			    g->gr_name[0] != '-' && id_db__add(db, g->gr_gid, 0, g->gr_name, "", ""))
+				break;
+	} else {
+		struct passwd *p;
+
+		while ((p = fgetpwent(f)))
+			if (p->pw_name && p->pw_name[0] && p->pw_name[0] != '+' &&
+			    p->pw_name[0] != '-' &&
+			    id_db__add(db, p->pw_uid, p->pw_gid, p->pw_name,
+				       p->pw_dir ? p->pw_dir : "", p->pw_shell ? p->pw_shell : ""))
+				break;
+	}
+	fclose(f);
+	if (old.loaded)
+		for (size_t i = 0; i < db->n; i++)
+			if (!id_db__has(&old, db->v[i].id, db->v[i].name))
+				added__push(db, &db->v[i]);
+	db->st = st;
+	db->loaded = true;
+	old.loaded = false;
+	id_db__clear(&old);
+}
+
+/* The entry of ID in the lists in effect: the file's, or the host's, reloaded on
+ * a miss when the last load is a second old. */
+static const struct id_name *users__find(bool group, uint32_t id)
+{
+	struct id_db *db = group ? &host_groups : &host_users;
+	const struct id_name *e;
+
+	if (from_file)
+		return id_db__get(group ? &file_groups : &file_users, id);
+	if (!db->loaded)
+		id_db__load(db);
+	if ((e = id_db__get(db, id)))
+		return e;
+	if (now_ns() - db->checked_ns < USERS_REFRESH_NS)
+		return NULL;
+	id_db__load(db);
+	return id_db__get(db, id);
 }
 
 void users__set_root(const char *root)
 {
+	/* a new inspector starts on the host's lists until a file brings its own */
+	users__file_reset();
 	if (!root)
 		root = "";
-	if (users_root && strcmp(users_root, root) == 0)
-		return;
+	/* and reads the host's files afresh */
 	free(users_root);
 	users_root = strdup(root);
-	id_db__clear(&users_db);
-	id_db__clear(&groups_db);
+	id_db__clear(&host_users);
+	id_db__clear(&host_groups);
 }
 
 const char *users__name(uint32_t uid)
 {
-	const struct id_name *e = id_db__find(&users_db, uid);
+	const struct id_name *e = users__find(false, uid);
 
 	return e ? e->name : NULL;
 }
 
 const char *users__home(uint32_t uid)
 {
-	const struct id_name *e = id_db__find(&users_db, uid);
+	const struct id_name *e = users__find(false, uid);
 
 	return e ? e->home : NULL;
 }
 
 const char *users__shell(uint32_t uid)
 {
-	const struct id_name *e = id_db__find(&users_db, uid);
+	const struct id_name *e = users__find(false, uid);
 
 	return e ? e->shell : NULL;
 }
 
 const char *groups__name(uint32_t gid)
 {
-	const struct id_name *e = id_db__find(&groups_db, gid);
+	const struct id_name *e = users__find(true, gid);
 
 	return e ? e->name : NULL;
+}
+
+void users__file_reset(void)
+{
+	from_file = false;
+	id_db__clear(&file_users);
+	id_db__clear(&file_groups);
+}
+
+void users__file_begin(void)
+{
+	users__file_reset();
+	from_file = true;
+}
+
+bool users__from_file(void)
+{
+	return from_file;
+}
+
+int users__file_add(const struct users_entry *e, bool later)
+{
+	struct id_db *db = e->group ? &file_groups : &file_users;
+
+	if (!from_file)
+		return 0;
+	if (!e->name || id_db__add(db, e->id, e->group ? 0 : e->gid, e->name,
+				   e->home ? e->home : "", e->shell ? e->shell : ""))
+		return -ENOMEM;
+	if (later)	/* the one just added: the last of its id */
+		added__push(db, &db->v[(e->id == UINT32_MAX ? db->n : id_db__lower(db, e->id + 1u)) - 1]);
+	return 0;
+}
+
+static int users__each_db(const struct id_db *db, users_fn *fn, void *ctx)
+{
+	int err;
+
+	for (size_t i = 0; i < db->n; i++) {
+		struct users_entry e = {
+			.group = db->group, .id = db->v[i].id, .gid = db->v[i].gid,
+			.name = db->v[i].name, .home = db->v[i].home, .shell = db->v[i].shell,
+		};
+
+		if ((err = fn(ctx, &e)))
+			return err;
+	}
+	return 0;
+}
+
+int users__foreach(users_fn *fn, void *ctx)
+{
+	int err;
+
+	if (from_file) {
+		if ((err = users__each_db(&file_users, fn, ctx)))
+			return err;
+		return users__each_db(&file_groups, fn, ctx);
+	}
+	if (!host_users.loaded)
+		id_db__load(&host_users);
+	if (!host_groups.loaded)
+		id_db__load(&host_groups);
+	if ((err = users__each_db(&host_users, fn, ctx)))
+		return err;
+	return users__each_db(&host_groups, fn, ctx);
+}
+
+size_t users__added(void)
+{
+	return n_added;
+}
+
+int users__foreach_added(size_t from, users_fn *fn, void *ctx)
+{
+	int err;
+
+	for (size_t i = from; i < n_added; i++)
+		if ((err = fn(ctx, &added[i])))
+			return err;
+	return 0;
 }

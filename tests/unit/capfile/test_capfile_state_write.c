@@ -283,7 +283,8 @@ static void test_round_trip(void)
 	check_fd_common(fd_table__find(m->fds, 14), FDT_INOTIFY, "anon_inode:inotify");
 	check_fd_common(fd_table__find(m->fds, 15), FDT_TIMERFD, "anon_inode:[timerfd]");
 	check_fd_common(fd_table__find(m->fds, 16), FDT_NETLINK, "socket:[99]");
-	check_fd_common(fd_table__find(m->fds, 17), FDT_BPF, "anon_inode:bpf-map");
+	/* written as sysdig's UNSUPPORTED (test_sysdig_fd_types), read back so */
+	check_fd_common(fd_table__find(m->fds, 17), FDT_UNKNOWN, "anon_inode:bpf-map");
 	check_fd_common(fd_table__find(m->fds, 18), FDT_MEMFD, "/memfd:cache (deleted)");
 	check_fd_common(fd_table__find(m->fds, 19), FDT_UNKNOWN, "anon_inode:[io_uring]");
 
@@ -399,6 +400,64 @@ static void test_write_error(void)
 	inspector__free(src);
 }
 
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* sysdig 0.29.3's reader (libscap scap_fd_read_from_disk) refuses a whole file
+ * whose fd list holds a type past SCAP_FD_FILE_V2 (16): every fd entry has a
+ * type it knows; a bpf fd is UNSUPPORTED with its link as name, as sysdig's own
+ * /proc scan types it, and a memfd a FILE_V2 named /memfd:NAME. */
+static void test_sysdig_fd_types(void)
+{
+	struct inspector *src = build_source();
+	struct capfile_state_counts n;
+	uint8_t *buf = NULL, type_of[32];
+	size_t len = 0, off = 0, entries = 0;
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/types.scap", tmpdir);
+	CHECK_EQ(write_file(src, path, &n), 0);
+	inspector__free(src);
+	f = fopen(path, "rb");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	buf = malloc(1 << 20);
+	len = buf ? fread(buf, 1, 1 << 20, f) : 0;
+	fclose(f);
+	memset(type_of, 0xff, sizeof(type_of));
+	while (off + 12 <= len) {
+		uint32_t btype = le32(buf + off), blen = le32(buf + off + 4);
+		size_t p = off + 8 + 8, end = off + blen - 4;	/* past the tid */
+
+		if (blen < 12 || off + blen > len)
+			break;
+		for (; btype == 0x218u && p + 4 + 17 <= end; p += le32(buf + p)) {
+			uint64_t fd;
+
+			memcpy(&fd, buf + p + 4, 8);
+			CHECK(buf[p + 20] >= 1 && buf[p + 20] <= 16);
+			if (fd < sizeof(type_of))
+				type_of[fd] = buf[p + 20];
+			entries++;
+			if (le32(buf + p) < 21)
+				break;
+		}
+		off += blen;
+	}
+	CHECK_EQ(off, len);
+	CHECK_EQ(entries, n.n_fds);
+	CHECK_EQ(entries, 18);
+	CHECK_EQ(type_of[17], 10);	/* bpf: SCAP_FD_UNSUPPORTED */
+	CHECK_EQ(type_of[18], 16);	/* memfd: SCAP_FD_FILE_V2 */
+	CHECK_EQ(type_of[19], 10);	/* io_uring, unknown to us: UNSUPPORTED */
+	CHECK(memmem(buf, len, "anon_inode:bpf-map", 18) != NULL);
+	free(buf);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -408,5 +467,6 @@ int main(void)
 	test_round_trip();
 	test_entry_tails();
 	test_write_error();
+	test_sysdig_fd_types();
 	return checks__finish(tmpdir);
 }

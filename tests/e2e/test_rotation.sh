@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# -w with sysdig's -C/-G/-W: file names, sizes, times and counts, each file
+# replaying alone (agent -r and sysdig -r), -z, 0600 files, symlinks refused.
+source "$(dirname "$0")/lib.sh"
+
+# 1. Flags (no root needed).
+"$AGENT" -W 3 -w "$TMP/x" >/dev/null 2>"$TMP/e"; rc=$?
+expect "-W without -C/-G is refused" bash -c "[ $rc = 2 ] && grep -q -- '-C MB or -G SECS' '$TMP/e'"
+"$AGENT" -C 1 >/dev/null 2>"$TMP/e"; rc=$?
+expect "-C without -w is refused" bash -c "[ $rc = 2 ] && grep -q -- '-w FILE' '$TMP/e'"
+"$AGENT" -C 0 -w "$TMP/x" >/dev/null 2>"$TMP/e"; rc=$?
+expect "-C 0 is refused" bash -c "[ $rc = 2 ] && grep -q -- '-C takes' '$TMP/e'"
+"$AGENT" -G x -w "$TMP/x" >/dev/null 2>"$TMP/e"; rc=$?
+expect "-G x is refused" bash -c "[ $rc = 2 ] && grep -q -- '-G takes' '$TMP/e'"
+
+# 2. Safety, on a replay (no root needed): 0600, a symlink at the -w path refused.
+if [ -n "${FIXTURES:-}" ] && [ -r "$FIXTURES/curl_google.scap" ]; then
+	(umask 022; "$AGENT" -q -r "$FIXTURES/curl_google.scap" -w "$TMP/copy.scap" 2>/dev/null)
+	expect "-w creates the file 0600 (umask 022)" [ "$(stat -c %a "$TMP/copy.scap")" = 600 ]
+	expect "no temporary file is left" bash -c "[ -z \"\$(ls -A '$TMP' | grep '^\.copy')\" ]"
+	echo "keep me" >"$TMP/victim"; chmod 644 "$TMP/victim"
+	ln -s "$TMP/victim" "$TMP/link.scap"
+	"$AGENT" -q -r "$FIXTURES/curl_google.scap" -w "$TMP/link.scap" 2>"$TMP/e"; rc=$?
+	expect "-w through a symlink is refused" bash -c "[ $rc = 1 ] && grep -q 'symbolic link' '$TMP/e'"
+	expect "the symlink's target is untouched" \
+		bash -c "[ \"\$(cat '$TMP/victim')\" = 'keep me' ] && [ \"\$(stat -c %a '$TMP/victim')\" = 644 ] && [ -L '$TMP/link.scap' ]"
+fi
+
+need_live
+busy_loop() { while :; do cat /etc/hostname /etc/passwd >/dev/null; ls / >/dev/null; done; }
+busy_loop & busy=$!
+have_sysdig=; command -v sysdig >/dev/null && have_sysdig=1
+
+# Each file alone: agent -r reads it to the end with its own process list.
+replays() {	# replays FILE [EMPTY_OK]
+	local n
+	"$AGENT" -v -r "$1" -q 2>"$TMP/re" || return 1
+	grep -q ' [1-9][0-9]* threads and .*(0 malformed list blocks skipped)' "$TMP/re" || return 1
+	n=$("$AGENT" -r "$1" 2>/dev/null | wc -l)
+	[ "$n" -gt 0 ] || [ -n "${2:-}" ] || return 1
+	if [ -n "$have_sysdig" ]; then
+		[ "$(sysdig -r "$1" 2>/dev/null | wc -l)" = "$n" ] || return 1
+	fi
+}
+
+# 3. -C 1 -W 3: cap.scap0..2, about 10^6 bytes each but the newest, 3 at most.
+mkdir "$TMP/c"
+"$AGENT" -q -w "$TMP/c/cap.scap" -C 1 -W 3 -M 6 2>"$TMP/ce"
+ls -la "$TMP/c" >"$TMP/cls"
+last=$(sed -n 's/.* files, the last \(.*\)$/\1/p' "$TMP/ce")
+nfiles=$(sed -n 's/.* written to \([0-9]*\) files.*/\1/p' "$TMP/ce")
+expect "-C 1 -W 3 rotated more than 3 times ($nfiles files)" [ "${nfiles:-0}" -gt 3 ]
+expect "-C 1 -W 3 leaves cap.scap0, cap.scap1, cap.scap2 only" \
+	[ "$(ls "$TMP/c" | tr '\n' ' ')" = "cap.scap0 cap.scap1 cap.scap2 " ]
+for f in "$TMP"/c/cap.scap?; do
+	s=$(stat -c %s "$f")
+	[ "$f" = "$last" ] || expect "$(basename "$f") holds just over 10^6 bytes ($s)" \
+		[ "$s" -gt 1000000 ] && [ "$s" -lt 1070000 ]
+	expect "$(basename "$f") is 0600" [ "$(stat -c %a "$f")" = 600 ]
+	expect "$(basename "$f") replays alone (agent -r${have_sysdig:+, sysdig -r})" replays "$f"
+done
+
+# 4. -G 1 for about 3.5 s: a file a second, named g.scap0, g.scap1, ...
+mkdir "$TMP/g"
+start_agent "$TMP/gout" "$TMP/gerr" -q -w "$TMP/g/g.scap" -G 1
+sleep 3.5
+kill -INT "$AGENT_PID"; wait "$AGENT_PID"; AGENT_PID=
+n=$(ls "$TMP/g" | wc -l)
+expect "-G 1 for 3.5 s (plus the attach): 3 to 5 files ($n)" [ "$n" -ge 3 ] && [ "$n" -le 5 ]
+expect "-G 1 names them g.scap0.." [ "$(ls "$TMP/g" | head -1)" = g.scap0 ]
+# (the first file may hold the state only: sysdig's -G counts whole seconds from
+# the start, so the first events may already start the next file)
+for f in "$TMP"/g/*; do
+	expect "$(basename "$f") replays alone" replays "$f" $([ "${f##*/}" = g.scap0 ] && echo empty-ok)
+done
+
+# 5. -z with -C and -W: gzip files, each replaying alone.
+mkdir "$TMP/z"
+"$AGENT" -q -z -w "$TMP/z/z.scap.gz" -C 1 -W 2 -M 8 2>"$TMP/ze"
+expect "-z -C 1 -W 2: z.scap.gz0 and z.scap.gz1" \
+	[ "$(ls "$TMP/z" | tr '\n' ' ')" = "z.scap.gz0 z.scap.gz1 " ]
+for f in "$TMP"/z/*; do
+	expect "$(basename "$f") is gzip" bash -c "head -c 2 '$f' | od -An -tx1 | grep -q '1f 8b'"
+	expect "$(basename "$f") replays alone" replays "$f"
+done
+
+kill "$busy" 2>/dev/null; busy=
+finish

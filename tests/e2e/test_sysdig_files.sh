@@ -104,6 +104,11 @@ for i, (x, y) in enumerate(zip(a, s)):
     if fx[9] == "memfd" and fy[9] == "file":
         fx[9] = "file"
         known["memfd"] += 1
+    # Nor a bpf fd type: the file lists BPF fds as unsupported, which sysdig
+    # shows as <NA> and agent -r as bpf again (by their anon_inode:bpf- name).
+    if fx[9] == "bpf" and fy[9] == "<NA>" and fx[10].startswith("anon_inode:bpf-"):
+        fx[9] = "<NA>"
+        known["bpf"] = known.get("bpf", 0) + 1
     # A thread neither the lists nor a clone named: sysdig makes one up whose
     # pid is its tid (a guess); ours leaves proc.pid <NA>.
     if fx[5] == "<NA>" and fx[6] == "<NA>" and fy[6] == fy[7]:

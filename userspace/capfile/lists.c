@@ -421,6 +421,9 @@ static int fd__entry(struct inspector *in, struct thread_info *ti, struct cursor
 		if ((err = fd__set_name(&tmp, (const char *)name,
 					strnlen((const char *)name, name_len))))
 			goto cleanup;
+		/* a BPF fd, as writers for sysdig 0.29.3 (which lacks the type) list it */
+		if (t == SFD_UNSUPPORTED && !strncmp(tmp.name, "anon_inode:bpf-", 15))
+			tmp.type = FDT_BPF;
 		break;
 	default:
 		if (!sized) {

@@ -283,8 +283,8 @@ static void test_round_trip(void)
 	check_fd_common(fd_table__find(m->fds, 14), FDT_INOTIFY, "anon_inode:inotify");
 	check_fd_common(fd_table__find(m->fds, 15), FDT_TIMERFD, "anon_inode:[timerfd]");
 	check_fd_common(fd_table__find(m->fds, 16), FDT_NETLINK, "socket:[99]");
-	/* written as sysdig's UNSUPPORTED (test_sysdig_fd_types), read back so */
-	check_fd_common(fd_table__find(m->fds, 17), FDT_UNKNOWN, "anon_inode:bpf-map");
+	/* written as sysdig's UNSUPPORTED (test_sysdig_fd_types), read back as bpf */
+	check_fd_common(fd_table__find(m->fds, 17), FDT_BPF, "anon_inode:bpf-map");
 	check_fd_common(fd_table__find(m->fds, 18), FDT_MEMFD, "/memfd:cache (deleted)");
 	check_fd_common(fd_table__find(m->fds, 19), FDT_UNKNOWN, "anon_inode:[io_uring]");
 

@@ -605,9 +605,11 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	sbuf__init(&a.out);
-	if (agent__compile(&a)) {
+	/* a bad filter or format is a usage error, as a bad flag: a service
+	 * manager should not restart into it (systemd's RestartPreventExitStatus) */
+	if ((rc = agent__compile(&a))) {
 		agent__finish(&a, false);
-		return 1;
+		return rc == -EINVAL ? EXIT_USAGE : 1;
 	}
 	/* Before any thread starts, so that the outputs' and the metrics server's
 	 * threads inherit the blocked set and the main thread gets the signals. */

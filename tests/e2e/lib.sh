@@ -71,10 +71,17 @@ start_agent() {	# start_agent OUT ERR ARGS...
 	local out=$1 err=$2; shift 2
 	"$AGENT" -v "$@" >"$out" 2>"$err" &
 	AGENT_PID=$!
-	for _ in $(seq 1 200); do
+	wait_capturing "$err" "$AGENT_PID"
+}
+
+# Waits until an agent started with -v says on ERR that it captures; fails if
+# PID ends first or after TENTHS tenths of a second (default 100).
+wait_capturing() {	# wait_capturing ERR PID [TENTHS]
+	local err=$1 pid=$2 n=${3:-100}
+	for _ in $(seq 1 "$n"); do
 		grep -q 'capturing' "$err" 2>/dev/null && return 0
-		kill -0 "$AGENT_PID" 2>/dev/null || return 1
-		sleep 0.05
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep 0.1
 	done
 	return 1
 }

@@ -25,7 +25,7 @@ REJECT=http://127.0.0.1:$NGINX_PORT/reject
 N=600	# -n: the agent stops after exactly N matching events
 
 # 1. All outputs at once; the workload makes far more than N events.
-start_agent_out "$TMP/out" "$TMP/err" -j -n $N --batch-bytes 4096 --batch-ms 200 \
+start_agent "$TMP/out" "$TMP/err" -j -n $N --batch-bytes 4096 --batch-ms 200 \
 	--output stdout --output "file:$TMP/copy" --output "$TCP" --output "$RFC" \
 	--output "$DGRAM" --output "$UNIX" --output "$HTTP" --output "$REJECT" "$WL_FILTER"
 expect "agent starts with eight outputs" [ -n "${AGENT_PID:-}" ] || sed 's/^/    /' "$TMP/err"

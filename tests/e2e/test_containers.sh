@@ -105,11 +105,7 @@ start_bg() {	# start_bg NAME ARGS...
 	local n=$1; shift
 	HOST_ROOT=$HR "$AGENT" -v "$@" >"$TMP/$n.out" 2>"$TMP/$n.err" &
 	pids+=($!)
-	for _ in $(seq 1 200); do
-		grep -q 'capturing' "$TMP/$n.err" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	return 1
+	wait_capturing "$TMP/$n.err" "${pids[-1]}"
 }
 F='*%evt.num %evt.type %evt.dir %proc.name %fd.name %container.id %container.full_id %container.name %container.image %container.image.id %container.image.repository %container.image.tag %container.type %container.privileged %k8s.pod.name %k8s.ns.name %k8s.pod.uid %k8s.pod.id'
 MARK="evt.type=openat and evt.dir=< and fd.name contains marker-"

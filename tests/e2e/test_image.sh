@@ -114,11 +114,7 @@ run_agent() {	# run_agent NAME SECCOMP N FILTER: the agent's container in the ba
 	timeout 120 "${P[@]}" run --rm --name "agent-e2e-$tag" "${runargs[@]}" \
 		--security-opt seccomp="$2" "$IMAGE" -v -j -n "$3" -p "$FIELDS" "$4" >"$TMP/$1.out" 2>"$TMP/$1.err" &
 	AGENT_PID=$!
-	for _ in $(seq 1 600); do
-		grep -q 'capturing' "$TMP/$1.err" 2>/dev/null && return 0
-		kill -0 "$AGENT_PID" 2>/dev/null || break
-		sleep 0.1
-	done
+	wait_capturing "$TMP/$1.err" "$AGENT_PID" 600 && return 0
 	grep -v 'level=warn' "$TMP/$1.err" | tail -5
 	return 1
 }

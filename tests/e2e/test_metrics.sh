@@ -29,7 +29,7 @@ start_recv "$SPORT" "$TMP/stalled" --rcvbuf 4096 --mss 536 --stall-until "$TMP/r
 expect "a receiver that does not read listens" [ $? = 0 ]
 
 wl_start 10
-start_agent_out "$TMP/out" "$TMP/err" -j -M 4 --flush-timeout 8 --metrics="127.0.0.1:$MPORT" \
+start_agent "$TMP/out" "$TMP/err" -j -M 4 --flush-timeout 8 --metrics="127.0.0.1:$MPORT" \
 	--output stdout --output "$STALL" "$WL_FILTER"
 expect "agent starts with --metrics" [ -n "${AGENT_PID:-}" ] || sed 's/^/    /' "$TMP/err"
 t0=$SECONDS

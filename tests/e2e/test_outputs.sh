@@ -29,7 +29,7 @@ expect "--metrics on a busy port fails clearly (nonzero, names the address)" \
 kill "$RECV_PID" 2>/dev/null
 
 # 2. -q: no stdout output; the other outputs still get the lines.
-start_agent_out "$TMP/q.out" "$TMP/q.err" -j -q -n 50 --output "file:$TMP/q.file" "$WL_FILTER"
+start_agent "$TMP/q.out" "$TMP/q.err" -j -q -n 50 --output "file:$TMP/q.file" "$WL_FILTER"
 wl_run 200; wait_agent 10; rc=$?
 expect "-q --output file: prints nothing on stdout, the file gets the 50 lines, no stdout in the summary" \
 	bash -c "[ $rc = 0 ] && [ ! -s '$TMP/q.out' ] && [ \$(wc -l <'$TMP/q.file') = 50 ] &&
@@ -42,7 +42,7 @@ P=$(free_port)
 TCP=tcp://127.0.0.1:$P
 start_recv "$P" "$TMP/a.recv" --rcvbuf 4096 --mss 536 --stall-secs 10
 wl_start 3	# ~0.2 MB/s: fills the stalled path (64K queue + ~0.1 MB in the kernel), not stdout's
-start_agent_out "$TMP/a.out" "$TMP/a.err" -j -M 14 --flush-timeout 5 --queue-size 64K \
+start_agent "$TMP/a.out" "$TMP/a.err" -j -M 14 --flush-timeout 5 --queue-size 64K \
 	--output stdout --output "file:$TMP/a.file" --output "$TCP" "$WL_FILTER"
 expect "agent starts with a stalled TCP output" [ -n "${AGENT_PID:-}" ] || tail -3 "$TMP/a.err"
 sleep 3
@@ -95,7 +95,7 @@ P=$(free_port)
 TCP=tcp://127.0.0.1:$P
 start_recv "$P" "$TMP/t.recv" --rcvbuf 4096 --mss 536 --stall-secs 4
 wl_start 5
-start_agent_out "$TMP/t.out" "$TMP/t.err" -p '%evt.num %evt.type %evt.dir %thread.tid %evt.info' -M 6 \
+start_agent "$TMP/t.out" "$TMP/t.err" -p '%evt.num %evt.type %evt.dir %thread.tid %evt.info' -M 6 \
 	--flush-timeout 3 --queue-size 64K --output stdout --output "$TCP" "$WL_FILTER"
 wait_agent 15; rc=$?
 wl_stop
@@ -123,7 +123,7 @@ TCP=tcp://127.0.0.1:$P
 start_recv "$P" "$TMP/b1.recv"
 r1=$RECV_PID
 wl_start 10
-start_agent_out "$TMP/b.out" "$TMP/b.err" -j -M 7 --flush-timeout 3 \
+start_agent "$TMP/b.out" "$TMP/b.err" -j -M 7 --flush-timeout 3 \
 	--output stdout --output "$TCP" "$WL_FILTER"
 expect "agent starts with a TCP output" [ -n "${AGENT_PID:-}" ] || tail -3 "$TMP/b.err"
 sleep 1.5
@@ -161,7 +161,7 @@ P=$(free_port)
 TCP=tcp://127.0.0.1:$P
 start_recv "$P" "$TMP/c.recv" --rcvbuf 4096 --mss 536 --stall-until "$TMP/never"
 wl_start 20
-start_agent_out "$TMP/c.out" "$TMP/c.err" -j --flush-timeout 5 --output stdout --output "$TCP" "$WL_FILTER"
+start_agent "$TMP/c.out" "$TMP/c.err" -j --flush-timeout 5 --output stdout --output "$TCP" "$WL_FILTER"
 sleep 1.5
 term_timed; rc=$?; dt=$TERM_MS
 wl_stop
@@ -184,7 +184,7 @@ sleep 30 <"$TMP/fifo" &
 reader=$!
 PIDS+=("$reader")
 wl_start 20
-start_agent_out "$TMP/fifo" "$TMP/h.err" -j "$WL_FILTER"
+start_agent "$TMP/fifo" "$TMP/h.err" -j "$WL_FILTER"
 sleep 1.5
 term_timed; rc=$?; dt=$TERM_MS
 wl_stop
@@ -202,7 +202,7 @@ kill "$reader" 2>/dev/null
 # 7. logrotate: rename the file: output, SIGHUP; three times during a steady flow.
 #    SIGHUP kills nothing; no line lost, cut or doubled across the files.
 wl_start 10
-start_agent_out "$TMP/d.out" "$TMP/d.err" -j --output stdout --output "file:$TMP/rot.log" "$WL_FILTER"
+start_agent "$TMP/d.out" "$TMP/d.err" -j --output stdout --output "file:$TMP/rot.log" "$WL_FILTER"
 sleep 0.7
 for k in 1 2 3; do
 	mv "$TMP/rot.log" "$TMP/rot.log.$k"
@@ -240,7 +240,7 @@ if mount -t tmpfs -o size=1m tmpfs "$TMP/full"; then
 	for mode in buffered --unbuffered; do
 		rm -f "$TMP/full/"*
 		args=(-j); [ $mode = buffered ] || args+=("$mode")
-		start_agent_out "$TMP/full/out" "$TMP/e.$mode.err" "${args[@]}" "$WL_FILTER"
+		start_agent "$TMP/full/out" "$TMP/e.$mode.err" "${args[@]}" "$WL_FILTER"
 		wait_agent 10; rc=$?
 		expect "stdout on a full disk ($mode): the agent stops by itself, status 1, ENOSPC on stderr" \
 			bash -c "[ $rc = 1 ] && grep -q 'No space left on device' '$TMP/e.$mode.err'" ||
@@ -254,7 +254,7 @@ print("ok", o)
 PY
 	done
 	rm -f "$TMP/full/"*
-	start_agent_out "$TMP/f.out" "$TMP/f.err" -j -M 2 --output stdout --output "file:$TMP/full/f" "$WL_FILTER"
+	start_agent "$TMP/f.out" "$TMP/f.err" -j -M 2 --output stdout --output "file:$TMP/full/f" "$WL_FILTER"
 	wait_agent 10; rc=$?
 	expect "a file: output on a full disk: status 1, ENOSPC on stderr" \
 		bash -c "[ $rc = 1 ] && grep -q 'No space left on device' '$TMP/f.err'" ||

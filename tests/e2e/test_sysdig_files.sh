@@ -48,11 +48,7 @@ record() {	# record NAME ARGS...
 	local n=$1; shift
 	"$AGENT" -v -q -w "$TMP/$n.scap" -M 4 "$@" >"$TMP/$n.out" 2>"$TMP/$n.err" &
 	rec_pids+=($!)
-	for _ in $(seq 1 200); do
-		grep -q 'capturing' "$TMP/$n.err" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	return 1
+	wait_capturing "$TMP/$n.err" "${rec_pids[-1]}"
 }
 record plain
 record gzip -z

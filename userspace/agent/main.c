@@ -1,7 +1,6 @@
 /* agent: capture system calls with eBPF, filter them, print text or JSON lines. */
 #include <errno.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,10 +128,18 @@ static int agent__emit(struct agent *a, const struct ievt *ev)
 
 /* Every 100 ms (of waiting or of event time): signals a busy capture never
  * waited for, a stdout that failed, the outputs' partial batches, metrics. */
+/* The metrics text, rebuilt at most every PUBLISH_MS. */
+static void agent__publish_due(struct agent *a, uint64_t now, bool running)
+{
+	if (!a->metrics || now < a->next_publish_ms)
+		return;
+	a->next_publish_ms = now + PUBLISH_MS;
+	agent__gather(a);
+	agent_metrics__publish(a->metrics, &a->counters, running);
+}
+
 static void agent__tick(struct agent *a)
 {
-	uint64_t now;
-
 	if (a->signals_blocked)
 		signals__poll(&a->wait_mask);
 	if (signals_hup) {
@@ -146,11 +153,8 @@ static void agent__tick(struct agent *a)
 	}
 	outputs__kick(&a->outs);
 	a->stdout_err = outputs__stdout_error(&a->outs);
-	if (a->metrics && (now = monotonic_ms()) >= a->next_publish_ms) {
-		a->next_publish_ms = now + PUBLISH_MS;
-		agent__gather(a);
-		agent_metrics__publish(a->metrics, &a->counters, true);
-	}
+	if (a->metrics)
+		agent__publish_due(a, monotonic_ms(), true);
 }
 
 /* Events the filter leaves out but a replay of a filtered -w file needs for its
@@ -505,11 +509,7 @@ static int agent__close_outputs(struct agent *a, bool started)
 		if (now >= deadline || !outputs__pending(&a->outs))
 			break;
 		outputs__kick(&a->outs);
-		if (a->metrics && now >= a->next_publish_ms) {
-			a->next_publish_ms = now + PUBLISH_MS;
-			agent__gather(a);
-			agent_metrics__publish(a->metrics, c, false);
-		}
+		agent__publish_due(a, now, false);
 		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000000 }, NULL);
 		if (a->signals_blocked)
 			signals__poll(&a->wait_mask);

@@ -61,16 +61,6 @@ wl_start() {	# wl_start [PER_TICK]: a steady flow (PER_TICK iterations every 10 
 }
 wl_stop() { [ -n "${WL_PID:-}" ] && kill "$WL_PID" 2>/dev/null; wait "$WL_PID" 2>/dev/null; WL_PID=; }
 
-# Agent in the background with the new output flags; waits for 'capturing' on stderr.
-# Unlike start_agent, no -v (stderr is the summary and the outputs' notices).
-start_agent_out() {	# start_agent_out OUT ERR ARGS...
-	local out=$1 err=$2; shift 2
-	"$AGENT" -v "$@" >"$out" 2>"$err" &
-	AGENT_PID=$!
-	wait_for 10 grep -q 'capturing' "$err" && return 0
-	kill -0 "$AGENT_PID" 2>/dev/null || { AGENT_PID=; return 1; }
-	return 1
-}
 wait_agent() {	# wait_agent SECONDS: waits for the agent to exit by itself (kills it after); its status
 	local end=$((SECONDS + $1)) rc=0
 	while kill -0 "$AGENT_PID" 2>/dev/null; do

@@ -32,14 +32,20 @@ busy_loop & busy=$!
 have_sysdig=; command -v sysdig >/dev/null && have_sysdig=1
 
 # Each file alone: agent -r reads it to the end with its own process list.
-replays() {	# replays FILE [EMPTY_OK]
-	local n
-	"$AGENT" -v -r "$1" -q 2>"$TMP/re" || return 1
-	grep -q ' [1-9][0-9]* threads and .*(0 malformed list blocks skipped)' "$TMP/re" || return 1
+replays() {	# replays FILE [EMPTY_OK]; says on stderr which step failed
+	local n s
+	"$AGENT" -v -r "$1" -q 2>"$TMP/re" || { echo "  agent -r failed:"; cat "$TMP/re"; return 1; } >&2
+	grep -q ' [1-9][0-9]* threads and .*(0 malformed list blocks skipped)' "$TMP/re" ||
+		{ echo "  no state read back:"; cat "$TMP/re"; return 1; } >&2
 	n=$("$AGENT" -r "$1" 2>/dev/null | wc -l)
-	[ "$n" -gt 0 ] || [ -n "${2:-}" ] || return 1
+	[ "$n" -gt 0 ] || [ -n "${2:-}" ] || { echo "  no events" >&2; return 1; }
 	if [ -n "$have_sysdig" ]; then
-		[ "$(sysdig -r "$1" 2>/dev/null | wc -l)" = "$n" ] || return 1
+		sysdig -r "$1" >"$TMP/rs" 2>"$TMP/rse"
+		s=$(wc -l <"$TMP/rs")
+		[ "$s" = "$n" ] || { echo "  sysdig -r printed $s lines, agent -r $n; sysdig said:"
+			tail -3 "$TMP/rse"; echo "  first differences (< agent, > sysdig):"
+			"$AGENT" -r "$1" 2>/dev/null | diff - "$TMP/rs" | head -8
+			return 1; } >&2
 	fi
 }
 

@@ -24,6 +24,9 @@ struct ppm_evt_hdr {
 #define PPM_MAX_ARG_SIZE 65000
 /* A perf sample size is a u16, so a whole event stays below this. */
 #define PPM_MAX_EVENT_SIZE 65000
+/* Event codes below this are sysdig 0.29.3's; from here on they are the agent's
+ * own (events.def), written to capture files as the generic pair. */
+#define PPM_SYSDIG_EVENT_MAX 336
 
 #define PPME_IS_ENTER(code) (((code) & 1) == 0)
 #define PPME_IS_EXIT(code) (((code) & 1) == 1)

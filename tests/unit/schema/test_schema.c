@@ -21,7 +21,8 @@ static void test_codes(void)
 	CHECK(PPME_SYSCALL_OPENAT_2_E == 306 && PPME_SYSCALL_OPENAT_2_X == 307);
 	CHECK(PPME_SYSCALL_EXECVE_19_X == 293 && PPME_SYSCALL_CLONE_20_X == 223);
 	CHECK(PPME_PROCEXIT_1_E == 186 && PPME_SYSCALL_CLONE3_X == 335);
-	CHECK(PPM_EVENT_MAX == 336);
+	CHECK(PPM_SYSDIG_EVENT_MAX == 336 && PPME_SYSCALL_MEMFD_CREATE_E == PPM_SYSDIG_EVENT_MAX);
+	CHECK(PPM_EVENT_MAX == 364);
 	for (int i = 0; i < PPM_EVENT_MAX; i++)
 		CHECK(schema_events[i].name && schema_events[i].nparams <= PPM_MAX_EVENT_PARAMS);
 	CHECK(strcmp(schema_events[PPME_SYSCALL_OPENAT_2_X].params[2].name, "name") == 0);
@@ -37,6 +38,9 @@ static void test_routes(void)
 	CHECK(schema_syscall_routes[257].enter_event == PPME_SYSCALL_OPENAT_2_E);
 	CHECK(schema_syscall_routes[59].exit_event == PPME_SYSCALL_EXECVE_19_X);
 	CHECK(schema_syscall_routes[110].enter_event == PPME_GENERIC_E);
+	CHECK(schema_syscall_routes[319].exit_event == PPME_SYSCALL_MEMFD_CREATE_X);
+	CHECK(strcmp(schema_syscall_names[334], "rseq") == 0);
+	CHECK(strcmp(schema_syscall_names[471], "rseq_slice_yield") == 0);
 	CHECK(strcmp(schema_syscall_names[110], "getppid") == 0);
 	CHECK(strcmp(schema__ppm_sc_name(schema_syscall_routes[110].ppm_sc), "getppid") == 0);
 	CHECK(PPM_FILE_FLAGS_O_CLOEXEC == 4096 && PPM_FILE_FLAGS_O_CREAT == 4);

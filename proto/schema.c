@@ -1,5 +1,6 @@
 /* Safe access to event frames through the schema tables. */
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "schema.h"
@@ -122,4 +123,48 @@ const struct ppm_name_value *schema__flagset(const char *name)
 		if (strcmp(f->name, name) == 0)
 			return f->values;
 	return NULL;
+}
+
+/* Generic routes by PPM_SC code: built once, on first use. sysdig's codes name
+ * one x86_64 syscall each among those routed to generic. */
+static int16_t sc_native[PPM_SC_MAX];
+static bool sc_native_done;
+
+static void sc_native__build(void)
+{
+	for (unsigned sc = 0; sc < PPM_SC_MAX; sc++)
+		sc_native[sc] = -1;
+	for (unsigned nr = 0; nr < SYSCALL_TABLE_SIZE; nr++) {
+		const struct syscall_route *r = &schema_syscall_routes[nr];
+
+		if (r->enter_event == PPME_GENERIC_E && r->ppm_sc && r->ppm_sc < PPM_SC_MAX &&
+		    sc_native[r->ppm_sc] < 0)
+			sc_native[r->ppm_sc] = (int16_t)nr;
+	}
+	sc_native_done = true;
+}
+
+static int generic__native_id(const struct schema_params *p)
+{
+	uint16_t nr;
+
+	if (!p || p->n < 2 || p->len[1] != 2)
+		return -1;
+	nr = schema__u16(p->val[1]);
+	return nr < SYSCALL_TABLE_SIZE ? nr : -1;
+}
+
+int schema__generic_nr(const struct schema_params *p, const struct schema_params *enter)
+{
+	int nr = generic__native_id(p);
+	uint16_t sc;
+
+	if (nr < 0)
+		nr = generic__native_id(enter);
+	if (nr >= 0 || !p || p->n < 1 || p->len[0] != 2)
+		return nr;
+	sc = schema__u16(p->val[0]);
+	if (!sc_native_done)
+		sc_native__build();
+	return sc && sc < PPM_SC_MAX ? sc_native[sc] : -1;
 }

@@ -156,6 +156,12 @@ int schema__param_int(uint8_t type, const uint8_t *val, uint16_t len, int64_t *o
 /* The name of a syscall for a generic event's PPM_SC ID, or NULL. */
 const char *schema__ppm_sc_name(uint16_t sc);
 
+/* The native (x86_64) syscall number of a generic event with params P: its
+ * nativeID param (enter), else the one of its paired enter event ENTER (may be
+ * NULL), else the syscall routed to generic with its ID (PPM_SC) code. -1 when
+ * none: an exit of a call newer than sysdig's table whose enter was missed. */
+int schema__generic_nr(const struct schema_params *p, const struct schema_params *enter);
+
 /* The flagset named NAME, or NULL. */
 const struct ppm_name_value *schema__flagset(const char *name);
 

@@ -33,7 +33,8 @@ int filter__event_set(const struct filter *f, uint8_t set[PPM_EVENT_MAX]);
 /* The same, with generic events resolved per syscall (PPM_SC code). */
 struct filter_events {
 	uint8_t codes[PPM_EVENT_MAX];	/* 1: may match */
-	uint8_t generic_sc[PPM_SC_MAX];	/* generic events: syscalls that may match */
+	/* generic events: the native syscall numbers that may match */
+	uint8_t generic_nr[SYSCALL_TABLE_SIZE];
 	bool all;			/* not constrained */
 };
 

@@ -109,12 +109,9 @@ static bool evt_type__match(const struct fnode *n, const struct ievt *ev)
 	bool hit;
 
 	if (ev->type == PPME_GENERIC_E || ev->type == PPME_GENERIC_X) {
-		uint16_t sc = 0;
-
-		/* generic events name their syscall by its PPM_SC id */
-		if (ev->params.n >= 1 && ev->params.len[0] == 2)
-			sc = schema__u16(ev->params.val[0]);
-		hit = sc < PPM_SC_MAX && n->type_sc[sc];
+		/* generic events: by their syscall's number (the inspector's) */
+		hit = ev->native_nr >= 0 && ev->native_nr < SYSCALL_TABLE_SIZE &&
+		      n->type_nr[ev->native_nr];
 	} else {
 		hit = ev->type < PPM_EVENT_MAX && n->type_codes[ev->type];
 	}

@@ -42,7 +42,7 @@ struct fnode {
 	/* evt.type comparisons: the event codes and generic-event syscalls whose
 	 * name satisfies the comparison (for OP_NE: equality, negated at eval) */
 	uint8_t *type_codes;	/* PPM_EVENT_MAX bytes */
-	uint8_t *type_sc;	/* PPM_SC_MAX bytes */
+	uint8_t *type_nr;	/* SYSCALL_TABLE_SIZE bytes: generic events' syscalls */
 };
 
 struct filter {

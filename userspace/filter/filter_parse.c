@@ -197,9 +197,9 @@ static void suggest_type(const char *v, char *msg, size_t size)
 	const char *best = NULL;
 	unsigned bestd = 3;
 
-	for (unsigned t = 0; t < PPM_EVENT_MAX + PPM_SC_MAX; t++) {
+	for (unsigned t = 0; t < PPM_EVENT_MAX + SYSCALL_TABLE_SIZE; t++) {
 		const char *name = t < PPM_EVENT_MAX ? schema_events[t].name
-						     : schema_ppm_sc[t - PPM_EVENT_MAX].name;
+						     : schema_syscall_names[t - PPM_EVENT_MAX];
 		size_t nl, i, j;
 		unsigned row[64], diag, tmp;
 
@@ -231,6 +231,11 @@ static void suggest_type(const char *v, char *msg, size_t size)
 		snprintf(msg + off, off < size ? size - off : 0, "; did you mean %s?", best);
 }
 
+static bool type__name_match(uint8_t op, bool eqlike, const char *name, const struct fconst *c)
+{
+	return eqlike ? strcmp(name, c->s) == 0 : str__op(op, name, strlen(name), c);
+}
+
 /* evt.type comparisons become sets of codes: the name test runs here, once. */
 static int compile_evt_type(struct parser *p, struct fnode *n)
 {
@@ -238,8 +243,8 @@ static int compile_evt_type(struct parser *p, struct fnode *n)
 	bool eqlike = op == OP_EQ || op == OP_IN || op == OP_INTERSECTS;
 
 	n->type_codes = calloc(1, PPM_EVENT_MAX);
-	n->type_sc = calloc(1, PPM_SC_MAX);
-	if (!n->type_codes || !n->type_sc)
+	n->type_nr = calloc(1, SYSCALL_TABLE_SIZE);
+	if (!n->type_codes || !n->type_nr)
 		return pnomem(p);
 	for (uint32_t v = 0; v < n->nvals; v++) {
 		const struct fconst *c = &n->vals[v];
@@ -258,13 +263,18 @@ static int compile_evt_type(struct parser *p, struct fnode *n)
 			if (eqlike ? strcmp(name, c->s) == 0 : str__op(op, name, strlen(name), c))
 				n->type_codes[t] = 1, any = true;
 		}
-		for (unsigned sc = 0; sc < PPM_SC_MAX; sc++) {
-			const char *name = schema_ppm_sc[sc].name;
+		/* syscalls with the generic event: by the kernel's name, or by
+		 * sysdig's where it differs (sigreturn for rt_sigreturn) */
+		for (unsigned nr = 0; nr < SYSCALL_TABLE_SIZE; nr++) {
+			const struct syscall_route *r = &schema_syscall_routes[nr];
+			const char *name = schema_syscall_names[nr];
+			const char *sc = r->ppm_sc ? schema__ppm_sc_name(r->ppm_sc) : NULL;
 
-			if (!name)
+			if (!name || r->enter_event != PPME_GENERIC_E)
 				continue;
-			if (eqlike ? strcmp(name, c->s) == 0 : str__op(op, name, strlen(name), c))
-				n->type_sc[sc] = 1, any = true;
+			if (type__name_match(op, eqlike, name, c) ||
+			    (sc && strcmp(sc, name) && type__name_match(op, eqlike, sc, c)))
+				n->type_nr[nr] = 1, any = true;
 		}
 		if (!any && eqlike) {
 			perr(p, c->column, "unknown event type '%s'", c->s);
@@ -484,7 +494,7 @@ void fnode__free(struct fnode *n)
 	}
 	free(n->vals);
 	free(n->type_codes);
-	free(n->type_sc);
+	free(n->type_nr);
 	field_ref__fini(&n->ref);
 	free(n);
 }

@@ -1,7 +1,7 @@
 /* Kernel pushdown: which event codes (and syscalls) a filter can possibly match.
  *
  * Each node yields a set of event codes and a set of generic-event syscalls
- * (PPM_SC codes) that may match, plus whether the node is decided by the event
+ * (native numbers) that may match, plus whether the node is decided by the event
  * type alone ("exact"). Only exact sets can be complemented under 'not'; any
  * other node under 'not' may match anything. Generic codes 0/1 are decided by
  * the syscall set, never by the code set. */
@@ -12,14 +12,14 @@
 
 struct evset {
 	uint8_t codes[PPM_EVENT_MAX];
-	uint8_t sc[PPM_SC_MAX];
+	uint8_t nr[SYSCALL_TABLE_SIZE];
 	bool exact;
 };
 
 static void evset__fill(struct evset *s, uint8_t v)
 {
 	memset(s->codes, v, sizeof(s->codes));
-	memset(s->sc, v, sizeof(s->sc));
+	memset(s->nr, v, sizeof(s->nr));
 }
 
 static int node__events(const struct fnode *n, struct evset *out)
@@ -35,8 +35,8 @@ static int node__events(const struct fnode *n, struct evset *out)
 
 			for (unsigned t = 0; t < PPM_EVENT_MAX; t++)
 				out->codes[t] = n->type_codes[t] ^ neg;
-			for (unsigned sc = 0; sc < PPM_SC_MAX; sc++)
-				out->sc[sc] = n->type_sc[sc] ^ neg;
+			for (unsigned nr = 0; nr < SYSCALL_TABLE_SIZE; nr++)
+				out->nr[nr] = n->type_nr[nr] ^ neg;
 			out->exact = true;
 		} else if (n->ref.param_idx && n->ref.info->arg != FARG_EVTYPE &&
 			   n->op != OP_EXISTS) {
@@ -45,10 +45,10 @@ static int node__events(const struct fnode *n, struct evset *out)
 			 * so it narrows nothing) */
 			for (unsigned t = 0; t < PPM_EVENT_MAX; t++)
 				out->codes[t] = n->ref.param_idx[t] != 0xff;
-			memset(out->sc, 0, sizeof(out->sc));
+			memset(out->nr, 0, sizeof(out->nr));
 			if (n->ref.param_idx[PPME_GENERIC_E] != 0xff ||
 			    n->ref.param_idx[PPME_GENERIC_X] != 0xff)
-				memset(out->sc, 1, sizeof(out->sc));
+				memset(out->nr, 1, sizeof(out->nr));
 		} else {
 			evset__fill(out, 1);
 		}
@@ -63,8 +63,8 @@ static int node__events(const struct fnode *n, struct evset *out)
 		}
 		for (unsigned t = 0; t < PPM_EVENT_MAX; t++)
 			out->codes[t] ^= 1;
-		for (unsigned sc = 0; sc < PPM_SC_MAX; sc++)
-			out->sc[sc] ^= 1;
+		for (unsigned nr = 0; nr < SYSCALL_TABLE_SIZE; nr++)
+			out->nr[nr] ^= 1;
 		return 0;
 	default:
 		break;
@@ -83,9 +83,9 @@ static int node__events(const struct fnode *n, struct evset *out)
 		for (unsigned t = 0; t < PPM_EVENT_MAX; t++)
 			out->codes[t] = n->kind == FN_AND ? out->codes[t] & kid->codes[t]
 							  : out->codes[t] | kid->codes[t];
-		for (unsigned sc = 0; sc < PPM_SC_MAX; sc++)
-			out->sc[sc] = n->kind == FN_AND ? out->sc[sc] & kid->sc[sc]
-							: out->sc[sc] | kid->sc[sc];
+		for (unsigned nr = 0; nr < SYSCALL_TABLE_SIZE; nr++)
+			out->nr[nr] = n->kind == FN_AND ? out->nr[nr] & kid->nr[nr]
+							: out->nr[nr] | kid->nr[nr];
 		out->exact = out->exact && kid->exact;
 	}
 	free(kid);
@@ -95,12 +95,12 @@ static int node__events(const struct fnode *n, struct evset *out)
 int filter__events(const struct filter *f, struct filter_events *out)
 {
 	struct evset *s;
-	bool all = true, any_sc = false;
+	bool all = true, any_nr = false;
 	int r;
 
 	if (!f || !f->root) {
 		memset(out->codes, 1, sizeof(out->codes));
-		memset(out->generic_sc, 1, sizeof(out->generic_sc));
+		memset(out->generic_nr, 1, sizeof(out->generic_nr));
 		out->all = true;
 		return 0;
 	}
@@ -112,19 +112,17 @@ int filter__events(const struct filter *f, struct filter_events *out)
 		free(s);
 		return r;
 	}
-	memcpy(out->generic_sc, s->sc, sizeof(out->generic_sc));
+	memcpy(out->generic_nr, s->nr, sizeof(out->generic_nr));
 	memcpy(out->codes, s->codes, sizeof(out->codes));
-	for (unsigned sc = 0; sc < PPM_SC_MAX; sc++)
-		all &= s->sc[sc];
 	/* generic events come only from syscalls routed to them: an evt.type
 	 * naming a syscall with an event of its own needs no generic events */
 	for (unsigned i = 0; i < SYSCALL_TABLE_SIZE; i++) {
-		const struct syscall_route *r = &schema_syscall_routes[i];
-
-		if (r->enter_event == PPME_GENERIC_E && r->ppm_sc < PPM_SC_MAX)
-			any_sc |= s->sc[r->ppm_sc];
+		if (schema_syscall_routes[i].enter_event != PPME_GENERIC_E)
+			continue;
+		all &= s->nr[i];
+		any_nr |= s->nr[i];
 	}
-	out->codes[PPME_GENERIC_E] = out->codes[PPME_GENERIC_X] = any_sc;
+	out->codes[PPME_GENERIC_E] = out->codes[PPME_GENERIC_X] = any_nr;
 	for (unsigned t = 0; t < PPM_EVENT_MAX; t++)
 		all &= out->codes[t];
 	out->all = all;
@@ -158,7 +156,7 @@ int filter_events__syscalls(const struct filter_events *events, uint8_t sc[SYSCA
 		if (events->all)
 			sc[i] = 1;
 		else if (r->enter_event == PPME_GENERIC_E)
-			sc[i] = r->ppm_sc < PPM_SC_MAX && events->generic_sc[r->ppm_sc];
+			sc[i] = events->generic_nr[i];
 		else
 			sc[i] = (r->enter_event < PPM_EVENT_MAX && events->codes[r->enter_event]) ||
 				(r->exit_event < PPM_EVENT_MAX && events->codes[r->exit_event]);

@@ -21,8 +21,9 @@ struct ievt {
 	int64_t tid;
 	const struct ppm_event_info *info;
 	struct schema_params params;
-	/* Generic events: the syscall's name, else info->name. */
+	/* Generic events: the syscall's name (the kernel's), else info->name. */
 	const char *name;
+	int16_t native_nr;		/* generic events: the syscall's number, else -1 */
 	struct thread_info *thread;	/* NULL when the thread is unknown */
 	/* The fd this event operates on (from its fd param, or for an exit event from
 	 * its paired enter event), and its table entry if known. */

@@ -452,6 +452,25 @@ static void evt__find_fd(struct ievt *ev, const struct evt_params *x, const stru
 	}
 }
 
+/* A generic event is named by its syscall as the kernel names it: by number,
+ * so calls newer than sysdig's table (rseq, statx...) have names too, and
+ * rt_sigreturn is not shown as sysdig's "sigreturn". */
+static void generic__name(struct ievt *ev, const struct schema_params *enter)
+{
+	int nr = schema__generic_nr(&ev->params, enter);
+
+	if (nr < 0) {
+		/* no number: sysdig's name for its code ("<unknown>" for 0) */
+		if (ev->params.n >= 1 && ev->params.len[0] == 2 &&
+		    schema__ppm_sc_name(schema__u16(ev->params.val[0])))
+			ev->name = schema__ppm_sc_name(schema__u16(ev->params.val[0]));
+		return;
+	}
+	ev->native_nr = (int16_t)nr;
+	if (schema_syscall_names[nr])
+		ev->name = schema_syscall_names[nr];
+}
+
 /* The parsers of the events that change state. */
 static void evt__dispatch(struct inspector *in, struct ievt *ev, const struct evt_params *x,
 			  const struct evt_params *e, bool clone_child)
@@ -508,6 +527,7 @@ int inspector__process(struct inspector *in, const struct capture_event *cev, st
 	ev->info = &schema_events[h.type];
 	ev->name = ev->info->name;
 	ev->fdnum = -1;
+	ev->native_nr = -1;
 	schema__params(cev->frame, &ev->params);
 	x.info = ev->info;
 	x.p = &ev->params;
@@ -515,13 +535,6 @@ int inspector__process(struct inspector *in, const struct capture_event *cev, st
 	in->cur_tid = ev->tid;
 	in->cur_ts = ev->ts;
 
-	if ((h.type == PPME_GENERIC_E || h.type == PPME_GENERIC_X) && ev->params.n >= 1 &&
-	    ev->params.len[0] == 2) {
-		const char *sc = schema__ppm_sc_name(schema__u16(ev->params.val[0]));
-
-		if (sc)
-			ev->name = sc;
-	}
 	if (PPME_IS_EXIT(h.type) && ev->params.n >= 1 && ev->params.len[0] == 8) {
 		uint8_t t0 = ev->info->params[0].type;
 
@@ -578,6 +591,8 @@ int inspector__process(struct inspector *in, const struct capture_event *cev, st
 			ep = &e;
 		}
 	}
+	if (h.type == PPME_GENERIC_E || h.type == PPME_GENERIC_X)
+		generic__name(ev, ep ? ep->p : NULL);
 	evt__find_fd(ev, &x, ep);
 
 	evt__dispatch(in, ev, &x, ep, clone_child);

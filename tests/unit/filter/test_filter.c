@@ -54,7 +54,7 @@ static uint16_t sc_code(const char *name)
 	return 0;
 }
 
-static struct tevt t_open, t_oldopen, t_read, t_conn6, t_gen, t_thread2, t_unknown, t_fail;
+static struct tevt t_open, t_oldopen, t_read, t_conn6, t_gen, t_rseq, t_thread2, t_unknown, t_fail;
 
 static void build_events(void)
 {
@@ -87,6 +87,12 @@ static void build_events(void)
 	fb__u16(fb, sc_code("clock_gettime"));
 	fb__u16(fb, 228);
 	tevt__end(&t_gen, -1);
+
+	/* a call newer than sysdig's table: ID 0, named by its number */
+	fb = tevt__begin(&t_rseq, PPME_GENERIC_E, 200, WORLD_TS);
+	fb__u16(fb, 0);
+	fb__u16(fb, 334);
+	tevt__end(&t_rseq, -1);
 
 	fb = tevt__begin(&t_thread2, PPME_SYSCALL_CLOSE_E, 201, WORLD_TS);
 	fb__u64(fb, 3);
@@ -300,6 +306,10 @@ static void test_evt_type(void)
 	NOMATCH("evt.type!=clock_gettime", &t_gen.ev);
 	MATCH("evt.type!=openat", &t_gen.ev);
 	MATCH("evt.type in (clock_gettime, openat)", &t_gen.ev);
+	MATCH("evt.type=rseq", &t_rseq.ev);
+	NOMATCH("evt.type=clock_gettime", &t_rseq.ev);
+	MATCH("evt.type startswith rs", &t_rseq.ev);
+	CHECK_STR(t_rseq.ev.name, "rseq");
 	MATCH("evt.type contains clock", &t_gen.ev);
 	NOMATCH("evt.type=clock_gettime", &t_open.ev);
 }

@@ -133,6 +133,23 @@ static void test_generic(void)
 	/* excluding a generic syscall keeps the others */
 	CHECK_INT(sets("evt.type!=clock_gettime"), 0);
 	CHECK(!sc[228] && sc[257] && set[PPME_GENERIC_E]);
+	/* calls newer than sysdig's table (PPM_SC 0) each by their own name */
+	CHECK_INT(sets("evt.type=rseq"), 0);
+	CHECK_INT(count(sc, SYSCALL_TABLE_SIZE), 1);
+	CHECK(sc[334]);
+	CHECK_INT(sets("evt.type in (rseq, futex_waitv)"), 0);
+	CHECK_INT(count(sc, SYSCALL_TABLE_SIZE), 2);
+	CHECK(sc[334] && sc[449]);
+	/* rt_sigreturn by the kernel's name and by sysdig's */
+	CHECK_INT(sets("evt.type=rt_sigreturn"), 0);
+	CHECK_INT(count(sc, SYSCALL_TABLE_SIZE), 1);
+	CHECK(sc[15]);
+	CHECK_INT(sets("evt.type=sigreturn"), 0);
+	CHECK(sc[15]);
+	/* the agent's own events route their syscalls */
+	CHECK_INT(sets("evt.type=memfd_create"), 0);
+	CHECK_INT(count(sc, SYSCALL_TABLE_SIZE), 1);
+	CHECK(sc[319] && set[PPME_SYSCALL_MEMFD_CREATE_X] && !set[PPME_GENERIC_E]);
 }
 
 static void test_misc(void)

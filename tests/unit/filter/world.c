@@ -107,9 +107,12 @@ struct ievt *tevt__end(struct tevt *t, int64_t fdnum)
 	ev->info = schema__event(h->type);
 	schema__params(t->buf, &ev->params);
 	ev->name = ev->info->name;
-	if ((ev->type == PPME_GENERIC_E || ev->type == PPME_GENERIC_X) && ev->params.n &&
-	    ev->params.len[0] == 2)
-		ev->name = schema__ppm_sc_name(schema__u16(ev->params.val[0]));
+	ev->native_nr = -1;
+	if (ev->type == PPME_GENERIC_E || ev->type == PPME_GENERIC_X) {
+		ev->native_nr = (int16_t)schema__generic_nr(&ev->params, NULL);
+		if (ev->native_nr >= 0)
+			ev->name = schema_syscall_names[ev->native_nr];
+	}
 	ev->thread = thread_table__find(&world_threads, ev->tid);
 	ev->fdnum = fdnum;
 	for (uint32_t i = 0; i < ev->params.n; i++) {

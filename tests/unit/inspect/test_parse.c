@@ -102,7 +102,21 @@ static void test_fields_and_pairing(void)
 	CHECK(t_emit(t, PPME_GENERIC_X, 10, "w", schema_syscall_routes[110].ppm_sc) == 0);
 	CHECK_STR(t->ev.name, "getppid");
 	CHECK(t->ev.enter != NULL && !t->ev.has_res);
+	CHECK_INT(t->ev.native_nr, 110);
+	/* the kernel's name by number: newer calls, rt_sigreturn (sysdig: sigreturn) */
+	CHECK(t_emit(t, PPME_GENERIC_E, 10, "ww", 0u, 334u) == 0);
+	CHECK_STR(t->ev.name, "rseq");
+	CHECK(t_emit(t, PPME_GENERIC_X, 10, "w", 0u) == 0);
+	CHECK_STR(t->ev.name, "rseq");	/* from its enter */
+	CHECK_INT(t->ev.native_nr, 334);
+	CHECK(t_emit(t, PPME_GENERIC_X, 11, "w", 0u) == 0);
+	CHECK_STR(t->ev.name, "<unknown>");	/* no enter, no number */
+	CHECK_INT(t->ev.native_nr, -1);
+	CHECK(t_emit(t, PPME_GENERIC_X, 11, "w", schema_syscall_routes[15].ppm_sc) == 0);
+	CHECK_STR(t->ev.name, "rt_sigreturn");
 	CHECK(t_emit(t, PPME_GENERIC_E, 10, "ww", 60000u, 1u) == 0);
+	CHECK_STR(t->ev.name, "write");
+	CHECK(t_emit(t, PPME_GENERIC_E, 10, "ww", 60000u, 60000u) == 0);
 	CHECK_STR(t->ev.name, "syscall");
 
 	inspector__free(t->in);

@@ -4,6 +4,7 @@
 #define META_LIVE_H
 
 #include <errno.h>
+#include <fcntl.h>
 
 #include "../fs/fs_live.h"
 
@@ -20,6 +21,15 @@ static int meta_errno;
 		meta_errno = errno;                \
 		harness__drain(h, live__tid());    \
 	} while (0)
+
+/* Creates the file PATH (mode 0600) holding the LEN bytes at DATA. */
+static inline void meta__create(const char *path, const void *data, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	EXPECT(fd >= 0 && write(fd, data, len) == (ssize_t)len);
+	close(fd);
+}
 
 /* X (found or NULL) and the enter event kept right before it: both headers are
  * this thread's and complete. Returns X when both are there, else NULL. */

@@ -117,14 +117,11 @@ int main(void)
 {
 	struct harness *h = harness__open(256, &capture_self);
 	char path[128];
-	int fd;
 
 	live__tmpdir(dir, sizeof(dir), "meta_dir");
 	for (const char *n = "abc"; *n; n++) {
 		snprintf(path, sizeof(path), "%s/%c", dir, *n);
-		fd = open(path, O_WRONLY | O_CREAT, 0600);
-		EXPECT(fd >= 0);
-		close(fd);
+		meta__create(path, "", 0);
 	}
 	test_getdents(h);
 	test_getcwd(h);

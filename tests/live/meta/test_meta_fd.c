@@ -151,13 +151,10 @@ int main(void)
 {
 	struct harness *h = harness__open(256, &capture_self);
 	char buf[100] = { 0 };
-	int fd;
 
 	live__tmpdir(dir, sizeof(dir), "meta_fd");
 	snprintf(file, sizeof(file), "%s/f", dir);
-	fd = open(file, O_WRONLY | O_CREAT, 0600);
-	EXPECT(fd >= 0 && write(fd, buf, sizeof(buf)) == sizeof(buf));
-	close(fd);
+	meta__create(file, buf, sizeof(buf));
 	test_lseek(h);
 	test_flock(h);
 	test_fcntl(h);

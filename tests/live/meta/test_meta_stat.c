@@ -128,15 +128,12 @@ static void test_access(struct harness *h)
 int main(void)
 {
 	struct harness *h = harness__open(256, &capture_self);
-	int fd;
 
 	live__tmpdir(dir, sizeof(dir), "meta_stat");
 	snprintf(file, sizeof(file), "%s/f", dir);
 	snprintf(link_path, sizeof(link_path), "%s/l", dir);
 	snprintf(missing, sizeof(missing), "%s/missing", dir);
-	fd = open(file, O_WRONLY | O_CREAT, 0600);
-	EXPECT(fd >= 0 && write(fd, "hello", 5) == 5);
-	close(fd);
+	meta__create(file, "hello", 5);
 	EXPECT(symlink(file, link_path) == 0);
 	test_stat_lstat(h);
 	test_unfaulted_path(h);

@@ -8,6 +8,9 @@
 
 #include "../fs/fs_live.h"
 
+/* The test's scratch directory, a file in it and the name of no file there. */
+static char dir[64], file[128], missing[128];
+
 /* errno of the last META_CALL (the drains may change errno). */
 static int meta_errno;
 
@@ -29,6 +32,16 @@ static inline void meta__create(const char *path, const void *data, size_t len)
 
 	EXPECT(fd >= 0 && write(fd, data, len) == (ssize_t)len);
 	close(fd);
+}
+
+/* Makes a fresh scratch directory named after the test (NAME), with FILE in it
+ * holding the LEN bytes at DATA. */
+static inline void meta__scratch(const char *name, const void *data, size_t len)
+{
+	live__tmpdir(dir, sizeof(dir), name);
+	snprintf(file, sizeof(file), "%s/f", dir);
+	snprintf(missing, sizeof(missing), "%s/missing", dir);
+	meta__create(file, data, len);
 }
 
 /* X (found or NULL) and the enter event kept right before it: both headers are

@@ -6,8 +6,6 @@
 
 #include "meta_live.h"
 
-static char dir[64], file[128], missing[128];
-
 /* The result must be WANT and the file's mode WANT_MODE afterwards (when WANT is
  * 0); the exit's res param WANT. */
 static void check_res(long r, long want, const char *path, mode_t want_mode)
@@ -102,10 +100,7 @@ int main(void)
 {
 	struct harness *h = harness__open(256, &capture_self);
 
-	live__tmpdir(dir, sizeof(dir), "meta_chmod");
-	snprintf(file, sizeof(file), "%s/f", dir);
-	snprintf(missing, sizeof(missing), "%s/missing", dir);
-	meta__create(file, "", 0);
+	meta__scratch("meta_chmod", "", 0);
 	test_chmod(h);
 	test_fchmod(h);
 	test_fchmodat(h);

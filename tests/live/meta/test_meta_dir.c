@@ -6,8 +6,6 @@
 
 #include "meta_live.h"
 
-static char dir[64];
-
 /* getdents or getdents64 (NR) of SIZE bytes on FD: the enter has the fd, the exit
  * the call's result, which must be WANT (or > 0 when WANT is 1). */
 static void dents_case(struct harness *h, long nr, int fd, unsigned int size, long want)
@@ -97,11 +95,8 @@ static void chroot_case(struct harness *h, const char *path, long want)
 /* chroot to "/" leaves the root as it was; the others fail. */
 static void test_chroot(struct harness *h)
 {
-	char missing[128], file[128];
 	int fd;
 
-	snprintf(missing, sizeof(missing), "%s/missing", dir);
-	snprintf(file, sizeof(file), "%s/a", dir);
 	chroot_case(h, "/", 0);
 	chroot_case(h, missing, -ENOENT);
 	chroot_case(h, file, -ENOTDIR);
@@ -116,13 +111,8 @@ static void test_chroot(struct harness *h)
 int main(void)
 {
 	struct harness *h = harness__open(256, &capture_self);
-	char path[128];
 
-	live__tmpdir(dir, sizeof(dir), "meta_dir");
-	for (const char *n = "abc"; *n; n++) {
-		snprintf(path, sizeof(path), "%s/%c", dir, *n);
-		meta__create(path, "", 0);
-	}
+	meta__scratch("meta_dir", "", 0);
 	test_getdents(h);
 	test_getcwd(h);
 	test_chroot(h);

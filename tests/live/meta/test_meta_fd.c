@@ -6,8 +6,6 @@
 
 #include "meta_live.h"
 
-static char dir[64], file[128];
-
 /* The only XTYPE exit since the last drain and its enter: res must be WANT and
  * the enter's fd FD. Returns the enter event. */
 static struct hevt *check_fd_call(struct harness *h, uint16_t xtype, int fd, long want)
@@ -152,9 +150,7 @@ int main(void)
 	struct harness *h = harness__open(256, &capture_self);
 	char buf[100] = { 0 };
 
-	live__tmpdir(dir, sizeof(dir), "meta_fd");
-	snprintf(file, sizeof(file), "%s/f", dir);
-	meta__create(file, buf, sizeof(buf));
+	meta__scratch("meta_fd", buf, sizeof(buf));
 	test_lseek(h);
 	test_flock(h);
 	test_fcntl(h);

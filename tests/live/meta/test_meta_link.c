@@ -5,8 +5,6 @@
 
 #include "meta_live.h"
 
-static char dir[64], file[128];
-
 /* The exit of XTYPE whose string param I is S (its enter checked too), with RES
  * in param 0. */
 static struct hevt *find_res(struct harness *h, uint16_t xtype, uint32_t i, const char *s,
@@ -38,11 +36,10 @@ static void two_names_case(struct harness *h, long nr, const char *old, const ch
 
 static void test_link_symlink(struct harness *h)
 {
-	char a[128], b[128], missing[128];
+	char a[128], b[128];
 
 	snprintf(a, sizeof(a), "%s/hard", dir);
 	snprintf(b, sizeof(b), "%s/soft", dir);
-	snprintf(missing, sizeof(missing), "%s/missing", dir);
 	two_names_case(h, SYS_link, file, a, 0);
 	two_names_case(h, SYS_link, file, a, -EEXIST);
 	two_names_case(h, SYS_link, missing, b, -ENOENT);
@@ -123,9 +120,7 @@ int main(void)
 {
 	struct harness *h = harness__open(256, &capture_self);
 
-	live__tmpdir(dir, sizeof(dir), "meta_link");
-	snprintf(file, sizeof(file), "%s/f", dir);
-	meta__create(file, "", 0);
+	meta__scratch("meta_link", "", 0);
 	test_link_symlink(h);
 	test_linkat(h);
 	test_symlinkat(h);

@@ -7,7 +7,7 @@
 
 #include "meta_live.h"
 
-static char dir[64], file[128], link_path[128], missing[128];
+static char link_path[128];
 
 /* A stat-like call on PATH: the exit has RES and PATH, the enter no params. */
 static void check_res_path(struct harness *h, uint16_t xtype, long r, long want, const char *path)
@@ -129,11 +129,8 @@ int main(void)
 {
 	struct harness *h = harness__open(256, &capture_self);
 
-	live__tmpdir(dir, sizeof(dir), "meta_stat");
-	snprintf(file, sizeof(file), "%s/f", dir);
+	meta__scratch("meta_stat", "hello", 5);
 	snprintf(link_path, sizeof(link_path), "%s/l", dir);
-	snprintf(missing, sizeof(missing), "%s/missing", dir);
-	meta__create(file, "hello", 5);
 	EXPECT(symlink(file, link_path) == 0);
 	test_stat_lstat(h);
 	test_unfaulted_path(h);

@@ -36,6 +36,13 @@
 #define NAT_AT_SYMLINK_FOLLOW	0x400
 #define NAT_AT_EMPTY_PATH	0x1000
 
+/* A string param holding "" (only its NUL). */
+static __always_inline void meta__empty_str(struct filler *f)
+{
+	f->s->data[f->s->off & FRAME_MASK] = 0;
+	filler__commit(f, 1);
+}
+
 /* An event without params (the enter events of calls that say it all on exit). */
 static __always_inline int meta__no_params(void *ctx, __u16 type)
 {

@@ -28,7 +28,8 @@ FILLER(syscall_getcwd_e)
 }
 
 /* getcwd(buf, size): res is the length with the NUL. The kernel writes buf only on
- * success; a failed call sends an empty path rather than what buf held before. */
+ * success; a failed call sends "" rather than what buf held before (a string, not
+ * an absent param: sysdig prints bytes beyond the event for an absent CHARBUF). */
 FILLER_EXIT(syscall_getcwd_x)
 {
 	struct filler f;
@@ -37,7 +38,7 @@ FILLER_EXIT(syscall_getcwd_x)
 		return 0;
 	filler__s64(&f, f.ret);
 	if (f.ret < 0)
-		filler__empty(&f);
+		meta__empty_str(&f);
 	else
 		filler__str_user(&f, (const void *)filler__arg(&f, 0));
 	return filler__submit(&f);

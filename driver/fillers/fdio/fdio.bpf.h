@@ -34,22 +34,21 @@ static __always_inline __u64 fdio__user_u64(unsigned long uptr)
 }
 
 /* A size param: the sum of the CNT iovec lengths at IOV, empty when the array
- * cannot be read. Returns the sum (-1 for unreadable). */
-static __always_inline long fdio__iov_size(struct filler *f, const struct iovec *iov,
-					   unsigned long cnt, long ret)
+ * cannot be read. READ_RES >= 0 is a read's result: the size is no more than the
+ * bytes it got, as sysdig reports it (pass -1 for writes). */
+static __always_inline void fdio__iov_size(struct filler *f, const struct iovec *iov,
+					   unsigned long cnt, long read_res)
 {
 	long total = fs__iov_total(iov, cnt);
 
-	if (total < 0)
+	if (total < 0) {
 		COUNT(n_drops_pf);
-	/* A read reports what it got: no more than res bytes. */
-	else if (ret >= 0 && total > ret)
-		total = ret;
-	if (total >= 0)
-		filler__u32(f, total);
-	else
 		filler__empty(f);
-	return total;
+		return;
+	}
+	if (read_res >= 0 && total > read_res)
+		total = read_res;
+	filler__u32(f, total);
 }
 
 #endif

@@ -14,7 +14,8 @@ FILLER(syscall_seccomp_e)
 
 	if (FILLER_BEGIN(&f, ctx, SYSCALL_SECCOMP_E))
 		return 0;
-	filler__u64(&f, filler__arg(&f, 0));
+	/* op is an unsigned int: the register's upper half is not part of it. */
+	filler__u64(&f, (__u32)filler__arg(&f, 0));
 	return filler__submit(&f);
 }
 
@@ -26,14 +27,15 @@ FILLER(syscall_bpf_e)
 
 	if (FILLER_BEGIN(&f, ctx, SYSCALL_BPF_E))
 		return 0;
-	filler__s64(&f, filler__arg(&f, 0));
+	/* cmd is an int, like an fd. */
+	filler__s64(&f, (int)filler__arg(&f, 0));
 	return filler__submit(&f);
 }
 
 FILLER_EXIT(syscall_bpf_x)
 {
 	struct filler f;
-	unsigned long cmd;
+	int cmd;
 
 	if (FILLER_BEGIN(&f, ctx, SYSCALL_BPF_X))
 		return 0;

@@ -15,6 +15,8 @@
 #define NAT_MS_MGC_MSK 0xffff0000UL
 #define NAT_MS_MGC_VAL 0xc0ed0000UL
 
+static const char cred_null_str[] = "(NULL)";
+
 /* What an event filled by cred__simple carries. */
 enum cred_simple {
 	CRED_NOTHING,	/* an enter event without params (getuid, setsid, ...) */
@@ -53,6 +55,17 @@ static __always_inline void filler__dyn(struct filler *f, __u8 idx, __u64 v, __u
 	else
 		__builtin_memcpy(&s->data[(s->off + 1) & FRAME_MASK], &v, sizeof(v));
 	filler__commit(f, 1 + (len == 1 ? 1 : sizeof(v)));
+}
+
+/* A string arg that may be NULL (mount's dev and type, quotactl's special): NULL
+ * is sent as "(NULL)", as sysdig's kernel module did (its BPF probe dropped the
+ * event instead); sysdig -r prints an empty string param as leftover bytes. */
+static __always_inline void filler__str_user_or_null(struct filler *f, const void *uptr)
+{
+	if (uptr)
+		filler__str_user(f, uptr);
+	else
+		filler__str_kernel(f, cred_null_str);
 }
 
 /* pid_t args are C ints: the register's upper half is not part of them. */

@@ -1,8 +1,8 @@
 /* mount(dev, dir, type, flags, data) and umount2(name, flags). The mount flags
  * are the native MS_* bits (PPM's mount_flags have their values) without the old
  * magic number; the umount flags are native MNT_* bits (same values too). The
- * strings are sent on exit, as sysdig does; a NULL one (a bind mount's type) is
- * empty. */
+ * strings are sent on exit, as sysdig does; a NULL dev or type (a remount, a
+ * bind mount) is "(NULL)". */
 #include "cred.bpf.h"
 
 FILLER(syscall_mount_e)
@@ -26,9 +26,9 @@ FILLER_EXIT(syscall_mount_x)
 	if (FILLER_BEGIN(&f, ctx, SYSCALL_MOUNT_X))
 		return 0;
 	filler__s64(&f, f.ret);
-	filler__str_user(&f, (const void *)filler__arg(&f, 0));
+	filler__str_user_or_null(&f, (const void *)filler__arg(&f, 0));
 	filler__str_user(&f, (const void *)filler__arg(&f, 1));
-	filler__str_user(&f, (const void *)filler__arg(&f, 2));
+	filler__str_user_or_null(&f, (const void *)filler__arg(&f, 2));
 	return filler__submit(&f);
 }
 

@@ -125,7 +125,7 @@ FILLER_EXIT(syscall_quotactl_x)
 	ppm = quota__cmd((__u32)filler__arg(&f, 0));
 	addr = (const void *)filler__arg(&f, 3);
 	filler__s64(&f, f.ret);
-	filler__str_user(&f, (const void *)filler__arg(&f, 1));
+	filler__str_user_or_null(&f, (const void *)filler__arg(&f, 1));
 	if (ppm == PPM_QUOTACTL_CMDS_Q_QUOTAON) {
 		filler__str_user(&f, addr);
 	} else {

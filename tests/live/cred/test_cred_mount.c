@@ -45,15 +45,10 @@ static void check_mount(struct harness *h, int64_t tid, int *at, uint32_t flags,
 		return;
 	EXPECT_INTS(e, flags);
 	EXPECT_INTS(x, res);
-	if (dev)
-		EXPECT_PARAM_STR(x, 1, dev);
-	else
-		EXPECT_PARAM_EMPTY(x, 1);
+	/* NULL is sent as "(NULL)", as sysdig's kernel module does. */
+	EXPECT_PARAM_STR(x, 1, dev ? dev : "(NULL)");
 	EXPECT_PARAM_STR(x, 2, dir_);
-	if (type)
-		EXPECT_PARAM_STR(x, 3, type);
-	else
-		EXPECT_PARAM_EMPTY(x, 3);
+	EXPECT_PARAM_STR(x, 3, type ? type : "(NULL)");
 }
 
 static void check_umount(struct harness *h, int64_t tid, int *at, uint32_t flags, int64_t res,

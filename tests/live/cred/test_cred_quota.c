@@ -50,10 +50,8 @@ static void check(struct harness *h, int64_t tid, int *at, const struct quota_ca
 		return;
 	EXPECT_INTS(e, c->ppm_cmd, c->ppm_type, c->ppm_id, c->ppm_fmt);
 	EXPECT_INTS(x, c->res);
-	if (c->special)
-		EXPECT_PARAM_STR(x, 1, c->special);
-	else
-		EXPECT_PARAM_EMPTY(x, 1);
+	/* NULL is sent as "(NULL)", as sysdig's kernel module does. */
+	EXPECT_PARAM_STR(x, 1, c->special ? c->special : "(NULL)");
 	EXPECT_PARAM_STR(x, 2, c->file);
 	cred__ints(x, 3, c->fields, 11, __LINE__);
 }

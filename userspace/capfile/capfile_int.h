@@ -60,6 +60,15 @@ enum {
 #include "capfile.h"
 #include "inspect.h"
 
+/* generic.c: FRAME as sysdig 0.29.3 can read it: the agent's own events (codes
+ * from PPM_SYSDIG_EVENT_MAX) become the generic pair, built in OUT; any other
+ * frame is returned as is. */
+struct capfile_generic {
+	uint8_t buf[PPM_HDR_LEN + 8];
+};
+const struct ppm_evt_hdr *capfile__as_generic(const struct ppm_evt_hdr *frame,
+					      struct capfile_generic *out);
+
 /* lists.c: import the body (between block header and trailer) of a process or
  * fd list block into IN. 0, -ENOMEM, or -EINVAL for a malformed block (entries
  * before the bad one stay imported). */

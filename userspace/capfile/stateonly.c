@@ -16,7 +16,9 @@ int capfile_writer__write_state_only(struct capfile_writer *w, uint16_t cpu,
 				     const struct ppm_evt_hdr *frame)
 {
 	uint32_t flen, flags = CAPFILE_DF_STATE_ONLY;
+	struct capfile_generic g;
 
+	frame = capfile__as_generic(frame, &g);
 	memcpy(&flen, (const uint8_t *)frame + offsetof(struct ppm_evt_hdr, len), 4);
 	if (flen < PPM_HDR_LEN || flen > PPM_MAX_EVENT_SIZE)
 		return -EINVAL;

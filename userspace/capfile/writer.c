@@ -155,10 +155,12 @@ int capfile_writer__write(struct capfile_writer *w, uint16_t cpu,
 			  const struct ppm_evt_hdr *frame)
 {
 	static const uint8_t zeros[4];
+	struct capfile_generic g;
 	uint32_t flen, blen, pad, hdr[2];
 	uint8_t lead[2];
 	int err;
 
+	frame = capfile__as_generic(frame, &g);
 	memcpy(&flen, (const uint8_t *)frame + offsetof(struct ppm_evt_hdr, len), 4);
 	if (flen < PPM_HDR_LEN || flen > PPM_MAX_EVENT_SIZE)
 		return -EINVAL;

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Coverage: a program making the syscalls a typical process makes (loader start-
+# up, files, fds, sockets, a thread, timers, signals, polling, newer calls) runs
+# under strace -f while the agent captures it: every call strace saw is named
+# the same by the agent, in the same order per thread, and every decoded one
+# carries strace's result. The -w file of that run reads the same in sysdig -r.
+source "$(dirname "$0")/lib.sh"
+need_live
+need_pkgs strace
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+
+mkdir "$TMP/d"
+start_agent "$TMP/out" "$TMP/err" -p '*%thread.tid %evt.dir %evt.type %evt.rawres' \
+	-w "$TMP/cov.scap" 'proc.name=syscall_cov'
+expect "the agent captures" kill -0 "$AGENT_PID"
+strace -f -qq -o "$TMP/strace" "$SYSCALL_COV" "$TMP/d"; rc=$?
+sleep 1	# the agent stops at once on SIGTERM: let it read the run's last events
+stop_agent
+expect "the program ran to its end (rc $rc)" [ "$rc" = 0 ]
+expect "no event was dropped" grep -q ' 0 dropped, 0 malformed' "$TMP/err"
+python3 "$SRC/tests/e2e/coverage/compare.py" "$SRC" "$TMP/strace" "$TMP/out" >"$TMP/cmp"; rc=$?
+cat "$TMP/cmp"
+expect "every syscall strace saw is named the same, decoded results equal strace's" [ "$rc" = 0 ]
+expect "the run covers at least 80 distinct syscalls" \
+	[ "$(sed -n 's/.* threads, \([0-9]*\) distinct.*/\1/p' "$TMP/cmp")" -ge 80 ]
+expect "at least 100 decoded results compared" \
+	[ "$(sed -n 's/.* syscalls, \([0-9]*\) decoded.*/\1/p' "$TMP/cmp")" -ge 100 ]
+
+# The same run's -w file: sysdig reads every event and decodes it as we do.
+if command -v sysdig >/dev/null; then
+	"$AGENT" -r "$TMP/cov.scap" >"$TMP/ag" 2>/dev/null
+	sysdig -r "$TMP/cov.scap" >"$TMP/sd" 2>/dev/null
+	python3 "$SRC/tests/e2e/coverage/same_lines.py" "$TMP/ag" "$TMP/sd"; rc=$?
+	expect "sysdig -r prints our -w file as agent -r does" [ "$rc" = 0 ]
+	expect "the file holds the run (more than 250 events)" [ "$(wc -l <"$TMP/ag")" -gt 250 ]
+fi
+finish

@@ -302,7 +302,8 @@ static void path__resolve(const struct ievt *ev, const struct ppm_param_info *pi
 	} else {
 		const struct fd_info *fd = fd__lookup(ev, dirfd);
 
-		base = fd ? fd->name : NULL;
+		/* an unknown dirfd: sysdig resolves against an empty base */
+		base = fd ? fd->name : "";
 	}
 	if (!base)
 		return;
@@ -585,10 +586,16 @@ static void render_value(const struct ievt *ev, const struct ppm_param_info *pi,
 	}
 	case PT_UID:
 	case PT_GID:
-		sbuf__u64(o, (uint32_t)v);
+		/* -1 is "no id" (setresuid's "unchanged"): sysdig prints -1(<NONE>) */
+		if ((uint32_t)v == UINT32_MAX)
+			sbuf__i64(o, -1);
+		else
+			sbuf__u64(o, (uint32_t)v);
 		res_begin(o, &m);
 		name = pi->type == PT_UID ? users__name((uint32_t)v) : groups__name((uint32_t)v);
-		if (!name)
+		if ((uint32_t)v == UINT32_MAX)
+			name = "<NONE>";
+		else if (!name)
 			name = "<NA>";
 		text__append_clean(o, name, strlen(name));
 		res_end(o, &m, mode);

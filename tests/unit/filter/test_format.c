@@ -306,6 +306,32 @@ static void test_json_odd_names(void)
 }
 
 /* After warm-up, formatting reuses the buffers: no growth. */
+/* sysdig's renderings: a uid of -1 ("unchanged") and a path relative to a dirfd
+ * the fd table does not know (resolved against an empty base). */
+static void test_sysdig_quirks(void)
+{
+	struct format *f = C("%evt.args");
+	struct frame_builder *fb;
+	struct tevt t;
+	int rc;
+
+	fb = tevt__begin(&t, PPME_SYSCALL_SETRESUID_E, 200, WORLD_TS);
+	fb__u32(fb, UINT32_MAX);
+	fb__u32(fb, 0);
+	fb__u32(fb, UINT32_MAX);
+	tevt__end(&t, -1);
+	CHECK_STR(text(f, &t.ev, &rc), "ruid=-1(<NONE>) euid=0(root) suid=-1(<NONE>) \n");
+
+	fb = tevt__begin(&t, PPME_SYSCALL_SYMLINKAT_X, 200, WORLD_TS);
+	fb__u64(fb, (uint64_t)-9);
+	fb__str(fb, "target");
+	fb__u64(fb, 9999);
+	fb__str(fb, "s3");
+	tevt__end(&t, -1);
+	CHECK_STR(text(f, &t.ev, &rc), "res=-9(EBADF) target=target linkdirfd=9999 linkpath=s3(s3) \n");
+	format__free(f);
+}
+
 static void test_no_growth(void)
 {
 	struct format *def = C(FORMAT_DEFAULT);
@@ -341,6 +367,7 @@ int main(void)
 	test_json();
 	test_escape();
 	test_json_odd_names();
+	test_sysdig_quirks();
 	test_no_growth();
 
 	sbuf__free(&out);

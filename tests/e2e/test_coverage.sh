@@ -26,12 +26,26 @@ expect "the run covers at least 80 distinct syscalls" \
 expect "at least 100 decoded results compared" \
 	[ "$(sed -n 's/.* syscalls, \([0-9]*\) decoded.*/\1/p' "$TMP/cmp")" -ge 100 ]
 
+# A shell's redirection of a builtin: bash saves stdout with fcntl(F_DUPFD),
+# dup2s the file onto 1, writes, and restores 1; the next write goes to the pipe.
+start_agent "$TMP/bout" "$TMP/berr" -p '%fd.num %fd.type %fd.name' \
+	"proc.name=cov_bash and evt.type=write and evt.dir=<"
+cp /bin/bash "$TMP/cov_bash"
+"$TMP/cov_bash" -c "echo redirected > $TMP/r; echo piped" | cat >/dev/null
+sleep 1
+stop_agent
+expect "a builtin's redirected write names the file" grep -qx "1 file $TMP/r" "$TMP/bout"
+expect "the next write names stdout, restored from the saved fd" grep -qx "1 pipe .*" "$TMP/bout"
+
 # The same run's -w file: sysdig reads every event and decodes it as we do.
 if command -v sysdig >/dev/null; then
 	"$AGENT" -r "$TMP/cov.scap" >"$TMP/ag" 2>/dev/null
 	sysdig -r "$TMP/cov.scap" >"$TMP/sd" 2>/dev/null
+	[ -n "${KEEP:-}" ] && cp "$TMP/cov.scap" "$KEEP/"	# to look into a failure
 	python3 "$SRC/tests/e2e/coverage/same_lines.py" "$TMP/ag" "$TMP/sd"; rc=$?
 	expect "sysdig -r prints our -w file as agent -r does" [ "$rc" = 0 ]
 	expect "the file holds the run (more than 250 events)" [ "$(wc -l <"$TMP/ag")" -gt 250 ]
+	expect "agent -r names the agent's own events by their syscall" \
+		grep -q '> memfd_create' "$TMP/ag"
 fi
 finish

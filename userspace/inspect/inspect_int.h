@@ -212,6 +212,9 @@ void parse__procexit(struct inspector *in, struct ievt *ev);
 void parse__procexit_reap(struct inspector *in);
 void parse__chdir_exit(struct inspector *in, struct ievt *ev, const struct evt_params *x,
 		       const struct evt_params *e);
+/* parse_cred.c: setuid/setgid/setresuid/setresgid, setsid, setpgid. */
+void parse__cred_exit(struct inspector *in, struct ievt *ev, const struct evt_params *x,
+		      const struct evt_params *e);
 /* parse_fd.c: events that create, change or destroy fds. */
 void parse__fd_exit(struct inspector *in, struct ievt *ev, const struct evt_params *x,
 		    const struct evt_params *e);

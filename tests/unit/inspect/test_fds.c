@@ -354,18 +354,13 @@ int main(void)
 {
 	char *root = t_tmpdir();
 
-	unsetenv("HOST_ROOT");
-	t = calloc(1, sizeof(*t));
-	t->in = t_inspector(root, 0);
-	CHECK(t->in != NULL);
+	t = t_new(root);
 	CHECK(t_spawn(t, TID, 1, "app", "/home/u") == 0);
 	test_open_paths();
 	test_dup_close();
 	test_pipe_and_friends();
 	test_sockets();
 	test_read_uses_fd();
-	inspector__free(t->in);
-	free(t);
-	t_rmtree(root);
+	t_free(t, root);
 	return t_report();
 }

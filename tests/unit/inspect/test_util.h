@@ -116,6 +116,29 @@ static inline struct inspector *t_inspector(const char *root, uint32_t max_threa
 	return inspector__new(&o);
 }
 
+/* A context with an inspector on an empty HOST_ROOT (no /proc scan), for
+ * tests that feed events only; t_free ends it and removes ROOT. */
+static inline struct t_ctx *t_new(const char *root)
+{
+	struct t_ctx *t = calloc(1, sizeof(*t));
+
+	unsetenv("HOST_ROOT");
+	if (!t)
+		exit(2);
+	t->in = t_inspector(root, 0);
+	CHECK(t->in != NULL);
+	return t;
+}
+
+static int t_rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw);
+
+static inline void t_free(struct t_ctx *t, const char *root)
+{
+	inspector__free(t->in);
+	free(t);
+	nftw(root, t_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 /* ---- fake HOST_ROOT trees ---- */
 
 static inline void t_mkdirs(const char *path)

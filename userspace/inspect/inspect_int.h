@@ -52,6 +52,9 @@ struct fd_info *fd_table__add(struct fd_table *t, int64_t fd);
 struct fd_info *fd_table__detach(struct fd_table *t, int64_t fd);
 /* Frees the fds marked O_CLOEXEC (exec). Returns how many. */
 size_t fd_table__close_cloexec(struct fd_table *t);
+/* close_range: frees the fds in [FIRST, LAST], or with CLOEXEC only marks them
+ * O_CLOEXEC. Returns how many. */
+size_t fd_table__close_range(struct fd_table *t, int64_t first, int64_t last, bool cloexec);
 /* Copies SRC's contents (name duplicated) into DST, keeping DST's fd. */
 int fd_info__copy(struct fd_info *dst, const struct fd_info *src);
 int fd_info__set_name(struct fd_info *fi, const char *name, size_t len);
@@ -215,8 +218,22 @@ void parse__chdir_exit(struct inspector *in, struct ievt *ev, const struct evt_p
 /* parse_cred.c: setuid/setgid/setresuid/setresgid, setsid, setpgid. */
 void parse__cred_exit(struct inspector *in, struct ievt *ev, const struct evt_params *x,
 		      const struct evt_params *e);
+/* A pid as thread TI names it (0 itself, else in its pid namespace) as the host
+ * pid the table uses; -1 when that cannot be known (another namespace). */
+int64_t thread__host_pid(const struct thread_info *ti, int64_t v);
 /* parse_fd.c: events that create, change or destroy fds. */
 void parse__fd_exit(struct inspector *in, struct ievt *ev, const struct evt_params *x,
 		    const struct evt_params *e);
+/* A new (or reset) entry FD of TYPE in the event's thread, made the event's fd;
+ * NULL when FD < 0 or there is no table. */
+struct fd_info *parse__new_fd(struct ievt *ev, int64_t fd, enum fd_type type);
+/* An opened path: NAME made absolute against DIRFD or the cwd (FD < 0: the
+ * event alone shows it). */
+void parse__open_path(struct inspector *in, struct ievt *ev, int64_t fd, int64_t dirfd,
+		      const char *name, uint32_t flags, uint32_t dev);
+/* parse_fdnew.c: fds of the calls sysdig 0.29.3 did not parse (memfd_create,
+ * pidfd_open/getfd, io_uring_setup, userfaultfd, open_tree, close_range).
+ * Returns false for other events. */
+bool parse__fdnew_exit(struct inspector *in, struct ievt *ev, const struct evt_params *x);
 
 #endif

@@ -43,9 +43,7 @@ static void pgrp__set(struct inspector *in, struct thread_info *main, int64_t pg
 		inspector__for_each_thread(in, pgrp__set_one, &c);
 }
 
-/* A pid as the caller TI names it (its pid namespace) to the host pid our
- * table uses; -1 when it cannot be known (another namespace, not the caller). */
-static int64_t pid__to_host(const struct thread_info *ti, int64_t v)
+int64_t thread__host_pid(const struct thread_info *ti, int64_t v)
 {
 	if (v == 0 || v == ti->vpid)
 		return ti->pid;
@@ -88,13 +86,13 @@ void parse__cred_exit(struct inspector *in, struct ievt *ev, const struct evt_pa
 		break;
 	case PPME_SYSCALL_SETPGID_X: {
 		/* setpgid(pid, pgid): pid 0 is the caller, pgid 0 is that pid */
-		int64_t pid = pid__to_host(ti, evp__int(e, 0, -1));
+		int64_t pid = thread__host_pid(ti, evp__int(e, 0, -1));
 		int64_t pgid = evp__int(e, 1, -1);
 
 		if (pid < 0 || pgid < 0 || !(main = thread_table__find(in->threads, pid)) ||
 		    main->pid != pid)
 			break;
-		pgid = pgid == 0 ? pid : pid__to_host(ti, pgid);
+		pgid = pgid == 0 ? pid : thread__host_pid(ti, pgid);
 		if (pgid >= 0)
 			pgrp__set(in, main, pgid, 0, false);
 		break;

@@ -75,6 +75,12 @@ static void classify(struct procfs *p, int64_t pid, const char *fdpath, const ch
 		for (size_t i = 0; i < sizeof(anon_types) / sizeof(anon_types[0]); i++)
 			if (strcmp(target + 11, anon_types[i].name) == 0)
 				fi->type = anon_types[i].type;
+		/* A typed one has no name, as sysdig's scan and its events give
+		 * (eventfd(2) and friends); others keep their link text. */
+		if (fi->type != FDT_UNKNOWN) {
+			free(fi->name);
+			fi->name = NULL;
+		}
 		return;
 	}
 	fi->type = FDT_UNKNOWN;

@@ -178,6 +178,12 @@ static void test_fake_tree(void)
 	CHECK(f && f->type == FDT_IPV4_SOCK && f->l4proto == IPPROTO_UDP &&
 	      strcmp(f->name, "0.0.0.0:53") == 0);
 	CHECK(fd_table__find(p->fds, 18) && fd_table__find(p->fds, 18)->type == FDT_UNKNOWN);
+	/* typed anon inodes have no name (as when made by an event), others
+	 * their link text */
+	CHECK(fd_table__find(p->fds, 9) && fd_table__find(p->fds, 9)->name == NULL);
+	CHECK(fd_table__find(p->fds, 12) && fd_table__find(p->fds, 12)->name == NULL);
+	CHECK_STR(fd_table__find(p->fds, 18) ? fd_table__find(p->fds, 18)->name : NULL,
+		  "anon_inode:[pidfd]");
 	CHECK(fd_table__find(p->fds, 19) == NULL);
 	CHECK_INT(fd_table__count(p->fds), 18);
 

@@ -108,6 +108,16 @@ int path__resolve(const char *base, const char *path, char *out, size_t n);
 
 /* Fills FI from a SOCKTUPLE param (type, family, addresses, ports, name). */
 int sock__from_tuple(struct fd_info *fi, const uint8_t *v, uint16_t len);
+/* Fills FI from the SOCKTUPLE of a message sent (INBOUND false: local ->
+ * remote) or received (remote -> local), kept client -> server by FI's role; a
+ * socket with no role takes one from the direction. An IP socket's protocol,
+ * when unknown, becomes UDP. */
+int sock__from_msg_tuple(struct fd_info *fi, const uint8_t *v, uint16_t len, bool inbound);
+/* After a successful connect set FI's tuple: an IP socket whose remote end is
+ * all zero was disconnected (AF_UNSPEC) and is left as the kernel leaves it:
+ * bound ("ip:port", server side) when its local port remains, else as a new
+ * socket (no name, no ends). Returns 1 then, 0 for a connected socket. */
+int sock__after_connect(struct fd_info *fi);
 /* Fills FI from a bound SOCKADDR param: the address becomes the server side
  * (dip/dport) and the name "ip:port" or the unix path. */
 int sock__from_addr(struct fd_info *fi, const uint8_t *v, uint16_t len);
@@ -231,6 +241,12 @@ struct fd_info *parse__new_fd(struct ievt *ev, int64_t fd, enum fd_type type);
  * event alone shows it). */
 void parse__open_path(struct inspector *in, struct ievt *ev, int64_t fd, int64_t dirfd,
 		      const char *name, uint32_t flags, uint32_t dev);
+/* parse_msg.c: sendto's enter makes an fd we do not know a UDP socket; the
+ * exits of sendto/sendmsg/recvfrom/recvmsg name a socket from their tuple
+ * (false for other events). */
+void parse__sendto_enter(struct ievt *ev, const struct evt_params *x);
+bool parse__msg_exit(struct inspector *in, struct ievt *ev, const struct evt_params *x,
+		     const struct evt_params *e);
 /* parse_fdnew.c: fds of the calls sysdig 0.29.3 did not parse (memfd_create,
  * pidfd_open/getfd, io_uring_setup, userfaultfd, open_tree, close_range).
  * Returns false for other events. */

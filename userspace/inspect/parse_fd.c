@@ -128,10 +128,15 @@ static void fd__connect(struct inspector *in, struct ievt *ev, const struct evt_
 		fi = &in->scratch_fd;
 		ev->fd = fi;
 	}
-	if (sock__from_tuple(fi, x->p->val[1], x->p->len[1]) == 0)
-		fi->is_server = false;
+	if (sock__from_tuple(fi, x->p->val[1], x->p->len[1]) < 0)
+		return;
+	fi->is_server = false;
 	if (!fi->l4proto && (fi->type == FDT_IPV4_SOCK || fi->type == FDT_IPV6_SOCK))
 		fi->l4proto = IPPROTO_TCP;
+	/* connecting again moves a datagram socket to the new peer (the tuple
+	 * says so); AF_UNSPEC disconnects it */
+	if (res == 0)
+		sock__after_connect(fi);
 }
 
 static void fd__accept(struct ievt *ev, const struct evt_params *x, const struct evt_params *e)
@@ -323,7 +328,9 @@ void parse__fd_exit(struct inspector *in, struct ievt *ev, const struct evt_para
 		fd__close(in, ev, x, e);
 		break;
 	default:
-		parse__fdnew_exit(in, ev, x);
+		/* sendto/sendmsg/recvfrom/recvmsg, then the newer calls */
+		if (!parse__msg_exit(in, ev, x, e))
+			parse__fdnew_exit(in, ev, x);
 		break;
 	}
 }

@@ -14,21 +14,17 @@ static struct t_ctx *t;
 
 static struct fd_info *fd_of(int64_t pid, int64_t n)
 {
-	struct thread_info *ti = thread_table__find(inspector__threads(t->in), pid);
-
-	return ti ? fd_table__find(ti->fds, n) : NULL;
+	return t_fd(t, pid, n);
 }
 
 static struct fd_info *fd(int64_t n)
 {
-	return fd_of(PID, n);
+	return t_fd(t, PID, n);
 }
 
 static const char *fdname(int64_t n)
 {
-	struct fd_info *f = fd(n);
-
-	return f && f->name ? f->name : "(none)";
+	return t_fdname(t, PID, n);
 }
 
 /* An exit-only call of the agent's events (params are all on the exit). */

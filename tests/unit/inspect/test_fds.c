@@ -14,16 +14,12 @@ static struct t_ctx *t;
 
 static struct fd_info *fd(int64_t n)
 {
-	struct thread_info *ti = thread_table__find(inspector__threads(t->in), TID);
-
-	return ti ? fd_table__find(ti->fds, n) : NULL;
+	return t_fd(t, TID, n);
 }
 
 static const char *fdname(int64_t n)
 {
-	struct fd_info *f = fd(n);
-
-	return f && f->name ? f->name : "(none)";
+	return t_fdname(t, TID, n);
 }
 
 static void t_openat(int64_t res, int64_t dirfd, const char *name, uint32_t flags)

@@ -139,6 +139,21 @@ static inline void t_free(struct t_ctx *t, const char *root)
 	nftw(root, t_rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* Fd N of thread TID, or NULL; its name, "(none)" when it has none. */
+static inline struct fd_info *t_fd(struct t_ctx *t, int64_t tid, int64_t n)
+{
+	struct thread_info *ti = thread_table__find(inspector__threads(t->in), tid);
+
+	return ti ? fd_table__find(ti->fds, n) : NULL;
+}
+
+static inline const char *t_fdname(struct t_ctx *t, int64_t tid, int64_t n)
+{
+	struct fd_info *f = t_fd(t, tid, n);
+
+	return f && f->name ? f->name : "(none)";
+}
+
 /* ---- fake HOST_ROOT trees ---- */
 
 static inline void t_mkdirs(const char *path)

@@ -2,8 +2,11 @@
  * 336 and up, and userfaultfd). Each new fd gets the type, name and open flags
  * the /proc scan (procfs_fd.c) would give the same fd, so that an fd reads the
  * same whether it was seen created or found at start: memfds are files named
- * "/memfd:NAME (deleted)"; pidfd, io_uring and userfaultfd fds, which sysdig
- * 0.29.3 has no type for, are of unknown type named by their anon inode. */
+ * "/memfd:NAME (deleted)"; pidfd and io_uring fds, which sysdig 0.29.3 has no
+ * type for, are of unknown type named by their anon inode.
+ *
+ * userfaultfd is a sysdig event whose fd sysdig never tracked: it stays out of
+ * the table, so that its later uses print as sysdig prints them ("fd=5"). */
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,10 +15,8 @@
 
 #define PIDFD_NAME "anon_inode:[pidfd]"
 #define IO_URING_NAME "anon_inode:[io_uring]"
-#define USERFAULTFD_NAME "anon_inode:[userfaultfd]"
 
-/* The kernel's flags of these fds as fdinfo shows them (O_RDWR and, but for
- * userfaultfd, O_CLOEXEC always). */
+/* The kernel's flags of these fds as fdinfo shows them. */
 #define ANON_RDWR_CLOEXEC (PPM_FILE_FLAGS_O_RDWR | PPM_FILE_FLAGS_O_CLOEXEC)
 
 static struct fd_info *fd__anon(struct ievt *ev, int64_t fd, const char *name, uint32_t flags)
@@ -27,6 +28,15 @@ static struct fd_info *fd__anon(struct ievt *ev, int64_t fd, const char *name, u
 	fi->open_flags = flags;
 	fd_info__set_name(fi, name, strlen(name));
 	return fi;
+}
+
+/* An fd we leave unknown: an entry of an fd we missed the close of goes. */
+static void fd__forget(struct inspector *in, struct ievt *ev, int64_t fd)
+{
+	struct fd_info *stale = fd >= 0 ? fd_table__detach(ev->thread->fds, fd) : NULL;
+
+	if (stale)
+		inspector__defer_fd(in, stale);
 }
 
 static void fd__memfd(struct ievt *ev, const struct evt_params *x)
@@ -137,10 +147,7 @@ bool parse__fdnew_exit(struct inspector *in, struct ievt *ev, const struct evt_p
 		fd__anon(ev, evp__int(x, 0, -1), IO_URING_NAME, ANON_RDWR_CLOEXEC);
 		break;
 	case PPME_SYSCALL_USERFAULTFD_X:
-		/* flags: O_CLOEXEC and O_NONBLOCK as asked; read-only access mode */
-		fd__anon(ev, evp__int(x, 0, -1), USERFAULTFD_NAME, PPM_FILE_FLAGS_O_RDONLY |
-			 ((uint32_t)evp__int(x, 1, 0) &
-			  (PPM_FILE_FLAGS_O_CLOEXEC | PPM_FILE_FLAGS_O_NONBLOCK)));
+		fd__forget(in, ev, evp__int(x, 0, -1));
 		break;
 	case PPME_SYSCALL_OPEN_TREE_X:
 		fd__open_tree(in, ev, x);

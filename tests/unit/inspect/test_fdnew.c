@@ -1,8 +1,8 @@
 /* fds of the calls sysdig 0.29.3 did not parse: memfd_create, pidfd_open,
- * pidfd_getfd, io_uring_setup, userfaultfd, open_tree, close_range (each with
- * a failing call that must change nothing), and the check that each fd made
- * by an event reads as the /proc scan reads the same fd (links and fdinfo
- * flags as kernel 6.18 shows them). */
+ * pidfd_getfd, io_uring_setup, open_tree, close_range (each with a failing
+ * call that must change nothing), userfaultfd (left untracked, as sysdig
+ * did), and the check that each fd made by an event reads as the /proc scan
+ * reads the same fd (links and fdinfo flags as kernel 6.18 shows them). */
 #include "test_util.h"
 
 #define Q(x) ((uint64_t)(int64_t)(x))
@@ -115,18 +115,23 @@ static void test_anon(void)
 	call(PPME_SYSCALL_IO_URING_SETUP_E, "qdd", Q(-22), 0u, 0u);
 	CHECK(fd(-22) == NULL && t->ev.fd == NULL);
 
-	/* userfaultfd: res is an errno-typed param; the flags as asked */
+	/* userfaultfd: sysdig never tracked its fd; one we missed the close of
+	 * goes, and a failure changes nothing */
+	CHECK(fd(11) == NULL);
 	CHECK(t_emit(t, PPME_SYSCALL_USERFAULTFD_E, PID, "") == 0);
 	CHECK(t_emit(t, PPME_SYSCALL_USERFAULTFD_X, PID, "qd", Q(11),
 		     PPM_FILE_FLAGS_O_CLOEXEC | PPM_FILE_FLAGS_O_NONBLOCK) == 0);
-	CHECK(fd(11) && fd(11)->type == FDT_UNKNOWN);
-	CHECK_STR(fdname(11), "anon_inode:[userfaultfd]");
-	CHECK_INT(fd(11)->open_flags, PPM_FILE_FLAGS_O_RDONLY | PPM_FILE_FLAGS_O_CLOEXEC |
-		  PPM_FILE_FLAGS_O_NONBLOCK);
-	CHECK(t->ev.fd == fd(11) && t->ev.fdnum == 11);
+	CHECK(fd(11) == NULL && t->ev.fd == NULL && t->ev.fdnum == -1);
+	memfd(11, "stale", 0);
 	CHECK(t_emit(t, PPME_SYSCALL_USERFAULTFD_E, PID, "") == 0);
 	CHECK(t_emit(t, PPME_SYSCALL_USERFAULTFD_X, PID, "qd", Q(-1), 0u) == 0);
-	CHECK(t->ev.fd == NULL);
+	CHECK(fd(11) != NULL);
+	CHECK(t_emit(t, PPME_SYSCALL_USERFAULTFD_E, PID, "") == 0);
+	CHECK(t_emit(t, PPME_SYSCALL_USERFAULTFD_X, PID, "qd", Q(11), 0u) == 0);
+	CHECK(fd(11) == NULL && t->ev.fd == NULL);
+	/* the fd number stays taken in the kernel: keep 11 in use for the tests
+	 * below, as a memfd */
+	memfd(11, "eleven", 0);
 }
 
 static void open_tree(int64_t res, int64_t dirfd, const char *path, uint32_t flags)
@@ -240,7 +245,6 @@ static void test_same_as_proc(const char *root)
 	scanned(root, 4, "/memfd:bar (deleted)", "02100002");
 	scanned(root, 5, "anon_inode:[pidfd]", "02004002");
 	scanned(root, 6, "anon_inode:[io_uring]", "02000002");
-	scanned(root, 7, "anon_inode:[userfaultfd]", "02004000");
 	scanned(root, 8, "/tmp", "010000000");
 	scanned(root, 9, "anon_inode:[eventfd]", "02");
 	scanned(root, 10, "anon_inode:[timerfd]", "02");
@@ -249,9 +253,6 @@ static void test_same_as_proc(const char *root)
 	memfd(21, "bar", PPM_MEMFD_CREATE_FLAGS_MFD_CLOEXEC);
 	call(PPME_SYSCALL_PIDFD_OPEN_E, "qqd", Q(22), Q(SCANNED), PPM_FILE_FLAGS_O_NONBLOCK);
 	call(PPME_SYSCALL_IO_URING_SETUP_E, "qdd", Q(23), 4u, 0u);
-	CHECK(t_emit(t, PPME_SYSCALL_USERFAULTFD_E, PID, "") == 0);
-	CHECK(t_emit(t, PPME_SYSCALL_USERFAULTFD_X, PID, "qd", Q(24),
-		     PPM_FILE_FLAGS_O_CLOEXEC | PPM_FILE_FLAGS_O_NONBLOCK) == 0);
 	open_tree(25, -100, "/tmp", 0);
 	CHECK(t_emit(t, PPME_SYSCALL_EVENTFD_E, PID, "qd", Q(0), 0u) == 0);
 	CHECK(t_emit(t, PPME_SYSCALL_EVENTFD_X, PID, "q", Q(26)) == 0);
@@ -265,7 +266,6 @@ static void test_same_as_proc(const char *root)
 	same_fd(21, 4);
 	same_fd(22, 5);
 	same_fd(23, 6);
-	same_fd(24, 7);
 	same_fd(25, 8);
 	same_fd(26, 9);
 	same_fd(27, 10);

@@ -235,6 +235,7 @@ static void same_fd(int live, int scan)
 	CHECK_INT(a->type, b->type);
 	CHECK_STR(a->name ? a->name : "(none)", b->name ? b->name : "(none)");
 	CHECK_INT(a->open_flags, b->open_flags);
+	CHECK_INT(a->pidfd_pid, b->pidfd_pid);
 }
 
 static void test_same_as_proc(const char *root)
@@ -244,6 +245,8 @@ static void test_same_as_proc(const char *root)
 	scanned(root, 3, "/memfd:foo (deleted)", "0100002");
 	scanned(root, 4, "/memfd:bar (deleted)", "02100002");
 	scanned(root, 5, "anon_inode:[pidfd]", "02004002");
+	t_puts(root, "proc/700/fdinfo/5", "pos:\t0\nflags:\t02004002\nmnt_id:\t4\nino:\t9\n"
+	       "Pid:\t700\nNSpid:\t700\n");
 	scanned(root, 6, "anon_inode:[io_uring]", "02000002");
 	scanned(root, 8, "/tmp", "010000000");
 	scanned(root, 9, "anon_inode:[eventfd]", "02");

@@ -198,6 +198,28 @@ size_t fd_table__close_cloexec(struct fd_table *t)
 	return closed;
 }
 
+size_t fd_table__close_range(struct fd_table *t, int64_t first, int64_t last, bool cloexec)
+{
+	struct hnode *n, *nx;
+	size_t done = 0;
+	uint32_t i;
+
+	hmap__for_each(&t->map, i, n, nx) {
+		struct fd_info *fi = &container_of(n, struct fd_entry, node)->fi;
+
+		if (fi->fd < first || fi->fd > last)
+			continue;
+		if (cloexec) {
+			fi->open_flags |= PPM_FILE_FLAGS_O_CLOEXEC;
+		} else {
+			hmap__remove(&t->map, fi->fd);
+			fd_info__free(fi);
+		}
+		done++;
+	}
+	return done;
+}
+
 uint32_t fd_flags__from_linux(uint32_t o)
 {
 	uint32_t f = 0;

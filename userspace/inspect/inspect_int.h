@@ -52,6 +52,9 @@ struct fd_info *fd_table__add(struct fd_table *t, int64_t fd);
 struct fd_info *fd_table__detach(struct fd_table *t, int64_t fd);
 /* Frees the fds marked O_CLOEXEC (exec). Returns how many. */
 size_t fd_table__close_cloexec(struct fd_table *t);
+/* close_range: frees the fds in [FIRST, LAST], or with CLOEXEC only marks them
+ * O_CLOEXEC. Returns how many. */
+size_t fd_table__close_range(struct fd_table *t, int64_t first, int64_t last, bool cloexec);
 /* Copies SRC's contents (name duplicated) into DST, keeping DST's fd. */
 int fd_info__copy(struct fd_info *dst, const struct fd_info *src);
 int fd_info__set_name(struct fd_info *fi, const char *name, size_t len);
@@ -105,6 +108,16 @@ int path__resolve(const char *base, const char *path, char *out, size_t n);
 
 /* Fills FI from a SOCKTUPLE param (type, family, addresses, ports, name). */
 int sock__from_tuple(struct fd_info *fi, const uint8_t *v, uint16_t len);
+/* Fills FI from the SOCKTUPLE of a message sent (INBOUND false: local ->
+ * remote) or received (remote -> local), kept client -> server by FI's role; a
+ * socket with no role takes one from the direction. An IP socket's protocol,
+ * when unknown, becomes UDP. */
+int sock__from_msg_tuple(struct fd_info *fi, const uint8_t *v, uint16_t len, bool inbound);
+/* After a successful connect set FI's tuple: an IP socket whose remote end is
+ * all zero was disconnected (AF_UNSPEC) and is left as the kernel leaves it:
+ * bound ("ip:port", server side) when its local port remains, else as a new
+ * socket (no name, no ends). Returns 1 then, 0 for a connected socket. */
+int sock__after_connect(struct fd_info *fi);
 /* Fills FI from a bound SOCKADDR param: the address becomes the server side
  * (dip/dport) and the name "ip:port" or the unix path. */
 int sock__from_addr(struct fd_info *fi, const uint8_t *v, uint16_t len);
@@ -212,8 +225,31 @@ void parse__procexit(struct inspector *in, struct ievt *ev);
 void parse__procexit_reap(struct inspector *in);
 void parse__chdir_exit(struct inspector *in, struct ievt *ev, const struct evt_params *x,
 		       const struct evt_params *e);
+/* parse_cred.c: setuid/setgid/setresuid/setresgid, setsid, setpgid. */
+void parse__cred_exit(struct inspector *in, struct ievt *ev, const struct evt_params *x,
+		      const struct evt_params *e);
+/* A pid as thread TI names it (0 itself, else in its pid namespace) as the host
+ * pid the table uses; -1 when that cannot be known (another namespace). */
+int64_t thread__host_pid(const struct thread_info *ti, int64_t v);
 /* parse_fd.c: events that create, change or destroy fds. */
 void parse__fd_exit(struct inspector *in, struct ievt *ev, const struct evt_params *x,
 		    const struct evt_params *e);
+/* A new (or reset) entry FD of TYPE in the event's thread, made the event's fd;
+ * NULL when FD < 0 or there is no table. */
+struct fd_info *parse__new_fd(struct ievt *ev, int64_t fd, enum fd_type type);
+/* An opened path: NAME made absolute against DIRFD or the cwd (FD < 0: the
+ * event alone shows it). */
+void parse__open_path(struct inspector *in, struct ievt *ev, int64_t fd, int64_t dirfd,
+		      const char *name, uint32_t flags, uint32_t dev);
+/* parse_msg.c: sendto's enter makes an fd we do not know a UDP socket; the
+ * exits of sendto/sendmsg/recvfrom/recvmsg name a socket from their tuple
+ * (false for other events). */
+void parse__sendto_enter(struct ievt *ev, const struct evt_params *x);
+bool parse__msg_exit(struct inspector *in, struct ievt *ev, const struct evt_params *x,
+		     const struct evt_params *e);
+/* parse_fdnew.c: fds of the calls sysdig 0.29.3 did not parse (memfd_create,
+ * pidfd_open/getfd, io_uring_setup, userfaultfd, open_tree, close_range).
+ * Returns false for other events. */
+bool parse__fdnew_exit(struct inspector *in, struct ievt *ev, const struct evt_params *x);
 
 #endif

@@ -493,6 +493,17 @@ static void evt__dispatch(struct inspector *in, struct ievt *ev, const struct ev
 	case PPME_SYSCALL_FCHDIR_X:
 		parse__chdir_exit(in, ev, x, e);
 		break;
+	case PPME_SYSCALL_SETUID_X:
+	case PPME_SYSCALL_SETGID_X:
+	case PPME_SYSCALL_SETRESUID_X:
+	case PPME_SYSCALL_SETRESGID_X:
+	case PPME_SYSCALL_SETSID_X:
+	case PPME_SYSCALL_SETPGID_X:
+		parse__cred_exit(in, ev, x, e);
+		break;
+	case PPME_SOCKET_SENDTO_E:
+		parse__sendto_enter(ev, x);
+		break;
 	default:
 		if (PPME_IS_EXIT(ev->type) &&
 		    (ev->info->flags & (EF_CREATES_FD | EF_DESTROYS_FD | EF_MODIFIES_STATE)))

@@ -14,7 +14,7 @@
 #define LINUX_SOCK_CLOEXEC 02000000
 #define PPM_AF_NETLINK 16
 
-static struct fd_info *fd__new(struct ievt *ev, int64_t fd, enum fd_type type)
+struct fd_info *parse__new_fd(struct ievt *ev, int64_t fd, enum fd_type type)
 {
 	struct fd_info *fi;
 
@@ -30,8 +30,8 @@ static struct fd_info *fd__new(struct ievt *ev, int64_t fd, enum fd_type type)
 }
 
 /* open/openat/openat2/creat: the path made absolute against the dirfd or cwd. */
-static void fd__open(struct inspector *in, struct ievt *ev, int64_t fd, int64_t dirfd,
-		     const char *name, uint32_t flags, uint32_t dev)
+void parse__open_path(struct inspector *in, struct ievt *ev, int64_t fd, int64_t dirfd,
+		      const char *name, uint32_t flags, uint32_t dev)
 {
 	struct thread_info *ti = ev->thread;
 	const char *base = ti->cwd ? ti->cwd : "/";
@@ -55,7 +55,7 @@ static void fd__open(struct inspector *in, struct ievt *ev, int64_t fd, int64_t 
 		fi->type = (flags & PPM_FILE_FLAGS_O_DIRECTORY) ? FDT_DIRECTORY : FDT_FILE;
 		ev->fd = fi;
 	} else {
-		fi = fd__new(ev, fd, (flags & PPM_FILE_FLAGS_O_DIRECTORY) ? FDT_DIRECTORY :
+		fi = parse__new_fd(ev, fd, (flags & PPM_FILE_FLAGS_O_DIRECTORY) ? FDT_DIRECTORY :
 			     FDT_FILE);
 	}
 	if (!fi || len < 0)
@@ -78,7 +78,7 @@ static void fd__socket(struct ievt *ev, int64_t fd, const struct evt_params *e)
 	case PPM_AF_NETLINK: t = FDT_NETLINK; break;
 	default: t = FDT_OTHER_SOCK; break;
 	}
-	fi = fd__new(ev, fd, t);
+	fi = parse__new_fd(ev, fd, t);
 	if (!fi)
 		return;
 	if (domain >= 0)
@@ -105,7 +105,7 @@ static struct fd_info *fd__used_socket(struct ievt *ev, const struct evt_params 
 		return NULL;
 	fi = fd_table__find(ev->thread->fds, fd);
 	if (!fi)
-		fi = fd__new(ev, fd, FDT_OTHER_SOCK);
+		fi = parse__new_fd(ev, fd, FDT_OTHER_SOCK);
 	ev->fdnum = fd;
 	ev->fd = fi;
 	return fi;
@@ -128,10 +128,15 @@ static void fd__connect(struct inspector *in, struct ievt *ev, const struct evt_
 		fi = &in->scratch_fd;
 		ev->fd = fi;
 	}
-	if (sock__from_tuple(fi, x->p->val[1], x->p->len[1]) == 0)
-		fi->is_server = false;
+	if (sock__from_tuple(fi, x->p->val[1], x->p->len[1]) < 0)
+		return;
+	fi->is_server = false;
 	if (!fi->l4proto && (fi->type == FDT_IPV4_SOCK || fi->type == FDT_IPV6_SOCK))
 		fi->l4proto = IPPROTO_TCP;
+	/* connecting again moves a datagram socket to the new peer (the tuple
+	 * says so); AF_UNSPEC disconnects it */
+	if (res == 0)
+		sock__after_connect(fi);
 }
 
 static void fd__accept(struct ievt *ev, const struct evt_params *x, const struct evt_params *e)
@@ -139,7 +144,7 @@ static void fd__accept(struct ievt *ev, const struct evt_params *x, const struct
 	int64_t fd = evp__int(x, 0, -1);
 	struct fd_info *fi;
 
-	if (fd < 0 || !(fi = fd__new(ev, fd, FDT_OTHER_SOCK)))
+	if (fd < 0 || !(fi = parse__new_fd(ev, fd, FDT_OTHER_SOCK)))
 		return;
 	if (evp__has(x, 1))
 		sock__from_tuple(fi, x->p->val[1], x->p->len[1]);
@@ -168,7 +173,7 @@ static void fd__dup(struct ievt *ev, int64_t newfd, int64_t oldfd, bool cloexec)
 	if (newfd < 0 || oldfd < 0 || newfd == oldfd || !ev->thread->fds)
 		return;
 	src = fd_table__find(ev->thread->fds, oldfd);
-	fi = fd__new(ev, newfd, FDT_UNKNOWN);
+	fi = parse__new_fd(ev, newfd, FDT_UNKNOWN);
 	if (!fi || !src)
 		return;
 	fd_info__copy(fi, src);
@@ -202,8 +207,8 @@ static void fd__pair(struct ievt *ev, const struct evt_params *x, enum fd_type t
 	if (evp__int(x, 0, -1) < 0)
 		return;
 	/* the event shows the second one, as sysdig does */
-	a = fd__new(ev, evp__int(x, 1, -1), type);
-	b = fd__new(ev, evp__int(x, 2, -1), type);
+	a = parse__new_fd(ev, evp__int(x, 1, -1), type);
+	b = parse__new_fd(ev, evp__int(x, 2, -1), type);
 	if (a)
 		a->family = family;
 	if (b)
@@ -216,6 +221,16 @@ static void fd__pair(struct ievt *ev, const struct evt_params *x, enum fd_type t
 	}
 }
 
+/* eventfd, signalfd, timerfd, inotify: no name (as in sysdig), the access mode
+ * the kernel gives them (their flags params are not filled, as in sysdig). */
+static void fd__anon(struct ievt *ev, int64_t fd, enum fd_type type, uint32_t mode)
+{
+	struct fd_info *fi = parse__new_fd(ev, fd, type);
+
+	if (fi)
+		fi->open_flags = mode;
+}
+
 static void fd__bpf(struct ievt *ev, const struct evt_params *x)
 {
 	int64_t fd;
@@ -224,7 +239,7 @@ static void fd__bpf(struct ievt *ev, const struct evt_params *x)
 	if (!evp__has(x, 0) || x->p->len[0] != 9 || x->p->val[0][0] != 0)
 		return;
 	fd = (int64_t)schema__u64(x->p->val[0] + 1);
-	fd__new(ev, fd, FDT_BPF);
+	parse__new_fd(ev, fd, FDT_BPF);
 }
 
 void parse__fd_exit(struct inspector *in, struct ievt *ev, const struct evt_params *x,
@@ -237,19 +252,19 @@ void parse__fd_exit(struct inspector *in, struct ievt *ev, const struct evt_para
 	switch (ev->type) {
 	case PPME_SYSCALL_OPEN_X:
 		evp__str(x, 1, name, sizeof(name));
-		fd__open(in, ev, evp__int(x, 0, -1), PPM_AT_FDCWD, name,
+		parse__open_path(in, ev, evp__int(x, 0, -1), PPM_AT_FDCWD, name,
 			 (uint32_t)evp__int(x, 2, 0), (uint32_t)evp__int(x, 4, 0));
 		break;
 	case PPME_SYSCALL_CREAT_X:
 		evp__str(x, 1, name, sizeof(name));
-		fd__open(in, ev, evp__int(x, 0, -1), PPM_AT_FDCWD, name,
+		parse__open_path(in, ev, evp__int(x, 0, -1), PPM_AT_FDCWD, name,
 			 PPM_FILE_FLAGS_O_CREAT | PPM_FILE_FLAGS_O_WRONLY | PPM_FILE_FLAGS_O_TRUNC,
 			 (uint32_t)evp__int(x, 3, 0));
 		break;
 	case PPME_SYSCALL_OPENAT_2_X:
 	case PPME_SYSCALL_OPENAT2_X:
 		evp__str(x, 2, name, sizeof(name));
-		fd__open(in, ev, evp__int(x, 0, -1), evp__int(x, 1, PPM_AT_FDCWD), name,
+		parse__open_path(in, ev, evp__int(x, 0, -1), evp__int(x, 1, PPM_AT_FDCWD), name,
 			 (uint32_t)evp__int(x, 3, 0),
 			 ev->type == PPME_SYSCALL_OPENAT_2_X ? (uint32_t)evp__int(x, 5, 0) : 0);
 		break;
@@ -258,7 +273,7 @@ void parse__fd_exit(struct inspector *in, struct ievt *ev, const struct evt_para
 		if (!e)
 			break;
 		evp__str(e, 1, name, sizeof(name));
-		fd__open(in, ev, evp__int(x, 0, -1), evp__int(e, 0, PPM_AT_FDCWD), name,
+		parse__open_path(in, ev, evp__int(x, 0, -1), evp__int(e, 0, PPM_AT_FDCWD), name,
 			 (uint32_t)evp__int(e, 2, 0), 0);
 		break;
 	case PPME_SOCKET_SOCKET_X:
@@ -293,18 +308,18 @@ void parse__fd_exit(struct inspector *in, struct ievt *ev, const struct evt_para
 		fd__pair(ev, x, FDT_PIPE, 0);
 		break;
 	case PPME_SYSCALL_EVENTFD_X:
-		fd__new(ev, evp__int(x, 0, -1), FDT_EVENT);
+		fd__anon(ev, evp__int(x, 0, -1), FDT_EVENT, PPM_FILE_FLAGS_O_RDWR);
 		break;
 	case PPME_SYSCALL_SIGNALFD_X:
 		/* signalfd on an existing signalfd only changes its mask */
 		if (evp__int(e, 0, -1) < 0 || !fd_table__find(ev->thread->fds, evp__int(x, 0, -1)))
-			fd__new(ev, evp__int(x, 0, -1), FDT_SIGNALFD);
+			fd__anon(ev, evp__int(x, 0, -1), FDT_SIGNALFD, PPM_FILE_FLAGS_O_RDWR);
 		break;
 	case PPME_SYSCALL_TIMERFD_CREATE_X:
-		fd__new(ev, evp__int(x, 0, -1), FDT_TIMERFD);
+		fd__anon(ev, evp__int(x, 0, -1), FDT_TIMERFD, PPM_FILE_FLAGS_O_RDWR);
 		break;
 	case PPME_SYSCALL_INOTIFY_INIT_X:
-		fd__new(ev, evp__int(x, 0, -1), FDT_INOTIFY);
+		fd__anon(ev, evp__int(x, 0, -1), FDT_INOTIFY, PPM_FILE_FLAGS_O_RDONLY);
 		break;
 	case PPME_SYSCALL_BPF_X:
 		fd__bpf(ev, x);
@@ -313,6 +328,9 @@ void parse__fd_exit(struct inspector *in, struct ievt *ev, const struct evt_para
 		fd__close(in, ev, x, e);
 		break;
 	default:
+		/* sendto/sendmsg/recvfrom/recvmsg, then the newer calls */
+		if (!parse__msg_exit(in, ev, x, e))
+			parse__fdnew_exit(in, ev, x);
 		break;
 	}
 }

@@ -242,6 +242,15 @@ static const char *status__field(const char *buf, const char *key)
 	return NULL;
 }
 
+/* The second number of a status line ("Uid:\t0\t1000\t..." gives 1000). */
+static uint32_t status__second(const char *v)
+{
+	char *end;
+
+	strtoul(v, &end, 10);
+	return (uint32_t)strtoul(end, NULL, 10);
+}
+
 static int procfs__read_status(const char *dir, struct thread_info *ti, int64_t *tgid)
 {
 	char path[PROCFS_PATH_MAX], buf[4096];
@@ -257,10 +266,11 @@ static int procfs__read_status(const char *dir, struct thread_info *ti, int64_t 
 	*tgid = strtoll(v, NULL, 10);
 	if ((v = status__field(buf, "PPid:")))
 		ti->ptid = strtoll(v, NULL, 10);
+	/* real, effective, saved, fs: the effective ids, as events give them */
 	if ((v = status__field(buf, "Uid:")))
-		ti->uid = (uint32_t)strtoul(v, NULL, 10);
+		ti->uid = status__second(v);
 	if ((v = status__field(buf, "Gid:")))
-		ti->gid = (uint32_t)strtoul(v, NULL, 10);
+		ti->gid = status__second(v);
 	if ((v = status__field(buf, "NSpid:")))
 		ti->vtid = status__last(v);
 	if ((v = status__field(buf, "NStgid:")))

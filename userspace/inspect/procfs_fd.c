@@ -75,6 +75,12 @@ static void classify(struct procfs *p, int64_t pid, const char *fdpath, const ch
 		for (size_t i = 0; i < sizeof(anon_types) / sizeof(anon_types[0]); i++)
 			if (strcmp(target + 11, anon_types[i].name) == 0)
 				fi->type = anon_types[i].type;
+		/* A typed one has no name, as sysdig's scan and its events give
+		 * (eventfd(2) and friends); others keep their link text. */
+		if (fi->type != FDT_UNKNOWN) {
+			free(fi->name);
+			fi->name = NULL;
+		}
 		return;
 	}
 	fi->type = FDT_UNKNOWN;
@@ -91,6 +97,9 @@ static void read_flags(const char *root, int64_t pid, int64_t fd, struct fd_info
 	f = strstr(buf, "flags:");
 	if (f)
 		fi->open_flags = fd_flags__from_linux((uint32_t)strtoul(f + 6, NULL, 8));
+	/* a pidfd names its process (as this /proc sees it), for pidfd_getfd */
+	if (fi->name && strcmp(fi->name, "anon_inode:[pidfd]") == 0 && (f = strstr(buf, "\nPid:")))
+		fi->pidfd_pid = strtoll(f + 5, NULL, 10);
 }
 
 int procfs__read_fds(struct procfs *p, int64_t pid, struct fd_table *t, uint64_t *n_bad)

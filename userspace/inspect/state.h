@@ -52,6 +52,7 @@ struct fd_info {
 	uint8_t sip[16], dip[16];
 	uint16_t sport, dport;
 	bool is_server;		/* from accept (we are the server side) */
+	int64_t pidfd_pid;	/* a pidfd's process (host pid), 0 when unknown */
 };
 
 /* One process's fd table: shared by its threads (CLONE_FILES), refcounted. */

@@ -2,7 +2,8 @@
  * chdir/fchdir, "..", "//"), failing opens, dup/dup2/fcntl(F_DUPFD_CLOEXEC),
  * close (and failed close), pipe, socket+connect with IPv4/IPv6/unix tuples
  * (bytes from the single_ipv6_conn.scap fixture), accept, bind, eventfd and
- * friends. Frames follow proto/events.def. */
+ * friends, then each maker again for what it leaves (replaced entries, both
+ * ends, access modes, failures). Frames follow proto/events.def. */
 #include <netinet/in.h>
 
 #include "test_util.h"
@@ -14,16 +15,12 @@ static struct t_ctx *t;
 
 static struct fd_info *fd(int64_t n)
 {
-	struct thread_info *ti = thread_table__find(inspector__threads(t->in), TID);
-
-	return ti ? fd_table__find(ti->fds, n) : NULL;
+	return t_fd(t, TID, n);
 }
 
 static const char *fdname(int64_t n)
 {
-	struct fd_info *f = fd(n);
-
-	return f && f->name ? f->name : "(none)";
+	return t_fdname(t, TID, n);
 }
 
 static void t_openat(int64_t res, int64_t dirfd, const char *name, uint32_t flags)
@@ -338,6 +335,68 @@ static void test_sockets(void)
 	CHECK(fd(50) && fd(50)->type == FDT_OTHER_SOCK);
 }
 
+/* The fd makers again, for what each leaves: type, name, access mode, both
+ * ends, replaced entries, and failures that add nothing. */
+static void test_makers(void)
+{
+	struct fd_info *f;
+
+	/* fcntl(F_DUPFD) clears O_CLOEXEC; a failing one adds nothing */
+	CHECK(t_emit(t, PPME_SYSCALL_FCNTL_E, TID, "qb", Q(40), PPM_FCNTL_COMMANDS_F_DUPFD) == 0);
+	CHECK(t_emit(t, PPME_SYSCALL_FCNTL_X, TID, "q", Q(60)) == 0);
+	f = fd(60);
+	CHECK(f && f->type == FDT_IPV4_SOCK && !(f->open_flags & PPM_FILE_FLAGS_O_CLOEXEC));
+	CHECK_STR(fdname(60), "10.0.0.1:43210->93.184.216.34:80");
+	CHECK(f && f->sport == 43210 && f->l4proto == IPPROTO_TCP && t->ev.fd == f);
+	CHECK(t_emit(t, PPME_SYSCALL_FCNTL_E, TID, "qb", Q(40), PPM_FCNTL_COMMANDS_F_DUPFD) == 0);
+	CHECK(t_emit(t, PPME_SYSCALL_FCNTL_X, TID, "q", Q(-24)) == 0);
+	CHECK(fd(-24) == NULL && t->ev.fdnum == 40 && t->ev.fd == fd(40));	/* the fd used */
+	/* dup2 of a file onto that socket: the socket entry is gone, all of it */
+	CHECK(t_emit(t, PPME_SYSCALL_DUP_E, TID, "q", Q(3)) == 0);
+	CHECK(t_emit(t, PPME_SYSCALL_DUP_X, TID, "q", Q(60)) == 0);
+	f = fd(60);
+	CHECK(f && f->type == FDT_FILE && f->sport == 0 && f->l4proto == 0 && f->dev == 0x803);
+	CHECK_STR(fdname(60), "/home/u/data/x.txt");
+	/* dup of an fd we do not know: the new number is of unknown type */
+	CHECK(t_emit(t, PPME_SYSCALL_DUP_E, TID, "q", Q(555)) == 0);
+	CHECK(t_emit(t, PPME_SYSCALL_DUP_X, TID, "q", Q(60)) == 0);
+	CHECK(fd(60) && fd(60)->type == FDT_UNKNOWN && fd(60)->name == NULL);
+
+	/* socketpair: both ends unix sockets, unnamed; a failure adds nothing */
+	CHECK(t_emit(t, PPME_SOCKET_SOCKETPAIR_E, TID, "ddd", 1u, 2u, 0u) == 0);
+	CHECK(t_emit(t, PPME_SOCKET_SOCKETPAIR_X, TID, "qqqqq", Q(0), Q(61), Q(62), Q(0x10),
+		     Q(0x20)) == 0);
+	CHECK(fd(61) && fd(61)->type == FDT_UNIX_SOCK && fd(61)->family == PPM_AF_UNIX &&
+	      fd(61)->name == NULL);
+	CHECK(fd(62) && fd(62)->type == FDT_UNIX_SOCK && fd(62)->name == NULL);
+	CHECK(t->ev.fdnum == 62);
+	CHECK(t_emit(t, PPME_SOCKET_SOCKETPAIR_E, TID, "ddd", 1u, 1u, 0u) == 0);
+	CHECK(t_emit(t, PPME_SOCKET_SOCKETPAIR_X, TID, "qqqqq", Q(-24), Q(63), Q(64), Q(0),
+		     Q(0)) == 0);
+	CHECK(fd(63) == NULL && fd(64) == NULL);
+
+	/* eventfd, signalfd, timerfd, inotify: no name, the kernel's access
+	 * mode; failures add nothing */
+	CHECK(fd(34) && fd(34)->name == NULL && fd(34)->open_flags == PPM_FILE_FLAGS_O_RDWR);
+	CHECK(fd(35) && fd(35)->name == NULL && fd(35)->open_flags == PPM_FILE_FLAGS_O_RDWR);
+	CHECK(fd(36) && fd(36)->name == NULL && fd(36)->open_flags == PPM_FILE_FLAGS_O_RDWR);
+	CHECK(fd(37) && fd(37)->name == NULL && fd(37)->open_flags == PPM_FILE_FLAGS_O_RDONLY);
+	CHECK(t_emit(t, PPME_SYSCALL_EVENTFD_E, TID, "qd", Q(0), 0u) == 0);
+	CHECK(t_emit(t, PPME_SYSCALL_EVENTFD_X, TID, "q", Q(-24)) == 0);
+	CHECK(t_emit(t, PPME_SYSCALL_TIMERFD_CREATE_E, TID, "bb", 1u, 0u) == 0);
+	CHECK(t_emit(t, PPME_SYSCALL_TIMERFD_CREATE_X, TID, "q", Q(-24)) == 0);
+	CHECK(t_emit(t, PPME_SYSCALL_INOTIFY_INIT_E, TID, "b", 0u) == 0);
+	CHECK(t_emit(t, PPME_SYSCALL_INOTIFY_INIT_X, TID, "q", Q(-24)) == 0);
+	CHECK(t_emit(t, PPME_SYSCALL_SIGNALFD_E, TID, "qdb", Q(-1), 0u, 0u) == 0);
+	CHECK(t_emit(t, PPME_SYSCALL_SIGNALFD_X, TID, "q", Q(-22)) == 0);
+	CHECK(fd(-24) == NULL && fd(-22) == NULL && t->ev.fd == NULL);
+	/* signalfd(35, ...) only changes the mask of the signalfd 35 */
+	fd(35)->ino = 99;
+	CHECK(t_emit(t, PPME_SYSCALL_SIGNALFD_E, TID, "qdb", Q(35), 1u, 0u) == 0);
+	CHECK(t_emit(t, PPME_SYSCALL_SIGNALFD_X, TID, "q", Q(35)) == 0);
+	CHECK(fd(35) && fd(35)->type == FDT_SIGNALFD && fd(35)->ino == 99);
+}
+
 static void test_read_uses_fd(void)
 {
 	/* a read's enter and exit both point at the fd (the exit through its enter) */
@@ -354,18 +413,14 @@ int main(void)
 {
 	char *root = t_tmpdir();
 
-	unsetenv("HOST_ROOT");
-	t = calloc(1, sizeof(*t));
-	t->in = t_inspector(root, 0);
-	CHECK(t->in != NULL);
+	t = t_new(root);
 	CHECK(t_spawn(t, TID, 1, "app", "/home/u") == 0);
 	test_open_paths();
 	test_dup_close();
 	test_pipe_and_friends();
 	test_sockets();
+	test_makers();
 	test_read_uses_fd();
-	inspector__free(t->in);
-	free(t);
-	t_rmtree(root);
+	t_free(t, root);
 	return t_report();
 }

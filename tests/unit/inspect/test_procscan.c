@@ -67,6 +67,8 @@ static void make_tree(const char *root)
 	fd_link(root, 100, 16, "socket:[1005]");
 	fd_link(root, 100, 17, "socket:[1006]");
 	fd_link(root, 100, 18, "anon_inode:[pidfd]");
+	t_puts(root, "proc/100/fdinfo/18", "pos:\t0\nflags:\t02000002\nmnt_id:\t4\n"
+	       "ino:\t1500932\nPid:\t8280\nNSpid:\t8280\n");
 
 	t_puts(root, "proc/100/net/tcp",
 	       "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
@@ -178,6 +180,17 @@ static void test_fake_tree(void)
 	CHECK(f && f->type == FDT_IPV4_SOCK && f->l4proto == IPPROTO_UDP &&
 	      strcmp(f->name, "0.0.0.0:53") == 0);
 	CHECK(fd_table__find(p->fds, 18) && fd_table__find(p->fds, 18)->type == FDT_UNKNOWN);
+	/* typed anon inodes have no name (as when made by an event), others
+	 * their link text */
+	CHECK(fd_table__find(p->fds, 9) && fd_table__find(p->fds, 9)->name == NULL);
+	CHECK(fd_table__find(p->fds, 12) && fd_table__find(p->fds, 12)->name == NULL);
+	CHECK_STR(fd_table__find(p->fds, 18) ? fd_table__find(p->fds, 18)->name : NULL,
+		  "anon_inode:[pidfd]");
+	/* a pidfd's process, from its fdinfo */
+	CHECK(fd_table__find(p->fds, 18) && fd_table__find(p->fds, 18)->pidfd_pid == 8280 &&
+	      fd_table__find(p->fds, 18)->open_flags ==
+	      (PPM_FILE_FLAGS_O_RDWR | PPM_FILE_FLAGS_O_CLOEXEC));
+	CHECK(fd_table__find(p->fds, 0) && fd_table__find(p->fds, 0)->pidfd_pid == 0);
 	CHECK(fd_table__find(p->fds, 19) == NULL);
 	CHECK_INT(fd_table__count(p->fds), 18);
 

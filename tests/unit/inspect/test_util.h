@@ -116,6 +116,44 @@ static inline struct inspector *t_inspector(const char *root, uint32_t max_threa
 	return inspector__new(&o);
 }
 
+/* A context with an inspector on an empty HOST_ROOT (no /proc scan), for
+ * tests that feed events only; t_free ends it and removes ROOT. */
+static inline struct t_ctx *t_new(const char *root)
+{
+	struct t_ctx *t = calloc(1, sizeof(*t));
+
+	unsetenv("HOST_ROOT");
+	if (!t)
+		exit(2);
+	t->in = t_inspector(root, 0);
+	CHECK(t->in != NULL);
+	return t;
+}
+
+static int t_rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw);
+
+static inline void t_free(struct t_ctx *t, const char *root)
+{
+	inspector__free(t->in);
+	free(t);
+	nftw(root, t_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Fd N of thread TID, or NULL; its name, "(none)" when it has none. */
+static inline struct fd_info *t_fd(struct t_ctx *t, int64_t tid, int64_t n)
+{
+	struct thread_info *ti = thread_table__find(inspector__threads(t->in), tid);
+
+	return ti ? fd_table__find(ti->fds, n) : NULL;
+}
+
+static inline const char *t_fdname(struct t_ctx *t, int64_t tid, int64_t n)
+{
+	struct fd_info *f = t_fd(t, tid, n);
+
+	return f && f->name ? f->name : "(none)";
+}
+
 /* ---- fake HOST_ROOT trees ---- */
 
 static inline void t_mkdirs(const char *path)

@@ -1,0 +1,308 @@
+/* Sockets named by the messages they carry: an unconnected UDP client's first
+ * sendto ("0.0.0.0:0->127.0.0.53:53", udp, fd.sport=53 matches, as sysdig
+ * shows it), later sends and replies, a UDP server's recvfrom/sendto, sendmsg
+ * and recvmsg, IPv6, unix datagrams, a sendto on an fd we did not see made
+ * (and undone when the kernel says it is no socket), TCP sockets keeping their
+ * name; then connect again to another peer and to AF_UNSPEC (disconnect), for
+ * an unbound and a bound socket. Failed calls change nothing. */
+#include <netinet/in.h>
+
+#include "filter.h"
+#include "test_util.h"
+
+#define Q(x) ((uint64_t)(int64_t)(x))
+#define TID 100
+
+static struct t_ctx *t;
+static struct field_ctx fctx;
+
+static struct fd_info *fd(int64_t n)
+{
+	return t_fd(t, TID, n);
+}
+
+static const char *fdname(int64_t n)
+{
+	return t_fdname(t, TID, n);
+}
+
+/* Whether the current event matches filter EXPR. */
+static bool match(const char *expr)
+{
+	struct filter_error err;
+	struct filter *f = filter__compile(expr, &err);
+	bool m;
+
+	CHECK(f != NULL);
+	if (!f)
+		return false;
+	m = filter__match(f, &t->ev, &fctx);
+	filter__free(f);
+	return m;
+}
+
+/* A SOCKTUPLE: IPv4 "a.b.c.d" text is not needed, the bytes are given. */
+static uint16_t tuple4(uint8_t *b, const uint8_t sip[4], uint16_t sport, const uint8_t dip[4],
+		       uint16_t dport)
+{
+	b[0] = PPM_AF_INET;
+	memcpy(b + 1, sip, 4);
+	memcpy(b + 5, &sport, 2);
+	memcpy(b + 7, dip, 4);
+	memcpy(b + 11, &dport, 2);
+	return 13;
+}
+
+static const uint8_t ANY[4] = { 0, 0, 0, 0 }, STUB[4] = { 127, 0, 0, 53 },
+	LO[4] = { 127, 0, 0, 1 };
+
+static void socket_(int64_t res, uint32_t domain, uint32_t type)
+{
+	CHECK(t_emit(t, PPME_SOCKET_SOCKET_E, TID, "ddd", domain, type, 0u) == 0);
+	CHECK(t_emit(t, PPME_SOCKET_SOCKET_X, TID, "q", Q(res)) == 0);
+}
+
+static void sendto_(int64_t fdn, const uint8_t *tup, uint16_t len, int64_t res)
+{
+	CHECK(t_emit(t, PPME_SOCKET_SENDTO_E, TID, "qdB", Q(fdn), 5u, tup, (unsigned)len) == 0);
+	CHECK(t_emit(t, PPME_SOCKET_SENDTO_X, TID, "qB", Q(res), "hello", 5u) == 0);
+}
+
+static void recvfrom_(int64_t fdn, const uint8_t *tup, uint16_t len, int64_t res)
+{
+	CHECK(t_emit(t, PPME_SOCKET_RECVFROM_E, TID, "qd", Q(fdn), 512u) == 0);
+	CHECK(t_emit(t, PPME_SOCKET_RECVFROM_X, TID, "qBB", Q(res), "reply", 5u, tup,
+		     (unsigned)len) == 0);
+}
+
+static void connect_(int64_t fdn, const uint8_t *tup, uint16_t len, int64_t res)
+{
+	CHECK(t_emit(t, PPME_SOCKET_CONNECT_E, TID, "qB", Q(fdn), "", 0u) == 0);
+	CHECK(t_emit(t, PPME_SOCKET_CONNECT_X, TID, "qB", Q(res), tup, (unsigned)len) == 0);
+}
+
+static void sendto4(int64_t fdn, const uint8_t sip[4], uint16_t sport, const uint8_t dip[4],
+		    uint16_t dport, int64_t res)
+{
+	uint8_t tup[13];
+
+	sendto_(fdn, tup, tuple4(tup, sip, sport, dip, dport), res);
+}
+
+static void recvfrom4(int64_t fdn, const uint8_t sip[4], uint16_t sport, const uint8_t dip[4],
+		      uint16_t dport, int64_t res)
+{
+	uint8_t tup[13];
+
+	recvfrom_(fdn, tup, tuple4(tup, sip, sport, dip, dport), res);
+}
+
+static void connect4(int64_t fdn, const uint8_t sip[4], uint16_t sport, const uint8_t dip[4],
+		     uint16_t dport, int64_t res)
+{
+	uint8_t tup[13];
+
+	connect_(fdn, tup, tuple4(tup, sip, sport, dip, dport), res);
+}
+
+static void test_udp_client(void)
+{
+	uint8_t tup[13];
+	uint16_t n;
+	struct fd_info *f;
+
+	socket_(3, 2, 2);
+	f = fd(3);
+	CHECK(f && f->type == FDT_IPV4_SOCK && f->l4proto == IPPROTO_UDP && !f->name);
+	/* the first sendto: the socket is not bound yet (port 0) */
+	n = tuple4(tup, ANY, 0, STUB, 53);
+	CHECK(t_emit(t, PPME_SOCKET_SENDTO_E, TID, "qdB", Q(3), 5u, tup, (unsigned)n) == 0);
+	CHECK(t->ev.fd == f && f->name == NULL);	/* the enter shows it unnamed */
+	CHECK(t_emit(t, PPME_SOCKET_SENDTO_X, TID, "qB", Q(5), "hello", 5u) == 0);
+	CHECK_STR(fdname(3), "0.0.0.0:0->127.0.0.53:53");
+	CHECK(f->sport == 0 && f->dport == 53 && !f->is_server && f->family == PPM_AF_INET);
+	CHECK(memcmp(f->dip, STUB, 4) == 0);
+	CHECK(t->ev.fd == f && t->ev.fdnum == 3);
+	CHECK(match("fd.sport=53 and fd.l4proto=udp and fd.sip=127.0.0.53 and fd.rport=53"));
+	CHECK(match("fd.name=\"0.0.0.0:0->127.0.0.53:53\" and fd.type=ipv4 and fd.cport=0"));
+	CHECK(!match("fd.sport=0"));
+	/* the kernel bound it meanwhile: the next sendto shows the port */
+	sendto4(3, ANY, 40000, STUB, 53, 5);
+	CHECK_STR(fdname(3), "0.0.0.0:40000->127.0.0.53:53");
+	CHECK(f->sport == 40000 && !f->is_server);
+	/* the reply comes remote -> local: the client stays the source */
+	recvfrom4(3, STUB, 53, ANY, 40000, 5);
+	CHECK_STR(fdname(3), "0.0.0.0:40000->127.0.0.53:53");
+	CHECK(match("fd.sport=53 and fd.cport=40000 and fd.lport=40000"));
+	/* another server on the same socket */
+	sendto4(3, ANY, 40000, LO, 5353, 5);
+	CHECK_STR(fdname(3), "0.0.0.0:40000->127.0.0.1:5353");
+	/* failures change nothing */
+	sendto4(3, ANY, 40000, STUB, 99, -11);
+	CHECK_STR(fdname(3), "0.0.0.0:40000->127.0.0.1:5353");
+	recvfrom_(3, tup, n, -4);
+	CHECK_STR(fdname(3), "0.0.0.0:40000->127.0.0.1:5353");
+	/* a send without an address (connected use): no tuple, nothing changes */
+	sendto_(3, (const uint8_t *)"", 0, 5);
+	CHECK_STR(fdname(3), "0.0.0.0:40000->127.0.0.1:5353");
+	/* sendmsg (tuple on the enter) and recvmsg (on the exit) */
+	n = tuple4(tup, ANY, 40000, STUB, 53);
+	CHECK(t_emit(t, PPME_SOCKET_SENDMSG_E, TID, "qdB", Q(3), 5u, tup, (unsigned)n) == 0);
+	CHECK(t_emit(t, PPME_SOCKET_SENDMSG_X, TID, "qB", Q(5), "hello", 5u) == 0);
+	CHECK_STR(fdname(3), "0.0.0.0:40000->127.0.0.53:53");
+	n = tuple4(tup, LO, 5353, ANY, 40000);
+	CHECK(t_emit(t, PPME_SOCKET_RECVMSG_E, TID, "q", Q(3)) == 0);
+	CHECK(t_emit(t, PPME_SOCKET_RECVMSG_X, TID, "qdBB", Q(5), 5u, "reply", 5u, tup,
+		     (unsigned)n) == 0);
+	CHECK_STR(fdname(3), "0.0.0.0:40000->127.0.0.1:5353");
+	CHECK(t->ev.fd == f && t->ev.fdnum == 3);
+	CHECK(t_emit(t, PPME_SOCKET_RECVMSG_E, TID, "q", Q(3)) == 0);
+	CHECK(t_emit(t, PPME_SOCKET_RECVMSG_X, TID, "qdBB", Q(-11), 0u, "", 0u, "", 0u) == 0);
+	CHECK_STR(fdname(3), "0.0.0.0:40000->127.0.0.1:5353");
+	/* an exit whose enter we missed knows no fd: nothing changes */
+	n = tuple4(tup, LO, 9, ANY, 40000);
+	CHECK(t_emit(t, PPME_SOCKET_RECVFROM_X, TID, "qBB", Q(5), "x", 1u, tup, (unsigned)n) == 0);
+	CHECK_STR(fdname(3), "0.0.0.0:40000->127.0.0.1:5353");
+}
+
+static void test_udp_server(void)
+{
+	uint8_t addr[7] = { PPM_AF_INET, 0, 0, 0, 0 };
+	uint16_t port = 53;
+	struct fd_info *f;
+
+	socket_(4, 2, 2);
+	memcpy(addr + 5, &port, 2);
+	CHECK(t_emit(t, PPME_SOCKET_BIND_E, TID, "q", Q(4)) == 0);
+	CHECK(t_emit(t, PPME_SOCKET_BIND_X, TID, "qB", Q(0), addr, 7u) == 0);
+	f = fd(4);
+	CHECK_STR(fdname(4), "0.0.0.0:53");
+	CHECK(f && f->is_server);
+	/* a query: remote -> local, the client is the source */
+	recvfrom4(4, LO, 4444, ANY, 53, 30);
+	CHECK_STR(fdname(4), "127.0.0.1:4444->0.0.0.0:53");
+	CHECK(f->is_server && f->sport == 4444 && f->dport == 53);
+	CHECK(match("fd.sport=53 and fd.cip=127.0.0.1 and fd.lport=53 and fd.rport=4444"));
+	/* the answer (local -> remote) is the same conversation */
+	sendto4(4, ANY, 53, LO, 4444, 60);
+	CHECK_STR(fdname(4), "127.0.0.1:4444->0.0.0.0:53");
+	/* the next client */
+	sendto4(4, ANY, 53, LO, 5555, 60);
+	CHECK_STR(fdname(4), "127.0.0.1:5555->0.0.0.0:53");
+	CHECK(f->is_server);
+}
+
+static void test_unknown_and_other(void)
+{
+	uint8_t tup[13], v6[37] = { PPM_AF_INET6 };
+	uint16_t n, p;
+	struct fd_info *f;
+
+	/* a sendto on an fd we never saw made: a UDP socket, shown on the enter */
+	n = tuple4(tup, ANY, 0, STUB, 53);
+	CHECK(t_emit(t, PPME_SOCKET_SENDTO_E, TID, "qdB", Q(7), 5u, tup, (unsigned)n) == 0);
+	f = fd(7);
+	CHECK(f && t->ev.fd == f && f->type == FDT_IPV4_SOCK && f->l4proto == IPPROTO_UDP);
+	CHECK(t_emit(t, PPME_SOCKET_SENDTO_X, TID, "qB", Q(5), "hello", 5u) == 0);
+	CHECK_STR(fdname(7), "0.0.0.0:0->127.0.0.53:53");
+	/* the guess is undone when the kernel says there is no such socket */
+	sendto_(8, tup, n, -9);		/* EBADF */
+	CHECK(fd(8) == NULL);
+	sendto_(8, tup, n, -88);	/* ENOTSOCK */
+	CHECK(fd(8) == NULL);
+	sendto_(8, tup, n, -11);	/* EAGAIN: it is a socket */
+	CHECK(fd(8) && fd(8)->type == FDT_IPV4_SOCK && !fd(8)->name);
+	/* a socket that has a name is kept (sysdig never removes one either) */
+	sendto_(7, tup, n, -9);
+	CHECK(fd(7) != NULL);
+	/* a unix address makes no guess */
+	CHECK(t_emit(t, PPME_SOCKET_SENDTO_E, TID, "qdB", Q(9), 1u, "\x01\0\0\0\0\0\0\0\0"
+		     "\0\0\0\0\0\0\0\0/run/log", 26u) == 0);
+	CHECK(fd(9) == NULL);
+
+	/* IPv6 */
+	socket_(10, 10, 2);
+	p = 50000; memcpy(v6 + 17, &p, 2);
+	v6[19] = 0x20; v6[20] = 0x01; v6[21] = 0x0d; v6[22] = 0xb8; v6[34] = 1;
+	p = 53; memcpy(v6 + 35, &p, 2);
+	CHECK(t_emit(t, PPME_SOCKET_SENDTO_E, TID, "qdB", Q(10), 5u, v6, 37u) == 0);
+	CHECK(t_emit(t, PPME_SOCKET_SENDTO_X, TID, "qB", Q(5), "hello", 5u) == 0);
+	CHECK_STR(fdname(10), ":::50000->2001:db8::1:53");
+	CHECK(fd(10) && fd(10)->type == FDT_IPV6_SOCK && fd(10)->l4proto == IPPROTO_UDP);
+
+	/* unix datagrams: the name is the tuple text, as sysdig's */
+	socket_(11, 1, 2);
+	CHECK(t_emit(t, PPME_SOCKET_SENDTO_E, TID, "qdB", Q(11), 1u, "\x01\0\0\0\0\0\0\0\0"
+		     "\x00\x94\x7b\x81\xdc\x94\xff\xff/dev/log", 26u) == 0);
+	CHECK(t_emit(t, PPME_SOCKET_SENDTO_X, TID, "qB", Q(1), "x", 1u) == 0);
+	CHECK_STR(fdname(11), "0->ffff94dc817b9400 /dev/log");
+
+	/* a connected TCP socket keeps the name its connect gave it */
+	socket_(12, 2, 1);
+	connect4(12, LO, 33333, LO, 80, 0);
+	CHECK_STR(fdname(12), "127.0.0.1:33333->127.0.0.1:80");
+	sendto4(12, LO, 33333, LO, 8080, 5);
+	CHECK_STR(fdname(12), "127.0.0.1:33333->127.0.0.1:80");
+	/* one whose connect we missed takes the tuple, still TCP */
+	socket_(13, 2, 1);
+	sendto4(13, LO, 33333, LO, 8080, 5);
+	CHECK_STR(fdname(13), "127.0.0.1:33333->127.0.0.1:8080");
+	CHECK(fd(13) && fd(13)->l4proto == IPPROTO_TCP);
+}
+
+static void test_reconnect(void)
+{
+	uint8_t addr[7] = { PPM_AF_INET, 0, 0, 0, 0 };
+	uint16_t port = 5555;
+	struct fd_info *f;
+
+	/* connect, connect elsewhere (the kernel keeps the local end) */
+	socket_(20, 2, 2);
+	f = fd(20);
+	connect4(20, LO, 37062, STUB, 53, 0);
+	CHECK_STR(fdname(20), "127.0.0.1:37062->127.0.0.53:53");
+	connect4(20, LO, 37062, LO, 9999, 0);
+	CHECK_STR(fdname(20), "127.0.0.1:37062->127.0.0.1:9999");
+	CHECK(f->dport == 9999 && f->sport == 37062 && !f->is_server && f->l4proto == IPPROTO_UDP);
+	/* a failed AF_UNSPEC changes nothing */
+	connect4(20, ANY, 0, ANY, 0, -22);
+	CHECK_STR(fdname(20), "127.0.0.1:37062->127.0.0.1:9999");
+	/* AF_UNSPEC: the kernel drops the peer and the automatic port: as new */
+	connect4(20, ANY, 0, ANY, 0, 0);
+	CHECK(f->name == NULL && f->sport == 0 && f->dport == 0 && !f->is_server);
+	CHECK(memcmp(f->dip, ANY, 4) == 0 && memcmp(f->sip, ANY, 4) == 0);
+	CHECK(f->type == FDT_IPV4_SOCK && f->l4proto == IPPROTO_UDP);
+	CHECK(match("fd.l4proto=\"<NA>\"") && !match("fd.sport exists"));
+	/* and can be used unconnected again */
+	sendto4(20, ANY, 0, STUB, 53, 5);
+	CHECK_STR(fdname(20), "0.0.0.0:0->127.0.0.53:53");
+
+	/* a bound socket keeps its port after AF_UNSPEC */
+	socket_(21, 2, 2);
+	f = fd(21);
+	memcpy(addr + 5, &port, 2);
+	CHECK(t_emit(t, PPME_SOCKET_BIND_E, TID, "q", Q(21)) == 0);
+	CHECK(t_emit(t, PPME_SOCKET_BIND_X, TID, "qB", Q(0), addr, 7u) == 0);
+	connect4(21, LO, 5555, LO, 9999, 0);
+	CHECK_STR(fdname(21), "127.0.0.1:5555->127.0.0.1:9999");
+	connect4(21, ANY, 5555, ANY, 0, 0);
+	CHECK_STR(fdname(21), "0.0.0.0:5555");
+	CHECK(f->is_server && f->dport == 5555 && f->sport == 0);
+	CHECK(match("fd.sport=5555 and fd.lport=5555"));
+}
+
+int main(void)
+{
+	char *root = t_tmpdir();
+
+	t = t_new(root);
+	field_ctx__init(&fctx, inspector__threads(t->in));
+	CHECK(t_spawn(t, TID, 1, "app", "/") == 0);
+	test_udp_client();
+	test_udp_server();
+	test_unknown_and_other();
+	test_reconnect();
+	field_ctx__fini(&fctx);
+	t_free(t, root);
+	return t_report();
+}

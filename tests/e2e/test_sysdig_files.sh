@@ -76,6 +76,7 @@ expect "the plain file lists BPF fds and the memfd" \
 # 3. sysdig reads each file and prints the lines agent -r prints.
 # '|' between fields: names may hold spaces.
 FMT='*%evt.num|%evt.rawtime|%evt.cpu|%evt.type|%evt.dir|%proc.name|%proc.pid|%thread.tid|%fd.num|%fd.type|%fd.name|%evt.res'
+[ -n "${KEEP:-}" ] && cp "$TMP"/*.scap "$KEEP/"	# to look into a failure
 for n in plain gzip filtered; do
 	sysdig -r "$TMP/$n.scap" -p "$FMT" >"$TMP/$n.sysdig" 2>"$TMP/$n.serr"; src=$?
 	"$AGENT" -r "$TMP/$n.scap" -p "$FMT" >"$TMP/$n.agent" 2>"$TMP/$n.aerr"; arc=$?
@@ -105,6 +106,12 @@ for i, (x, y) in enumerate(zip(a, s)):
     if fx[9] == "bpf" and fy[9] == "<NA>" and fx[10].startswith("anon_inode:bpf-"):
         fx[9] = "<NA>"
         known["bpf"] = known.get("bpf", 0) + 1
+    # Syscalls sysdig 0.29.3 names '<unknown>' (newer than its table, or the
+    # agent's own events, written as the generic pair) or 'sigreturn': the
+    # agent names them as the kernel does (rseq, statx, rt_sigreturn).
+    if fx[3] != fy[3] and (fy[3] == "<unknown>" or (fy[3], fx[3]) == ("sigreturn", "rt_sigreturn")):
+        fx[3] = fy[3]
+        known["syscall name"] = known.get("syscall name", 0) + 1
     # A thread neither the lists nor a clone named: sysdig makes one up whose
     # pid is its tid (a guess); ours leaves proc.pid <NA>.
     if fx[5] == "<NA>" and fx[6] == "<NA>" and fy[6] == fy[7]:

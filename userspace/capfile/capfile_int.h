@@ -61,8 +61,8 @@ enum {
 #include "inspect.h"
 
 /* generic.c: FRAME as sysdig 0.29.3 can read it: the agent's own events (codes
- * from PPM_SYSDIG_EVENT_MAX) become the generic pair, built in OUT; any other
- * frame is returned as is. */
+ * from PPM_SYSDIG_EVENT_MAX) and bpf's become the generic pair, built in OUT;
+ * any other frame is returned as is. */
 struct capfile_generic {
 	uint8_t buf[PPM_HDR_LEN + 8];
 };

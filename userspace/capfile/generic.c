@@ -1,12 +1,14 @@
 /* The agent's own events (codes from PPM_SYSDIG_EVENT_MAX on) go into files as
  * the generic pair sysdig 0.29.3 reads: enter with ID and nativeID, exit with
- * ID. Their params are lost in the file; the syscall stays named by number. */
+ * ID. Their params are lost in the file; the syscall stays named by number.
+ * The bpf pair goes the same way: sysdig 0.29.3 crashes (SIGSEGV) extracting
+ * evt.res from its exit, whose result is a PT_DYN param. */
 #include <string.h>
 
 #include "capfile_int.h"
 
-/* Own event code -> native syscall number, from the routing table. One writer
- * thread fills it on first use. */
+/* Event code written as generic -> native syscall number, from the routing
+ * table. One writer thread fills it on first use. */
 static int16_t own_nr[PPM_EVENT_MAX];
 static bool own_nr_done;
 
@@ -17,7 +19,8 @@ static void own_nr__build(void)
 	for (unsigned nr = 0; nr < SYSCALL_TABLE_SIZE; nr++) {
 		const struct syscall_route *r = &schema_syscall_routes[nr];
 
-		if (r->enter_event >= PPM_SYSDIG_EVENT_MAX && r->enter_event < PPM_EVENT_MAX)
+		if ((r->enter_event >= PPM_SYSDIG_EVENT_MAX && r->enter_event < PPM_EVENT_MAX) ||
+		    r->enter_event == PPME_SYSCALL_BPF_E)
 			own_nr[r->enter_event] = own_nr[r->exit_event] = (int16_t)nr;
 	}
 	own_nr_done = true;
@@ -31,7 +34,8 @@ const struct ppm_evt_hdr *capfile__as_generic(const struct ppm_evt_hdr *frame,
 	uint32_t n;
 
 	memcpy(&h, frame, sizeof(h));
-	if (h.type < PPM_SYSDIG_EVENT_MAX || h.type >= PPM_EVENT_MAX)
+	if ((h.type < PPM_SYSDIG_EVENT_MAX && h.type != PPME_SYSCALL_BPF_E &&
+	     h.type != PPME_SYSCALL_BPF_X) || h.type >= PPM_EVENT_MAX)
 		return frame;
 	if (!own_nr_done)
 		own_nr__build();

@@ -248,7 +248,10 @@ static int fdl__entry(struct fd_info *fi, void *ctx)
 		put_u64(e.f, (uint64_t)fi->fd);
 		put_u64(e.f, fi->ino);
 		put_u8(e.f, simple_type(fi->type));
-		put_cstr(e.f, fi->name, MAX_PATH_STR);
+		/* a bpf fd made by an event has no link text: named as /proc
+		 * names them, so a reader knows it again */
+		put_cstr(e.f, fi->type == FDT_BPF && !fi->name ? "anon_inode:bpf-" : fi->name,
+			 MAX_PATH_STR);
 		break;
 	}
 	if ((err = body__close(&e)))

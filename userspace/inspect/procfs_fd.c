@@ -76,8 +76,10 @@ static void classify(struct procfs *p, int64_t pid, const char *fdpath, const ch
 			if (strcmp(target + 11, anon_types[i].name) == 0)
 				fi->type = anon_types[i].type;
 		/* A typed one has no name, as sysdig's scan and its events give
-		 * (eventfd(2) and friends); others keep their link text. */
-		if (fi->type != FDT_UNKNOWN) {
+		 * (eventfd(2) and friends); others keep their link text, bpf ones
+		 * too: sysdig's scan lists them as unsupported fds named by it
+		 * (see capfile/state.c). */
+		if (fi->type != FDT_UNKNOWN && fi->type != FDT_BPF) {
 			free(fi->name);
 			fi->name = NULL;
 		}

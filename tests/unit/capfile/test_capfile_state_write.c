@@ -142,6 +142,7 @@ static struct inspector *build_source(void)
 	add_fd(in, m, 17, FDT_BPF, "anon_inode:bpf-map");
 	add_fd(in, m, 18, FDT_MEMFD, "/memfd:cache (deleted)");
 	add_fd(in, m, 19, FDT_UNKNOWN, "anon_inode:[io_uring]");
+	add_fd(in, m, 20, FDT_BPF, NULL);	/* made by a bpf() event: no link text */
 
 	/* a second thread of the same process: listed after its main thread */
 	t = add_thread(in, 501, 500, "worker");
@@ -213,7 +214,7 @@ static void test_round_trip(void)
 	snprintf(path, sizeof(path), "%s/state.scap", tmpdir);
 	CHECK_EQ(write_file(src, path, &n), 0);
 	CHECK_EQ(n.n_threads, 4);
-	CHECK_EQ(n.n_fds, 18);
+	CHECK_EQ(n.n_fds, 19);
 	CHECK_EQ(n.n_blocks, 3);	/* process list, server's fds, orphan's fds */
 
 	c = capture__open_file_state(path, &err, dst, &imp);
@@ -223,7 +224,7 @@ static void test_round_trip(void)
 		goto out;
 	}
 	CHECK_EQ(imp.n_threads, 4);
-	CHECK_EQ(imp.n_fds, 18);
+	CHECK_EQ(imp.n_fds, 19);
 	CHECK_EQ(imp.n_bad_lists, 0);
 	CHECK_EQ(capture__next(c, &ev, 0), 0);
 	CHECK_EQ(capture__next(c, &ev, 0), -ENODATA);
@@ -254,7 +255,7 @@ static void test_round_trip(void)
 	t = thread_table__find(tt, 501);
 	CHECK(t && t->pid == 500 && !strcmp(t->comm, "worker"));
 	CHECK(t && t->fds == m->fds);	/* one fd table per process */
-	CHECK_EQ(fd_table__count(m->fds), 17);
+	CHECK_EQ(fd_table__count(m->fds), 18);
 
 	f = fd_table__find(m->fds, 3);
 	check_fd_common(f, FDT_FILE, "/srv/data/log.txt");
@@ -287,6 +288,7 @@ static void test_round_trip(void)
 	check_fd_common(fd_table__find(m->fds, 17), FDT_BPF, "anon_inode:bpf-map");
 	check_fd_common(fd_table__find(m->fds, 18), FDT_MEMFD, "/memfd:cache (deleted)");
 	check_fd_common(fd_table__find(m->fds, 19), FDT_UNKNOWN, "anon_inode:[io_uring]");
+	check_fd_common(fd_table__find(m->fds, 20), FDT_BPF, "anon_inode:bpf-");
 
 	o = thread_table__find(tt, 601);
 	CHECK(o && o->pid == 600 && o->fds != m->fds);
@@ -450,7 +452,7 @@ static void test_sysdig_fd_types(void)
 	}
 	CHECK_EQ(off, len);
 	CHECK_EQ(entries, n.n_fds);
-	CHECK_EQ(entries, 18);
+	CHECK_EQ(entries, 19);
 	CHECK_EQ(type_of[17], 10);	/* bpf: SCAP_FD_UNSUPPORTED */
 	CHECK_EQ(type_of[18], 16);	/* memfd: SCAP_FD_FILE_V2 */
 	CHECK_EQ(type_of[19], 10);	/* io_uring, unknown to us: UNSUPPORTED */

@@ -181,9 +181,10 @@ static void test_fake_tree(void)
 	      strcmp(f->name, "0.0.0.0:53") == 0);
 	CHECK(fd_table__find(p->fds, 18) && fd_table__find(p->fds, 18)->type == FDT_UNKNOWN);
 	/* typed anon inodes have no name (as when made by an event), others
-	 * their link text */
+	 * their link text; bpf ones too (capture files list them by it) */
 	CHECK(fd_table__find(p->fds, 9) && fd_table__find(p->fds, 9)->name == NULL);
-	CHECK(fd_table__find(p->fds, 12) && fd_table__find(p->fds, 12)->name == NULL);
+	CHECK_STR(fd_table__find(p->fds, 12) ? fd_table__find(p->fds, 12)->name : NULL,
+		  "anon_inode:bpf-map");
 	CHECK_STR(fd_table__find(p->fds, 18) ? fd_table__find(p->fds, 18)->name : NULL,
 		  "anon_inode:[pidfd]");
 	/* a pidfd's process, from its fdinfo */

@@ -137,8 +137,9 @@ static __always_inline __u16 wait__semctl_cmd(int cmd)
 
 /* An FDLIST param from the first WAIT_POLL_MAX of the NFDS pollfds at UFDS:
  * a u16 count, then per fd an s64 fd and u16 PPM poll flags, of the requested
- * events (enter) or of the returned ones (exit, REVENTS set). Empty when the
- * array cannot be read. */
+ * events (enter) or of the returned ones (exit, REVENTS set). An array that
+ * cannot be read gives an empty list (count 0), not an empty param: sysdig's
+ * reader takes a count from an FDLIST param whatever its length. */
 static __always_inline void filler__pollfds(struct filler *f, const struct pollfd *ufds,
 					    __u32 nfds, int revents)
 {
@@ -149,8 +150,7 @@ static __always_inline void filler__pollfds(struct filler *f, const struct pollf
 
 	if (n && bpf_probe_read_user(fds, n * sizeof(fds[0]), ufds)) {
 		COUNT(n_drops_pf);
-		filler__empty(f);
-		return;
+		n = 0;
 	}
 	for (int i = 0; i < WAIT_POLL_MAX && i < n; i++) {
 		__s64 fd = fds[i].fd;

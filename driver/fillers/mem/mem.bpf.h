@@ -79,28 +79,4 @@ static __always_inline __u32 mem__mmap_flags(unsigned long fl)
 	return r;
 }
 
-/* vm_size, vm_rss, vm_swap of the current task in KiB (pages of 4 KiB), read
- * after the call so they show its effect; 0 for a task without an mm. rss is
- * file + anon + shmem pages, as sysdig counts it (see compat__mm_rss for what
- * the percpu counters of 6.2+ leave out). */
-static __always_inline void filler__mm_stats(struct filler *f)
-{
-	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
-	struct mm_struct *mm = BPF_CORE_READ(t, mm);
-	__u32 size = 0, rss = 0, swap = 0;
-
-	if (mm) {
-		struct compat_rss r = {};
-
-		compat__mm_rss(mm, &r);
-		size = BPF_CORE_READ(mm, total_vm) << 2;
-		rss = (r.pages[COMPAT_MM_FILEPAGES] + r.pages[COMPAT_MM_ANONPAGES] +
-		       r.pages[COMPAT_MM_SHMEMPAGES]) << 2;
-		swap = r.pages[COMPAT_MM_SWAPENTS] << 2;
-	}
-	filler__u32(f, size);
-	filler__u32(f, rss);
-	filler__u32(f, swap);
-}
-
 #endif

@@ -19,6 +19,6 @@ FILLER_EXIT(syscall_brk_4_x)
 	if (FILLER_BEGIN(&f, ctx, SYSCALL_BRK_4_X))
 		return 0;
 	filler__u64(&f, f.ret);
-	filler__mm_stats(&f);
+	filler__mm_stats(&f, (struct task_struct *)bpf_get_current_task());
 	return filler__submit(&f);
 }

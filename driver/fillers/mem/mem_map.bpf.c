@@ -27,7 +27,7 @@ FILLER_EXIT(syscall_mmap_x)
 	if (FILLER_BEGIN(&f, ctx, SYSCALL_MMAP_X))
 		return 0;
 	filler__u64(&f, f.ret);
-	filler__mm_stats(&f);
+	filler__mm_stats(&f, (struct task_struct *)bpf_get_current_task());
 	return filler__submit(&f);
 }
 
@@ -49,7 +49,7 @@ FILLER_EXIT(syscall_munmap_x)
 	if (FILLER_BEGIN(&f, ctx, SYSCALL_MUNMAP_X))
 		return 0;
 	filler__s64(&f, f.ret);
-	filler__mm_stats(&f);
+	filler__mm_stats(&f, (struct task_struct *)bpf_get_current_task());
 	return filler__submit(&f);
 }
 

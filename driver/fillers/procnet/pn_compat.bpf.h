@@ -67,4 +67,26 @@ static __always_inline struct kernfs_node *compat__kn_parent(struct kernfs_node 
 	return BPF_CORE_READ(kn, __parent);
 }
 
+/* vm_size, vm_rss, vm_swap of task T in KiB (pages of 4 KiB): three u32 params;
+ * 0 for a task without an mm. rss is file + anon + shmem pages, as sysdig counts
+ * it (see compat__mm_rss for what the percpu counters of 6.2+ leave out). */
+static __always_inline void filler__mm_stats(struct filler *f, struct task_struct *t)
+{
+	struct mm_struct *mm = BPF_CORE_READ(t, mm);
+	__u32 size = 0, rss = 0, swap = 0;
+
+	if (mm) {
+		struct compat_rss r = {};
+
+		compat__mm_rss(mm, &r);
+		size = BPF_CORE_READ(mm, total_vm) << 2;
+		rss = (r.pages[COMPAT_MM_FILEPAGES] + r.pages[COMPAT_MM_ANONPAGES] +
+		       r.pages[COMPAT_MM_SHMEMPAGES]) << 2;
+		swap = r.pages[COMPAT_MM_SWAPENTS] << 2;
+	}
+	filler__u32(f, size);
+	filler__u32(f, rss);
+	filler__u32(f, swap);
+}
+
 #endif

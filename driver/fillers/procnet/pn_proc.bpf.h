@@ -244,25 +244,10 @@ static __always_inline void proc__cwd(struct filler *f, struct task_struct *t)
 /* fdlimit, pgft_maj, pgft_min, vm_size, vm_rss, vm_swap (KiB), comm. */
 static __always_inline void proc__stats(struct filler *f, struct task_struct *t)
 {
-	struct mm_struct *mm = BPF_CORE_READ(t, mm);
-	__u32 size = 0, rss = 0, swap = 0;
-
 	filler__u64(f, BPF_CORE_READ(t, signal, rlim[PN_RLIMIT_NOFILE].rlim_cur));
 	filler__u64(f, BPF_CORE_READ(t, maj_flt));
 	filler__u64(f, BPF_CORE_READ(t, min_flt));
-	if (mm) {
-		/* Pages of 4 KiB: << 2 gives KiB. */
-		struct compat_rss r = {};
-
-		size = BPF_CORE_READ(mm, total_vm) << 2;
-		compat__mm_rss(mm, &r);
-		rss = (r.pages[COMPAT_MM_FILEPAGES] + r.pages[COMPAT_MM_ANONPAGES] +
-		       r.pages[COMPAT_MM_SHMEMPAGES]) << 2;
-		swap = r.pages[COMPAT_MM_SWAPENTS] << 2;
-	}
-	filler__u32(f, size);
-	filler__u32(f, rss);
-	filler__u32(f, swap);
+	filler__mm_stats(f, t);
 	filler__str_kernel(f, __builtin_preserve_access_index(&t->comm));
 }
 

@@ -364,6 +364,16 @@ int fields__extract_evt(const struct field_ref *ref, const struct ievt *ev,
 			return -ENOENT;
 		if (res >= 0)
 			return value__str(out, "SUCCESS", 7);
+		/* a result that is not an errno type (mmap's address): sysdig
+		 * shows the param as printed, e.g. FFFFFFFFFFFFFFEA */
+		if (!ev->has_res) {
+			sbuf__reset(&ctx->scratch);
+			param__render(ev, 0, ctx, &ctx->scratch, PM_ARG);
+			if (ctx->scratch.err)
+				return ctx->scratch.err;
+			return value__str(out, ctx->scratch.buf ? ctx->scratch.buf : "",
+					  ctx->scratch.len);
+		}
 		if (errno__name(res))
 			return value__cstr(out, errno__name(res));
 		sbuf__reset(&ctx->scratch);

@@ -641,6 +641,11 @@ static void render_value(const struct ievt *ev, const struct ppm_param_info *pi,
 		return;
 	}
 	case PT_RELTIME:
+		/* (u64)-1: no timeout (ppoll without a timespec), sysdig's "none" */
+		if ((uint64_t)v == UINT64_MAX) {
+			sbuf__puts(o, "none");
+			return;
+		}
 		sbuf__u64(o, (uint64_t)v);
 		res_begin(o, &m);
 		sbuf__printf(o, "%gs", (double)(uint64_t)v / 1e9);

@@ -443,6 +443,16 @@ static void test_types(void)
 	ev = tevt__end(&t, -1);
 	CHECK_STR(F("evt.info", ev), "res=-600 ");
 	CHECK_STR(F("evt.res", ev), "-600");
+	/* a failed mmap: its result is an address, printed as sysdig does */
+	fb = tevt__begin(&t, PPME_SYSCALL_MMAP_X, 200, WORLD_TS);
+	fb__u64(fb, (uint64_t)-22);
+	fb__u32(fb, 1);
+	fb__u32(fb, 2);
+	fb__u32(fb, 3);
+	ev = tevt__end(&t, -1);
+	CHECK_STR(F("evt.res", ev), "FFFFFFFFFFFFFFEA");
+	CHECK_STR(F("evt.rawres", ev), "-22");
+	CHECK_STR(F("evt.failed", ev), "true");
 	fb = tevt__begin(&t, PPME_SYSCALL_KILL_X, 200, WORLD_TS);
 	fb__u64(fb, (uint64_t)-512);
 	ev = tevt__end(&t, -1);

@@ -329,6 +329,14 @@ static void test_sysdig_quirks(void)
 	fb__str(fb, "s3");
 	tevt__end(&t, -1);
 	CHECK_STR(text(f, &t.ev, &rc), "res=-9(EBADF) target=target linkdirfd=9999 linkpath=s3(s3) \n");
+
+	/* ppoll without a timeout: sysdig prints none */
+	fb = tevt__begin(&t, PPME_SYSCALL_PPOLL_E, 200, WORLD_TS);
+	fb__param(fb, "\0\0", 2);	/* no fds */
+	fb__u64(fb, UINT64_MAX);
+	fb__u32(fb, 0);
+	tevt__end(&t, -1);
+	CHECK_STR(text(f, &t.ev, &rc), "fds= timeout=none sigmask= \n");
 	format__free(f);
 }
 

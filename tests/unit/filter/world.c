@@ -124,7 +124,7 @@ struct ievt *tevt__end(struct tevt *t, int64_t fdnum)
 	}
 	if (PPME_IS_EXIT(ev->type) && ev->params.n &&
 	    (ev->info->params[0].type == PT_ERRNO || ev->info->params[0].type == PT_FD ||
-	     ev->info->params[0].type == PT_PID || strcmp(ev->info->params[0].name, "res") == 0) &&
+	     ev->info->params[0].type == PT_PID) &&
 	    schema__param_int(ev->info->params[0].type, ev->params.val[0], ev->params.len[0],
 			      &v) == 0) {
 		ev->has_res = true;

@@ -37,6 +37,17 @@ stop_agent
 expect "a builtin's redirected write names the file" grep -qx "1 file $TMP/r" "$TMP/bout"
 expect "the next write names stdout, restored from the saved fd" grep -qx "1 pipe .*" "$TMP/bout"
 
+# The agent's own events live, as the README shows them.
+mkdir "$TMP/d2"
+start_agent "$TMP/mout" "$TMP/merr" 'proc.name=syscall_cov and evt.type in (memfd_create, pidfd_open) and evt.dir=<'
+"$SYSCALL_COV" "$TMP/d2"
+sleep 1
+stop_agent
+expect "memfd_create is decoded live (fd, name, flags)" \
+	grep -q '< memfd_create fd=[0-9]*(<m>/memfd:cov (deleted)) name=cov flags=1(MFD_CLOEXEC) $' "$TMP/mout"
+expect "pidfd_open is decoded live (fd, pid, flags)" \
+	grep -q '< pidfd_open fd=[0-9]*(<o>anon_inode:\[pidfd\]) pid=[0-9]*(syscall_cov) flags=0(O_NONE) $' "$TMP/mout"
+
 # The same run's -w file: sysdig reads every event and decodes it as we do.
 if command -v sysdig >/dev/null; then
 	"$AGENT" -r "$TMP/cov.scap" >"$TMP/ag" 2>/dev/null

@@ -39,14 +39,18 @@ static __always_inline struct driver_counters *counters__get(void)
 			__c->field++;                           \
 	} while (0)
 
-/* An event of type TYPE that will not be sent: counted once, by reason and type. */
+/* An event of type TYPE that will not be sent: counted once, by reason and type.
+ * Atomic adds (a drop is rare): a program preempted mid-increment by another
+ * on the same CPU would lose one, and the two counts would disagree. */
 #define DROP(field, evtype)                                                   \
 	do {                                                                  \
 		__u32 __type = (evtype);                                      \
 		__u64 *__n = bpf_map_lookup_elem(&drops_by_type, &__type);    \
-		COUNT(field);                                                 \
+		struct driver_counters *__c = counters__get();                \
+		if (__c)                                                      \
+			__sync_fetch_and_add(&__c->field, 1);                 \
 		if (__n)                                                      \
-			(*__n)++;                                             \
+			__sync_fetch_and_add(__n, 1);                         \
 	} while (0)
 
 static __always_inline struct scratch *scratch__get(void)

@@ -460,8 +460,11 @@ static void agent__stop_capture(struct agent *a)
 {
 	if (!a->cap)
 		return;
+	/* Detached first: the drop counters and the drops by event are read
+	 * one after the other, and a storm must not add to one between them. */
+	driver__detach(capture__driver(a->cap));
 	agent__gather(a);
-	capture__close(a->cap);	/* detaches every BPF program */
+	capture__close(a->cap);
 	a->cap = NULL;
 	if (a->metrics)
 		agent_metrics__publish(a->metrics, &a->counters, false);

@@ -52,7 +52,7 @@ expect "pidfd_open is decoded live (fd, pid, flags)" \
 if command -v sysdig >/dev/null; then
 	"$AGENT" -r "$TMP/cov.scap" >"$TMP/ag" 2>/dev/null
 	sysdig -r "$TMP/cov.scap" >"$TMP/sd" 2>/dev/null
-	[ -n "${KEEP:-}" ] && cp "$TMP/cov.scap" "$KEEP/"	# to look into a failure
+	[ -n "${KEEP:-}" ] && cp "$TMP/cov.scap" "$TMP/out" "$TMP/strace" "$KEEP/"	# to look into a failure
 	python3 "$SRC/tests/e2e/coverage/same_lines.py" "$TMP/ag" "$TMP/sd"; rc=$?
 	expect "sysdig -r prints our -w file as agent -r does" [ "$rc" = 0 ]
 	expect "the file holds the run (more than 250 events)" [ "$(wc -l <"$TMP/ag")" -gt 250 ]

@@ -7,8 +7,8 @@ AGENT_LINES holds '%thread.tid %evt.dir %evt.type %evt.rawres' lines. For each
 thread, the calls strace saw must be named the same by the agent, in the same
 order (the agent names a syscall by its event, as sysdig: pread64 is pread, dup2
 is dup; calls with the generic event by the kernel's name), and every call whose
-event the schema decodes must carry strace's return value. Prints what differs
-and exits 1 if anything does."""
+event the schema decodes must carry strace's return value. Prints what
+differs and exits 1 if anything does."""
 import errno
 import re
 import sys
@@ -56,6 +56,7 @@ def num(s):
 
 def strace_calls():
     per = defaultdict(list)
+    pending_exit = set()	# threads whose exit strace showed unfinished
     for line in open(strace_log):
         m = CALL.match(line) or RESUMED.match(line)
         if not m:
@@ -64,6 +65,10 @@ def strace_calls():
         if line.rstrip().endswith('<unfinished ...>'):
             if name in ('exit', 'exit_group'):	# they never return
                 per[tid].append((name, None))
+                pending_exit.add(tid)
+            continue
+        if RESUMED.match(line) and tid in pending_exit:	# "= ?": the same exit
+            pending_exit.discard(tid)
             continue
         r = RET.search(line)
         ret = None

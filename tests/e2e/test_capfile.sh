@@ -155,4 +155,12 @@ curl_google.scap -j 256c9560aecd735e9c1b0a8f615872c018302fcf93e56339d56ae36f386b
 single_ipv6_conn.scap - abdd4f3a5cf2c91bc6a95ffcf372fd723d62d9e9be6c59803d013a795e352d9a
 single_ipv6_conn.scap -j 10b2371f5e103c2183653d4b9c757b762f57cf5694def8a8022809daa2e04b13
 SUMS
+
+# A replay waits for a slow reader instead of dropping lines (nothing is lost in
+# the kernel meanwhile): a 64K queue and a reader that starts late get it all.
+"$AGENT" -r "$FIXTURES/curl_google.scap" --queue-size 64K 2>"$TMP/slow.err" |
+	(sleep 1; sha256sum) | cut -d' ' -f1 >"$TMP/slow.sum"
+expect "a replay to a late reader loses no line (64K queue)" \
+	[ "$(cat "$TMP/slow.sum")" = ca548404d94e1f9d4402e1c6412457e54fbe66d417d39dd1fc6a06ce8aebde31 ]
+expect "and says it dropped none" grep -q ' 0 dropped (queue full 0,' "$TMP/slow.err"
 finish

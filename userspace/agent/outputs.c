@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "outputs.h"
+#include "signals.h"
 
 /* Output state changes (connected, lost, failing) go to stderr once each. */
 static void outputs__notice(void *arg, const struct output *o, int level, const char *msg)
@@ -22,6 +23,10 @@ int outputs__open(struct outputs *s, const struct agent_opts *o, char *err, size
 		.unbuffered = o->unbuffered,
 		.batch_bytes = o->batch_bytes,
 		.batch_ms = o->batch_ms,
+		/* a replay waits for a slow reader rather than drop its lines:
+		 * nothing is lost in the kernel meanwhile */
+		.block = o->read_file != NULL,
+		.stop = &signals_stop,
 		.notice = outputs__notice,
 	};
 

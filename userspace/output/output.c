@@ -138,6 +138,31 @@ static void output__wake(struct output *o, bool any)
 	pthread_mutex_unlock(&o->mu);
 }
 
+/* A blocking output's full queue: waits (kicking the writer) until LEN more
+ * bytes fit. false when the writer made no progress for OUTPUT_BLOCK_STALL_MS
+ * or the program is stopping: the line is then dropped as usual. */
+static bool output__wait_room(struct output *o, size_t len)
+{
+	const struct timespec nap = { 0, 200000 };
+	uint64_t tail = queue__tail(&o->q);
+	unsigned idle_naps = 0;
+
+	while (!queue__room(&o->q, len, 0)) {
+		if (o->opts.stop && *o->opts.stop)
+			return false;
+		atomic_store(&o->kick, true);
+		output__wake(o, true);
+		nanosleep(&nap, NULL);
+		if (queue__tail(&o->q) != tail) {
+			tail = queue__tail(&o->q);
+			idle_naps = 0;
+		} else if (++idle_naps * 200 / 1000 >= OUTPUT_BLOCK_STALL_MS) {
+			return false;
+		}
+	}
+	return true;
+}
+
 int output__push(struct output *o, const char *line, size_t len, uint64_t ts_ns)
 {
 	if (len > UINT32_MAX)
@@ -160,7 +185,9 @@ int output__push(struct output *o, const char *line, size_t len, uint64_t ts_ns)
 		queue__push(&o->q, QUEUE_MARKER, ts_ns, o->marker, mlen, 0);
 		o->pending_drops = 0;
 	}
-	if (queue__push(&o->q, QUEUE_LINE, ts_ns, line, len, 1))
+	if (queue__push(&o->q, QUEUE_LINE, ts_ns, line, len, 1) &&
+	    (!o->opts.block || !output__wait_room(o, len) ||
+	     queue__push(&o->q, QUEUE_LINE, ts_ns, line, len, 1)))
 		goto drop;
 	/* Whether the writer sleeps is asked once per WAKE_BYTES pushed (or per
 	 * line, unbuffered), not per line: that look costs a full fence. A writer

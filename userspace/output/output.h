@@ -28,6 +28,11 @@ struct output_opts {
 	bool unbuffered;	/* hand every line to the writer at once */
 	uint32_t batch_bytes;	/* http: a POST carries at most this; 0 = 1 MiB */
 	uint32_t batch_ms;	/* http: a line waits at most this long; 0 = 1000 */
+	/* A full queue makes output__push wait for room instead of dropping, as
+	 * long as the writer makes progress (OUTPUT_BLOCK_STALL_MS) and *STOP (if
+	 * set) stays 0: for a capture file's replay, where waiting loses nothing. */
+	bool block;
+	const volatile sig_atomic_t *stop;
 	/* Called from the writer thread (or output__open) on a change of state
 	 * (connected, connection lost, write failing, recovered): once per change,
 	 * never per line. LEVEL 0 informational, 1 warning. May be NULL. */
@@ -36,6 +41,8 @@ struct output_opts {
 };
 
 #define OUTPUT_DEFAULT_QUEUE (8u << 20)
+/* A blocking push gives up (drops, counted) after this long without progress. */
+#define OUTPUT_BLOCK_STALL_MS 2000
 
 /* output__close interrupts a writer blocked in write() (a stalled pipe reader,
  * a slow disk) with this signal. The first output__open installs a handler for

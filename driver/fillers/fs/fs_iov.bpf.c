@@ -1,5 +1,6 @@
-/* readv, writev (fd, iov, iovcnt): size is the sum of the iovec lengths; data the
- * first snaplen bytes across the iovecs (for readv only the res bytes read). */
+/* readv, writev (fd, iov, iovcnt): size is the sum of the iovec lengths (for a
+ * successful readv at most res); data the first snaplen bytes across the iovecs
+ * (for readv only the res bytes read). */
 #include "fs.bpf.h"
 
 FILLER(syscall_readv_e)
@@ -29,7 +30,9 @@ FILLER_EXIT(syscall_readv_x)
 		COUNT(n_drops_pf);
 		filler__empty(&f);
 	} else {
-		filler__u32(&f, (__u32)total);
+		/* a read's size is what it read, as sysdig's drivers send it: at
+		 * most res on success (a short read), the iovecs' total on failure */
+		filler__u32(&f, (__u32)(f.ret >= 0 && f.ret < total ? f.ret : total));
 	}
 	filler__iov_user(&f, iov, cnt, f.ret > 0 ? f.ret : 0, settings.snaplen);
 	return filler__submit(&f);

@@ -179,7 +179,7 @@ static void test_readv_writev(struct harness *h)
 	if ((e = find_pair(h, PPME_SYSCALL_READV_E, fd, &x))) {
 		EXPECT_PARAM_INT(e, 0, fd);
 		EXPECT_PARAM_INT(x, 0, 11);
-		EXPECT_PARAM_INT(x, 1, 14);
+		EXPECT_PARAM_INT(x, 1, 11);	/* capped at res, as sysdig */
 		EXPECT_PARAM_BUF(x, 2, "hello world", 11);
 	}
 	close(fd);
@@ -245,7 +245,7 @@ static void check_snaplen(struct harness *h, uint32_t snap)
 	EXPECT(r == 4000);
 	if ((e = find_pair(h, PPME_SYSCALL_READV_E, fd, &x))) {
 		EXPECT_PARAM_INT(x, 0, 4000);
-		EXPECT_PARAM_INT(x, 1, 4500);
+		EXPECT_PARAM_INT(x, 1, 4000);	/* 4500 asked, 4000 read */
 		EXPECT_PARAM_BUF(x, 2, big, snap);
 	}
 	close(fd);

@@ -283,6 +283,17 @@ static __always_inline int filler__next_part(struct filler *f, int n)
 	return 0;
 }
 
+/* An event without params (sysdig's table gives many enter events none): the
+ * header alone still says which call it was, and times it. */
+static __always_inline int filler__no_params(void *ctx, __u16 type)
+{
+	struct filler f;
+
+	if (filler__begin(&f, ctx, type, 0))
+		return 0;
+	return filler__submit(&f);
+}
+
 /* The event's size must match the table: generated counts keep fillers honest. */
 #define FILLER_BEGIN(f, ctx, ID) filler__begin(f, ctx, PPME_##ID, PPME_##ID##_NPARAMS)
 
@@ -293,5 +304,9 @@ static __always_inline int filler__next_part(struct filler *f, int n)
  * like their dispatcher (a tail call needs the same kind of program). The context
  * has the same layout: args[0] the pt_regs, args[1] the return value. */
 #define FILLER_EXIT(name) SEC("tp_btf/sys_exit") int name(struct bpf_raw_tracepoint_args *ctx)
+
+/* Program NAME (KIND: FILLER or FILLER_EXIT) of event ID, which has no params. */
+#define FILLER_BARE(kind, name, ID) \
+	kind(name) { return filler__no_params(ctx, PPME_##ID); }
 
 #endif

@@ -3,6 +3,7 @@
  * ID. Their params are lost in the file; the syscall stays named by number.
  * The bpf pair goes the same way: sysdig 0.29.3 crashes (SIGSEGV) extracting
  * evt.res from its exit, whose result is a PT_DYN param. */
+#include <stddef.h>
 #include <string.h>
 
 #include "capfile_int.h"
@@ -33,10 +34,14 @@ const struct ppm_evt_hdr *capfile__as_generic(const struct ppm_evt_hdr *frame,
 	uint16_t id, nr, lens[2] = { 2, 2 };
 	uint32_t n;
 
-	memcpy(&h, frame, sizeof(h));
-	if ((h.type < PPM_SYSDIG_EVENT_MAX && h.type != PPME_SYSCALL_BPF_E &&
-	     h.type != PPME_SYSCALL_BPF_X) || h.type >= PPM_EVENT_MAX)
+	uint16_t type;
+
+	/* every written event passes here: look at its type alone first */
+	memcpy(&type, (const uint8_t *)frame + offsetof(struct ppm_evt_hdr, type), sizeof(type));
+	if ((type < PPM_SYSDIG_EVENT_MAX && type != PPME_SYSCALL_BPF_E &&
+	     type != PPME_SYSCALL_BPF_X) || type >= PPM_EVENT_MAX)
 		return frame;
+	memcpy(&h, frame, sizeof(h));
 	if (!own_nr_done)
 		own_nr__build();
 	if (own_nr[h.type] < 0)

@@ -461,9 +461,11 @@ static void generic__name(struct ievt *ev, const struct schema_params *enter)
 
 	if (nr < 0) {
 		/* no number: sysdig's name for its code ("<unknown>" for 0) */
-		if (ev->params.n >= 1 && ev->params.len[0] == 2 &&
-		    schema__ppm_sc_name(schema__u16(ev->params.val[0])))
-			ev->name = schema__ppm_sc_name(schema__u16(ev->params.val[0]));
+		const char *sc = ev->params.n >= 1 && ev->params.len[0] == 2 ?
+				 schema__ppm_sc_name(schema__u16(ev->params.val[0])) : NULL;
+
+		if (sc)
+			ev->name = sc;
 		return;
 	}
 	ev->native_nr = (int16_t)nr;

@@ -143,7 +143,8 @@ static void output__wake(struct output *o, bool any)
  * or the program is stopping: the line is then dropped as usual. */
 static bool output__wait_room(struct output *o, size_t len)
 {
-	const struct timespec nap = { 0, 200000 };
+	enum { NAP_US = 200, STALL_NAPS = OUTPUT_BLOCK_STALL_MS * 1000 / NAP_US };
+	const struct timespec nap = { 0, NAP_US * 1000 };
 	uint64_t tail = queue__tail(&o->q);
 	unsigned idle_naps = 0;
 
@@ -156,7 +157,7 @@ static bool output__wait_room(struct output *o, size_t len)
 		if (queue__tail(&o->q) != tail) {
 			tail = queue__tail(&o->q);
 			idle_naps = 0;
-		} else if (++idle_naps * 200 / 1000 >= OUTPUT_BLOCK_STALL_MS) {
+		} else if (++idle_naps >= STALL_NAPS) {
 			return false;
 		}
 	}

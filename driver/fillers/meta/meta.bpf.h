@@ -43,16 +43,6 @@ static __always_inline void meta__empty_str(struct filler *f)
 	filler__commit(f, 1);
 }
 
-/* An event without params (the enter events of calls that say it all on exit). */
-static __always_inline int meta__no_params(void *ctx, __u16 type)
-{
-	struct filler f;
-
-	if (filler__begin(&f, ctx, type, 0))
-		return 0;
-	return filler__submit(&f);
-}
-
 /* An event whose one param is an s64: the fd in arg 0 on enter, the return value
  * (an errno, a count, an fd) on EXIT. */
 static __always_inline int meta__s64(void *ctx, __u16 type, __u32 nparams, int exit)

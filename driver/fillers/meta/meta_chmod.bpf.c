@@ -4,7 +4,7 @@
 
 FILLER(syscall_chmod_e)
 {
-	return meta__no_params(ctx, PPME_SYSCALL_CHMOD_E);
+	return filler__no_params(ctx, PPME_SYSCALL_CHMOD_E);
 }
 
 /* chmod(path, mode) */
@@ -22,7 +22,7 @@ FILLER_EXIT(syscall_chmod_x)
 
 FILLER(syscall_fchmod_e)
 {
-	return meta__no_params(ctx, PPME_SYSCALL_FCHMOD_E);
+	return filler__no_params(ctx, PPME_SYSCALL_FCHMOD_E);
 }
 
 /* fchmod(fd, mode) */
@@ -40,7 +40,7 @@ FILLER_EXIT(syscall_fchmod_x)
 
 FILLER(syscall_fchmodat_e)
 {
-	return meta__no_params(ctx, PPME_SYSCALL_FCHMODAT_E);
+	return filler__no_params(ctx, PPME_SYSCALL_FCHMODAT_E);
 }
 
 /* fchmodat(dirfd, path, mode) */

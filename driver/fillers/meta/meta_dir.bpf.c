@@ -24,7 +24,7 @@ FILLER_EXIT(syscall_getdents64_x)
 
 FILLER(syscall_getcwd_e)
 {
-	return meta__no_params(ctx, PPME_SYSCALL_GETCWD_E);
+	return filler__no_params(ctx, PPME_SYSCALL_GETCWD_E);
 }
 
 /* getcwd(buf, size): res is the length with the NUL. The kernel writes buf only on
@@ -46,7 +46,7 @@ FILLER_EXIT(syscall_getcwd_x)
 
 FILLER(syscall_chroot_e)
 {
-	return meta__no_params(ctx, PPME_SYSCALL_CHROOT_E);
+	return filler__no_params(ctx, PPME_SYSCALL_CHROOT_E);
 }
 
 FILLER_EXIT(syscall_chroot_x)

@@ -4,7 +4,7 @@
 
 FILLER(syscall_link_2_e)
 {
-	return meta__no_params(ctx, PPME_SYSCALL_LINK_2_E);
+	return filler__no_params(ctx, PPME_SYSCALL_LINK_2_E);
 }
 
 /* link(oldpath, newpath) */
@@ -15,7 +15,7 @@ FILLER_EXIT(syscall_link_2_x)
 
 FILLER(syscall_linkat_2_e)
 {
-	return meta__no_params(ctx, PPME_SYSCALL_LINKAT_2_E);
+	return filler__no_params(ctx, PPME_SYSCALL_LINKAT_2_E);
 }
 
 /* linkat(olddirfd, oldpath, newdirfd, newpath, flags) */
@@ -36,7 +36,7 @@ FILLER_EXIT(syscall_linkat_2_x)
 
 FILLER(syscall_symlink_e)
 {
-	return meta__no_params(ctx, PPME_SYSCALL_SYMLINK_E);
+	return filler__no_params(ctx, PPME_SYSCALL_SYMLINK_E);
 }
 
 /* symlink(target, linkpath) */
@@ -47,7 +47,7 @@ FILLER_EXIT(syscall_symlink_x)
 
 FILLER(syscall_symlinkat_e)
 {
-	return meta__no_params(ctx, PPME_SYSCALL_SYMLINKAT_E);
+	return filler__no_params(ctx, PPME_SYSCALL_SYMLINKAT_E);
 }
 
 /* symlinkat(target, newdirfd, linkpath) */

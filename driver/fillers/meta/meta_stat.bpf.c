@@ -5,7 +5,7 @@
 
 FILLER(syscall_stat_e)
 {
-	return meta__no_params(ctx, PPME_SYSCALL_STAT_E);
+	return filler__no_params(ctx, PPME_SYSCALL_STAT_E);
 }
 
 FILLER_EXIT(syscall_stat_x)
@@ -15,7 +15,7 @@ FILLER_EXIT(syscall_stat_x)
 
 FILLER(syscall_lstat_e)
 {
-	return meta__no_params(ctx, PPME_SYSCALL_LSTAT_E);
+	return filler__no_params(ctx, PPME_SYSCALL_LSTAT_E);
 }
 
 FILLER_EXIT(syscall_lstat_x)

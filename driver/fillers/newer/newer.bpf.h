@@ -13,16 +13,6 @@
 #define NAT_CLOSE_RANGE_KNOWN 0x6
 #define NAT_FINIT_KNOWN	     0x7
 
-/* An enter event with no params: the header only, which still times the call. */
-#define NEWER_ENTER(prog, ID)                                  \
-	FILLER(prog)                                           \
-	{                                                      \
-		struct filler f;                               \
-		if (FILLER_BEGIN(&f, ctx, ID))                 \
-			return 0;                              \
-		return filler__submit(&f);                     \
-	}
-
 /* The result, then a dirfd and the path relative to it (args DFD and DFD + 1):
  * the path is read on exit, when the kernel has faulted its page in. */
 static __always_inline void newer__res_dirfd_path(struct filler *f, int dfd)

@@ -2,7 +2,7 @@
  * and close_range, which removes them. */
 #include "newer.bpf.h"
 
-NEWER_ENTER(syscall_memfd_create_e, SYSCALL_MEMFD_CREATE_E)
+FILLER_BARE(FILLER, syscall_memfd_create_e, SYSCALL_MEMFD_CREATE_E)
 
 FILLER_EXIT(syscall_memfd_create_x)
 {
@@ -16,7 +16,7 @@ FILLER_EXIT(syscall_memfd_create_x)
 	return filler__submit(&f);
 }
 
-NEWER_ENTER(syscall_pidfd_open_e, SYSCALL_PIDFD_OPEN_E)
+FILLER_BARE(FILLER, syscall_pidfd_open_e, SYSCALL_PIDFD_OPEN_E)
 
 /* PIDFD_NONBLOCK is O_NONBLOCK and PIDFD_THREAD O_EXCL: file flags name them
  * (only those two: a pidfd has no access mode to show). */
@@ -38,7 +38,7 @@ FILLER_EXIT(syscall_pidfd_open_x)
 	return filler__submit(&f);
 }
 
-NEWER_ENTER(syscall_pidfd_getfd_e, SYSCALL_PIDFD_GETFD_E)
+FILLER_BARE(FILLER, syscall_pidfd_getfd_e, SYSCALL_PIDFD_GETFD_E)
 
 FILLER_EXIT(syscall_pidfd_getfd_x)
 {
@@ -53,7 +53,7 @@ FILLER_EXIT(syscall_pidfd_getfd_x)
 	return filler__submit(&f);
 }
 
-NEWER_ENTER(syscall_io_uring_setup_e, SYSCALL_IO_URING_SETUP_E)
+FILLER_BARE(FILLER, syscall_io_uring_setup_e, SYSCALL_IO_URING_SETUP_E)
 
 /* flags are in struct io_uring_params, after sq_entries and cq_entries. */
 FILLER_EXIT(syscall_io_uring_setup_x)
@@ -74,7 +74,7 @@ FILLER_EXIT(syscall_io_uring_setup_x)
 	return filler__submit(&f);
 }
 
-NEWER_ENTER(syscall_close_range_e, SYSCALL_CLOSE_RANGE_E)
+FILLER_BARE(FILLER, syscall_close_range_e, SYSCALL_CLOSE_RANGE_E)
 
 FILLER_EXIT(syscall_close_range_x)
 {

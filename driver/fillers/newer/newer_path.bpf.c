@@ -2,7 +2,7 @@
  * API (mount_setattr, open_tree, move_mount). */
 #include "newer.bpf.h"
 
-NEWER_ENTER(syscall_statx_e, SYSCALL_STATX_E)
+FILLER_BARE(FILLER, syscall_statx_e, SYSCALL_STATX_E)
 
 FILLER_EXIT(syscall_statx_x)
 {
@@ -16,7 +16,7 @@ FILLER_EXIT(syscall_statx_x)
 	return filler__submit(&f);
 }
 
-NEWER_ENTER(syscall_faccessat2_e, SYSCALL_FACCESSAT2_E)
+FILLER_BARE(FILLER, syscall_faccessat2_e, SYSCALL_FACCESSAT2_E)
 
 /* The access mode bits (R_OK 4, W_OK 2, X_OK 1) are sysdig's values too. */
 FILLER_EXIT(syscall_faccessat2_x)
@@ -31,7 +31,7 @@ FILLER_EXIT(syscall_faccessat2_x)
 	return filler__submit(&f);
 }
 
-NEWER_ENTER(syscall_mount_setattr_e, SYSCALL_MOUNT_SETATTR_E)
+FILLER_BARE(FILLER, syscall_mount_setattr_e, SYSCALL_MOUNT_SETATTR_E)
 
 FILLER_EXIT(syscall_mount_setattr_x)
 {
@@ -44,7 +44,7 @@ FILLER_EXIT(syscall_mount_setattr_x)
 	return filler__submit(&f);
 }
 
-NEWER_ENTER(syscall_open_tree_e, SYSCALL_OPEN_TREE_E)
+FILLER_BARE(FILLER, syscall_open_tree_e, SYSCALL_OPEN_TREE_E)
 
 FILLER_EXIT(syscall_open_tree_x)
 {
@@ -57,7 +57,7 @@ FILLER_EXIT(syscall_open_tree_x)
 	return filler__submit(&f);
 }
 
-NEWER_ENTER(syscall_move_mount_e, SYSCALL_MOVE_MOUNT_E)
+FILLER_BARE(FILLER, syscall_move_mount_e, SYSCALL_MOVE_MOUNT_E)
 
 FILLER_EXIT(syscall_move_mount_x)
 {

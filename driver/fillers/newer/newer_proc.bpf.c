@@ -16,7 +16,7 @@ static __always_inline int newer__vm_rw(void *ctx, __u16 type, __u32 nparams)
 	return filler__submit(&f);
 }
 
-NEWER_ENTER(syscall_process_vm_readv_e, SYSCALL_PROCESS_VM_READV_E)
+FILLER_BARE(FILLER, syscall_process_vm_readv_e, SYSCALL_PROCESS_VM_READV_E)
 
 FILLER_EXIT(syscall_process_vm_readv_x)
 {
@@ -24,7 +24,7 @@ FILLER_EXIT(syscall_process_vm_readv_x)
 			    PPME_SYSCALL_PROCESS_VM_READV_X_NPARAMS);
 }
 
-NEWER_ENTER(syscall_process_vm_writev_e, SYSCALL_PROCESS_VM_WRITEV_E)
+FILLER_BARE(FILLER, syscall_process_vm_writev_e, SYSCALL_PROCESS_VM_WRITEV_E)
 
 FILLER_EXIT(syscall_process_vm_writev_x)
 {
@@ -32,7 +32,7 @@ FILLER_EXIT(syscall_process_vm_writev_x)
 			    PPME_SYSCALL_PROCESS_VM_WRITEV_X_NPARAMS);
 }
 
-NEWER_ENTER(syscall_init_module_e, SYSCALL_INIT_MODULE_E)
+FILLER_BARE(FILLER, syscall_init_module_e, SYSCALL_INIT_MODULE_E)
 
 FILLER_EXIT(syscall_init_module_x)
 {
@@ -46,7 +46,7 @@ FILLER_EXIT(syscall_init_module_x)
 	return filler__submit(&f);
 }
 
-NEWER_ENTER(syscall_finit_module_e, SYSCALL_FINIT_MODULE_E)
+FILLER_BARE(FILLER, syscall_finit_module_e, SYSCALL_FINIT_MODULE_E)
 
 FILLER_EXIT(syscall_finit_module_x)
 {

@@ -30,20 +30,7 @@ enum sockopt_idx {
 	SOCKOPT_IDX_TIMEVAL,
 };
 
-/* An event without params: only the header is sent. */
-static __always_inline int sock__bare(void *ctx, __u16 type, __u32 nparams)
-{
-	struct filler f;
 
-	if (filler__begin(&f, ctx, type, nparams))
-		return 0;
-	return filler__submit(&f);
-}
-
-/* The program NAME (declared with KIND: FILLER or FILLER_EXIT) of event ID, an
- * event without params. */
-#define SOCK_BARE(kind, name, ID) \
-	kind(name) { return sock__bare(ctx, PPME_##ID, PPME_##ID##_NPARAMS); }
 
 static __always_inline __u8 sockopt__level(int level)
 {

@@ -3,13 +3,13 @@
  * setsockopt and getsockopt. The header still says which call it was. */
 #include "sock.bpf.h"
 
-SOCK_BARE(FILLER, socket_getsockname_e, SOCKET_GETSOCKNAME_E)
-SOCK_BARE(FILLER_EXIT, socket_getsockname_x, SOCKET_GETSOCKNAME_X)
-SOCK_BARE(FILLER, socket_getpeername_e, SOCKET_GETPEERNAME_E)
-SOCK_BARE(FILLER_EXIT, socket_getpeername_x, SOCKET_GETPEERNAME_X)
-SOCK_BARE(FILLER, socket_sendmmsg_e, SOCKET_SENDMMSG_E)
-SOCK_BARE(FILLER_EXIT, socket_sendmmsg_x, SOCKET_SENDMMSG_X)
-SOCK_BARE(FILLER, socket_recvmmsg_e, SOCKET_RECVMMSG_E)
-SOCK_BARE(FILLER_EXIT, socket_recvmmsg_x, SOCKET_RECVMMSG_X)
-SOCK_BARE(FILLER, socket_setsockopt_e, SOCKET_SETSOCKOPT_E)
-SOCK_BARE(FILLER, socket_getsockopt_e, SOCKET_GETSOCKOPT_E)
+FILLER_BARE(FILLER, socket_getsockname_e, SOCKET_GETSOCKNAME_E)
+FILLER_BARE(FILLER_EXIT, socket_getsockname_x, SOCKET_GETSOCKNAME_X)
+FILLER_BARE(FILLER, socket_getpeername_e, SOCKET_GETPEERNAME_E)
+FILLER_BARE(FILLER_EXIT, socket_getpeername_x, SOCKET_GETPEERNAME_X)
+FILLER_BARE(FILLER, socket_sendmmsg_e, SOCKET_SENDMMSG_E)
+FILLER_BARE(FILLER_EXIT, socket_sendmmsg_x, SOCKET_SENDMMSG_X)
+FILLER_BARE(FILLER, socket_recvmmsg_e, SOCKET_RECVMMSG_E)
+FILLER_BARE(FILLER_EXIT, socket_recvmmsg_x, SOCKET_RECVMMSG_X)
+FILLER_BARE(FILLER, socket_setsockopt_e, SOCKET_SETSOCKOPT_E)
+FILLER_BARE(FILLER, socket_getsockopt_e, SOCKET_GETSOCKOPT_E)

@@ -1,20 +1,27 @@
 /* The dispatchers on the raw syscall tracepoints: skip what is not wanted, then
  * tail-call the event's filler; syscalls without one get the generic event here. */
 #include "frame.bpf.h"
+#include "kfilter.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
 static const struct syscall_route routes[SYSCALL_TABLE_SIZE] = SCHEMA_SYSCALL_ROUTES;
 
 /* Common checks of both directions: capture on, not our own process, a wanted
- * syscall. Returns the syscall's route or NULL. */
-static __always_inline const struct syscall_route *route__wanted(long id)
+ * syscall, a thread the kernel filter sends. EXIT and RET: the exit side and its
+ * return value. Returns the syscall's route or NULL. */
+static __always_inline const struct syscall_route *route__wanted(long id, int exit, long ret)
 {
+	__u64 pid_tgid;
+
 	/* Cheapest test first: most excluded syscalls stop at the bitmap, before
 	 * the helper call that names our process. */
 	if ((unsigned long)id >= SYSCALL_TABLE_SIZE || !interesting[id] || !settings.capture)
 		return 0;
-	if ((bpf_get_current_pid_tgid() >> 32) == settings.own_tgid)
+	pid_tgid = bpf_get_current_pid_tgid();
+	if ((pid_tgid >> 32) == settings.own_tgid)
+		return 0;
+	if (!kf__wants(id, pid_tgid, exit, ret))
 		return 0;
 	return &routes[id];
 }
@@ -23,7 +30,7 @@ SEC("raw_tp/sys_enter")
 int sys_enter(struct bpf_raw_tracepoint_args *ctx)
 {
 	long id = (long)ctx->args[1];
-	const struct syscall_route *r = route__wanted(id);
+	const struct syscall_route *r = route__wanted(id, 0, 0);
 	struct filler f;
 
 	if (!r)
@@ -45,7 +52,7 @@ int sys_exit(struct bpf_raw_tracepoint_args *ctx)
 {
 	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
 	long id = regs->orig_ax;
-	const struct syscall_route *r = route__wanted(id);
+	const struct syscall_route *r = route__wanted(id, 1, (long)ctx->args[1]);
 	struct filler f;
 
 	if (!r)

@@ -3,6 +3,7 @@
 #define DRIVER_H
 
 #include "ppm_wire.h"
+#include "schema_syscalls.h"
 
 /* Each CPU's scratch frame: the event is built here, then sent in one piece. Writes
  * go to offsets masked into the first half, so a write of at most half a frame
@@ -33,6 +34,55 @@ struct driver_counters {
 	__u64 n_drops_pf;	/* user memory unreadable: param sent empty */
 	__u64 n_drops_bug;	/* internal errors, no scratch frame, bad sizes */
 	__u64 n_drops_scratch;	/* event larger than the frame: not sent */
+};
+
+/* Kernel filtering by process (kfilter.bpf.h): up to KF_MAX_ATOMS tests of a
+ * thread ("comm is nginx", "euid is 1000", "in container X") are evaluated when
+ * the thread is first seen, at clone, execve and the set*id calls; an event is
+ * sent when the bit of the thread's test results (an index 0..255) is set in
+ * its syscall's table. Userspace derives the tests and tables from the filter. */
+#define KF_MAX_ATOMS 8
+#define KF_WORDS 4		/* 2^KF_MAX_ATOMS bits */
+
+/* What a test looks at; numeric tests are looked up in kf_nums by (kind, value). */
+enum kf_kind {
+	KF_COMM = 0,		/* kf_comm, an LPM trie: equal or starts with */
+	KF_PID,			/* tgid */
+	KF_TID,
+	KF_PPID,		/* the leader's real parent: its tgid or its tid */
+	KF_UID,			/* euid */
+	KF_GID,			/* egid */
+	KF_LOGINUID,
+	KF_CGROUP,		/* kf_cgroups: the cgroup v2 id's container */
+	KF__KINDS
+};
+
+/* Syscalls after whose success a thread's tests are computed again. */
+enum kf_trigger {
+	KF_T_NONE = 0,
+	KF_T_EXEC,		/* execve, execveat: everything */
+	KF_T_CLONE,		/* the child's return from clone: a new thread */
+	KF_T_CRED,		/* setuid, setgid, setresuid, setresgid: the uid/gid tests */
+};
+
+struct kf_num_key {
+	__u32 kind;
+	__u32 value;
+};
+
+struct kf_comm_key {
+	__u32 prefixlen;	/* in bits */
+	__u8 comm[16];
+};
+
+/* In .bss (`kf`); userspace fills it, then sets `on`. */
+struct driver_kfilter {
+	__u32 on;
+	__u32 gen;		/* bumped when kf_cgroups gains entries */
+	__u32 kinds;		/* 1 << enum kf_kind, for every kind in use */
+	__u32 cred_mask;	/* atoms of kinds KF_UID and KF_GID */
+	__u8 trigger[SYSCALL_TABLE_SIZE];	/* enum kf_trigger */
+	__u64 table[SYSCALL_TABLE_SIZE][KF_WORDS];
 };
 
 #endif

@@ -358,3 +358,70 @@ bool driver__has_filler(const struct driver *d, uint16_t event_code)
 {
 	return event_code < PPM_EVENT_MAX && d->has_filler[event_code];
 }
+
+int driver__kf_set(struct driver *d, const struct driver_kfilter *cfg)
+{
+	struct driver_kfilter *kf = &d->skel->bss->kf;
+
+	if (!d->loaded)
+		return -EINVAL;
+	__atomic_store_n(&kf->on, 0, __ATOMIC_SEQ_CST);
+	memcpy((char *)kf + sizeof(kf->on), (const char *)cfg + sizeof(cfg->on),
+	       sizeof(*cfg) - sizeof(cfg->on));
+	__atomic_store_n(&kf->on, cfg->on, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+int driver__kf_comm(struct driver *d, const char *name, size_t len, bool exact, uint32_t bits)
+{
+	struct kf_comm_key k = { 0 };
+
+	if (!d->loaded)
+		return -EINVAL;
+	if (len + exact > sizeof(k.comm))
+		return -ENAMETOOLONG;
+	memcpy(k.comm, name, len);
+	k.prefixlen = 8 * (len + exact);
+	return bpf_map_update_elem(bpf_map__fd(d->skel->maps.kf_comm), &k, &bits, BPF_ANY) ? -errno
+											  : 0;
+}
+
+int driver__kf_num(struct driver *d, enum kf_kind kind, uint32_t value, uint32_t bits)
+{
+	struct kf_num_key k = { .kind = kind, .value = value };
+
+	if (!d->loaded)
+		return -EINVAL;
+	return bpf_map_update_elem(bpf_map__fd(d->skel->maps.kf_nums), &k, &bits, BPF_ANY) ? -errno
+											  : 0;
+}
+
+int driver__kf_cgroup(struct driver *d, uint64_t cgid, uint32_t bits)
+{
+	if (!d->loaded)
+		return -EINVAL;
+	return bpf_map_update_elem(bpf_map__fd(d->skel->maps.kf_cgroups), &cgid, &bits, BPF_ANY)
+		       ? -errno
+		       : 0;
+}
+
+void driver__kf_bump(struct driver *d)
+{
+	__atomic_add_fetch(&d->skel->bss->kf.gen, 1, __ATOMIC_SEQ_CST);
+}
+
+int driver__kf_threads(const struct driver *d)
+{
+	int fd = bpf_map__fd(d->skel->maps.kf_threads), n = 0;
+	uint32_t key, next;
+	uint32_t *prev = NULL;
+
+	if (!d->loaded)
+		return -EINVAL;
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		n++;
+	}
+	return n;
+}

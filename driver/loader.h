@@ -4,6 +4,7 @@
 #define DRIVER_LOADER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "driver.h"
@@ -59,5 +60,20 @@ uint64_t driver__boot_time(const struct driver *d);
 /* Event codes with a dedicated filler program loaded (others fall back to the
  * generic event). */
 bool driver__has_filler(const struct driver *d, uint16_t event_code);
+
+/* Kernel filtering by process (driver.h, kfilter.bpf.h). Fill the maps, then
+ * driver__kf_set copies CFG (its `on` last, so the tables are whole first);
+ * a CFG with on = 0 turns it off. Each returns 0 or a negative errno. */
+int driver__kf_set(struct driver *d, const struct driver_kfilter *cfg);
+/* comm entry: NAME (LEN bytes, at most 16) as a prefix, or with its NUL when
+ * EXACT; BITS the tests it passes (and those of its shorter entries). */
+int driver__kf_comm(struct driver *d, const char *name, size_t len, bool exact, uint32_t bits);
+int driver__kf_num(struct driver *d, enum kf_kind kind, uint32_t value, uint32_t bits);
+/* cgroup v2 id CGID's container tests; threads look it up again once
+ * driver__kf_bump bumps the generation. */
+int driver__kf_cgroup(struct driver *d, uint64_t cgid, uint32_t bits);
+void driver__kf_bump(struct driver *d);
+/* Threads the kernel filter holds results for (tests and metrics). */
+int driver__kf_threads(const struct driver *d);
 
 #endif

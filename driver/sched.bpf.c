@@ -1,6 +1,7 @@
 /* Scheduler tracepoints that keep userspace's thread table exact: every thread's
  * exit, whatever syscall (or signal) ended it. */
 #include "frame.bpf.h"
+#include "kfilter.bpf.h"
 
 /* sched_process_exit(struct task_struct *p) runs in the exiting task. */
 SEC("raw_tp/sched_process_exit")
@@ -10,6 +11,8 @@ int sched_process_exit(struct bpf_raw_tracepoint_args *ctx)
 	struct filler f;
 	int code;
 
+	/* first: the kernel filter forgets the thread whatever else is set */
+	kf__exit();
 	if (!settings.capture || !settings.procexit)
 		return 0;
 	if ((bpf_get_current_pid_tgid() >> 32) == settings.own_tgid)

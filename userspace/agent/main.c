@@ -14,6 +14,7 @@
 #include "filter.h"
 #include "format.h"
 #include "inspect.h"
+#include "kfilter.h"
 #include "loader.h"
 #include "options.h"
 #include "outputs.h"
@@ -47,22 +48,6 @@ static uint64_t monotonic_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Narrows what the kernel sends to the syscalls the filter can match, plus those
- * that keep the thread and fd tables right. Returns how many syscalls stay on. */
-static int pushdown(const struct filter *flt, struct capture *cap)
-{
-	struct filter_events evs;
-	uint8_t sc[SYSCALL_TABLE_SIZE];
-	struct driver *d = capture__driver(cap);
-
-	if (!flt || !d || filter__events(flt, &evs) < 0 || evs.all)
-		return SYSCALL_TABLE_SIZE;
-	filter_events__add_state(&evs);
-	int n = filter_events__syscalls(&evs, sc);
-	driver__set_interesting(d, sc);
-	return n;
-}
-
 struct agent {
 	struct agent_opts o;
 	struct filter *flt;
@@ -74,6 +59,7 @@ struct agent {
 	struct agent_tally tally;
 	struct outputs outs;
 	struct agent_metrics *metrics;	/* --metrics */
+	struct agent_kf *kf;		/* the kernel filter's per-thread part */
 	sigset_t wait_mask;		/* signals let in while waiting */
 	bool signals_blocked;
 	int stdout_err;			/* stdout's writer failed: stop */
@@ -140,6 +126,7 @@ static void agent__publish_due(struct agent *a, uint64_t now, bool running)
 
 static void agent__tick(struct agent *a)
 {
+	agent_kf__tick(a->kf, monotonic_ms());
 	if (a->signals_blocked)
 		signals__poll(&a->wait_mask);
 	if (signals_hup) {
@@ -442,14 +429,21 @@ static int agent__start(struct agent *a)
 		fail("%s", msg);
 		return err;
 	}
-	int n = pushdown(a->flt, a->cap);
+	struct agent_kf_opts ko = { .off = a->o.no_kernel_filter,
+				    .syscalls_only = a->o.write_file != NULL,
+				    .host_root = getenv("HOST_ROOT") };
+
+	/* Narrows what the kernel sends to what the filter can match (plus what
+	 * keeps the thread and fd tables right). */
+	a->kf = agent_kf__start(capture__driver(a->cap), a->flt, &ko, msg, sizeof(msg));
 	if (a->o.verbose) {
 		struct capture_stats st;
 
 		capture__stats(a->cap, &st);
-		fprintf(stderr, "agent: capturing on %u CPUs (ring mode %s), %d of %d syscalls "
-			"sent by the kernel\n", st.ncpus, st.mode ? st.mode : "?", n,
-			SYSCALL_TABLE_SIZE);
+		fprintf(stderr, "agent: capturing on %u CPUs (ring mode %s)\n", st.ncpus,
+			st.mode ? st.mode : "?");
+		fprintf(stderr, "agent: kernel filter: %s; in userspace: %s\n", msg,
+			a->o.filter ? a->o.filter : "nothing");
 	}
 	return 0;
 }
@@ -466,6 +460,8 @@ static void agent__stop_capture(struct agent *a)
 	agent__gather(a);
 	capture__close(a->cap);
 	a->cap = NULL;
+	agent_kf__free(a->kf);
+	a->kf = NULL;
 	if (a->metrics)
 		agent_metrics__publish(a->metrics, &a->counters, false);
 }

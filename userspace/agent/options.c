@@ -51,6 +51,9 @@ const char options_usage[] =
 "  --metrics[=ADDR:PORT]  serve Prometheus metrics at /metrics and liveness at\n"
 "                     /healthz (default address 127.0.0.1:9376)\n"
 "  --drop-failed      skip the exit events of failed system calls\n"
+"  --no-kernel-filter filter in userspace only: the kernel sends every event\n"
+"                     (by default it skips the syscalls and, per thread, the\n"
+"                     processes, users and containers the filter cannot match)\n"
 "  -r, --read FILE    read events from a capture file (.scap, plain or gzip,\n"
 "                     e.g. written by sysdig -w or agent -w); no root needed\n"
 "  -w, --write FILE   also write the matching events to a capture file that\n"
@@ -77,7 +80,7 @@ const char options_usage[] =
 "SIGUSR1 prints the counters so far, SIGHUP reopens file: outputs.\n";
 
 enum { OPT_FILTER = 256, OPT_RING, OPT_UNBUF, OPT_VERSION, OPT_DROP_FAILED, OPT_OUTPUT,
-       OPT_QUEUE, OPT_FLUSH, OPT_BATCH_BYTES, OPT_BATCH_MS, OPT_METRICS };
+       OPT_QUEUE, OPT_FLUSH, OPT_BATCH_BYTES, OPT_BATCH_MS, OPT_METRICS, OPT_NO_KFILTER };
 
 static const struct option longopts[] = {
 	{ "filter", required_argument, NULL, OPT_FILTER },
@@ -96,6 +99,7 @@ static const struct option longopts[] = {
 	{ "print-base64", no_argument, NULL, 'b' },
 	{ "unbuffered", no_argument, NULL, OPT_UNBUF },
 	{ "drop-failed", no_argument, NULL, OPT_DROP_FAILED },
+	{ "no-kernel-filter", no_argument, NULL, OPT_NO_KFILTER },
 	{ "read", required_argument, NULL, 'r' },
 	{ "write", required_argument, NULL, 'w' },
 	{ "compress", no_argument, NULL, 'z' },
@@ -295,6 +299,9 @@ int options__parse(int argc, char **argv, struct agent_opts *o, char *err, size_
 			break;
 		case OPT_DROP_FAILED:
 			o->drop_failed = true;
+			break;
+		case OPT_NO_KFILTER:
+			o->no_kernel_filter = true;
 			break;
 		case 'r':
 			o->read_file = optarg;

@@ -28,6 +28,7 @@ struct agent_opts {
 	char buf_format;	/* 0, or 'A' 'x' 'X' 'b' as in sysdig */
 	bool unbuffered;	/* --unbuffered */
 	bool drop_failed;	/* --drop-failed */
+	bool no_kernel_filter;	/* --no-kernel-filter */
 	const char *read_file;	/* -r: replay a capture file instead of capturing */
 	const char *write_file;	/* -w: write matching events to a capture file */
 	bool compress;		/* -z: gzip the -w file */

@@ -49,6 +49,19 @@ bool cgroup__container(const char *path, size_t len, struct container_ident *out
  * the first path that names a container. */
 bool cgroups__container(const char *cgroups, size_t len, struct container_ident *out);
 
+/* container.id of IDENT into OUT (CONTAINER_ID_MAX + 1 bytes): 12 digits of a
+ * hex id, other ids whole. */
+void container_ident__short_id(const struct container_ident *ident, char *out);
+
+/* Calls FN for every cgroup of the cgroup v2 hierarchy under HOST_ROOT ("" or
+ * NULL: /) with its id (the directory's inode number: the id BPF's
+ * bpf_get_current_cgroup_id gives) and its container.id, "host" when its path
+ * names none. FN returning nonzero stops the walk with that value. Returns the
+ * number of cgroups seen, or a negative errno (-ENOENT: no cgroup2 mounted at
+ * sys/fs/cgroup or sys/fs/cgroup/unified). */
+int cgroup2__scan(const char *host_root,
+		  int (*fn)(uint64_t cgid, const char *container_id, void *arg), void *arg);
+
 /* What a lookup found. */
 enum container_lookup {
 	CL_PENDING = 0,	/* not looked up (yet) */

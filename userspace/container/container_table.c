@@ -95,8 +95,7 @@ static struct container_info *table__find(struct container_table *t, const char 
 	return NULL;
 }
 
-/* container.id of a full id: 12 digits of a hex id, other ids whole. */
-static void short_id(const struct container_ident *ident, char *out)
+void container_ident__short_id(const struct container_ident *ident, char *out)
 {
 	size_t n = strlen(ident->id);
 
@@ -189,7 +188,7 @@ struct container_info *container_table__get(struct container_table *t,
 	char id[CONTAINER_ID_MAX + 1];
 	struct container_info *ci;
 
-	short_id(ident, id);
+	container_ident__short_id(ident, id);
 	ci = table__find(t, id);
 	if (ci) {
 		ci->refs++;

@@ -13,6 +13,8 @@
 #include <stdint.h>
 
 #include "fields.h"
+#include "schema.h"
+#include "schema_syscalls.h"
 
 struct filter;
 
@@ -53,5 +55,49 @@ void filter_events__add_state(struct filter_events *events);
 /* True if F compares evt.type with "open" but never with "openat" (glibc opens
  * files with openat, so such a filter probably misses what the user wants). */
 bool filter__names_open_without_openat(const struct filter *f);
+
+/* Kernel filtering by process (filter_kplan.c): the comparisons of F on what the
+ * kernel knows of a thread ("atoms": proc.name =, in, startswith; proc.pid,
+ * thread.tid, proc.ppid, user.uid, user.loginuid, group.gid =, in; container.id
+ * =, in; each also under != or not) and, per event type, the atom results for
+ * which an event of that type may match (three-valued: every other comparison
+ * may be true or false). A result left out can never match. */
+#define KPLAN_MAX_ATOMS 8
+#define KPLAN_WORDS 4	/* 2^KPLAN_MAX_ATOMS bits */
+
+enum kplan_kind {
+	KP_COMM, KP_PID, KP_TID, KP_PPID, KP_UID, KP_GID, KP_LOGINUID, KP_CONTAINER,
+	KP__KINDS
+};
+
+struct kplan_atom {
+	uint8_t kind;		/* enum kplan_kind */
+	bool prefix;		/* KP_COMM: startswith */
+	uint32_t nvals;
+	char **strs;		/* KP_COMM, KP_CONTAINER: the values */
+	int64_t *nums;		/* the other kinds */
+	char *text;		/* "proc.name in (a, b)", for messages */
+};
+
+struct filter_kplan {
+	uint32_t natoms;
+	struct kplan_atom atoms[KPLAN_MAX_ATOMS];
+	uint32_t left;		/* comparisons on those fields left to userspace */
+	/* bit A of a table: an event of a thread whose atom results are A (bit i:
+	 * atom i true) may match */
+	uint64_t codes[PPM_EVENT_MAX][KPLAN_WORDS];
+	uint64_t generic_nr[SYSCALL_TABLE_SIZE][KPLAN_WORDS];	/* generic events */
+	uint64_t any[KPLAN_WORDS];	/* some event may match */
+	bool useful;		/* some type's table excludes some results */
+};
+
+/* The plan of F (NULL F: nothing to push). NULL and errno on failure. */
+struct filter_kplan *filter__kplan(const struct filter *f);
+void filter_kplan__free(struct filter_kplan *p);
+/* Whether a table holds result A. */
+static inline bool kplan__has(const uint64_t tab[KPLAN_WORDS], uint32_t a)
+{
+	return (tab[(a >> 6) & (KPLAN_WORDS - 1)] >> (a & 63)) & 1;
+}
 
 #endif

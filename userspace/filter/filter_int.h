@@ -68,4 +68,9 @@ bool glob__match(const char *pat, size_t plen, const char *s, size_t slen);
  * ("reversed range 'z-a'"). */
 int glob__check(const char *pat, size_t plen, char *why, size_t size);
 
+/* The event codes and generic syscalls on which comparison N may be true
+ * (filter_pushdown.c); EXACT: decided by the event type alone. */
+void fnode__cmp_events(const struct fnode *n, uint8_t codes[PPM_EVENT_MAX],
+		       uint8_t nr[SYSCALL_TABLE_SIZE], bool *exact);
+
 #endif

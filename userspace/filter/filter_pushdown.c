@@ -22,6 +22,34 @@ static void evset__fill(struct evset *s, uint8_t v)
 	memset(s->nr, v, sizeof(s->nr));
 }
 
+void fnode__cmp_events(const struct fnode *n, uint8_t codes[PPM_EVENT_MAX],
+		       uint8_t nr[SYSCALL_TABLE_SIZE], bool *exact)
+{
+	*exact = false;
+	if (n->type_codes) {
+		bool neg = n->op == OP_NE;
+
+		for (unsigned t = 0; t < PPM_EVENT_MAX; t++)
+			codes[t] = n->type_codes[t] ^ neg;
+		for (unsigned i = 0; i < SYSCALL_TABLE_SIZE; i++)
+			nr[i] = n->type_nr[i] ^ neg;
+		*exact = true;
+	} else if (n->ref.param_idx && n->ref.info->arg != FARG_EVTYPE && n->op != OP_EXISTS) {
+		/* evt.arg.NAME / evt.rawarg.NAME: absent (so false) on events
+		 * without that param (evt.type.is.X is 0 or 1 on every event,
+		 * so it narrows nothing) */
+		for (unsigned t = 0; t < PPM_EVENT_MAX; t++)
+			codes[t] = n->ref.param_idx[t] != 0xff;
+		memset(nr, 0, SYSCALL_TABLE_SIZE);
+		if (n->ref.param_idx[PPME_GENERIC_E] != 0xff ||
+		    n->ref.param_idx[PPME_GENERIC_X] != 0xff)
+			memset(nr, 1, SYSCALL_TABLE_SIZE);
+	} else {
+		memset(codes, 1, PPM_EVENT_MAX);
+		memset(nr, 1, SYSCALL_TABLE_SIZE);
+	}
+}
+
 static int node__events(const struct fnode *n, struct evset *out)
 {
 	struct evset *kid;
@@ -29,29 +57,7 @@ static int node__events(const struct fnode *n, struct evset *out)
 
 	switch (n->kind) {
 	case FN_CMP:
-		out->exact = false;
-		if (n->type_codes) {
-			bool neg = n->op == OP_NE;
-
-			for (unsigned t = 0; t < PPM_EVENT_MAX; t++)
-				out->codes[t] = n->type_codes[t] ^ neg;
-			for (unsigned nr = 0; nr < SYSCALL_TABLE_SIZE; nr++)
-				out->nr[nr] = n->type_nr[nr] ^ neg;
-			out->exact = true;
-		} else if (n->ref.param_idx && n->ref.info->arg != FARG_EVTYPE &&
-			   n->op != OP_EXISTS) {
-			/* evt.arg.NAME / evt.rawarg.NAME: absent (so false) on events
-			 * without that param (evt.type.is.X is 0 or 1 on every event,
-			 * so it narrows nothing) */
-			for (unsigned t = 0; t < PPM_EVENT_MAX; t++)
-				out->codes[t] = n->ref.param_idx[t] != 0xff;
-			memset(out->nr, 0, sizeof(out->nr));
-			if (n->ref.param_idx[PPME_GENERIC_E] != 0xff ||
-			    n->ref.param_idx[PPME_GENERIC_X] != 0xff)
-				memset(out->nr, 1, sizeof(out->nr));
-		} else {
-			evset__fill(out, 1);
-		}
+		fnode__cmp_events(n, out->codes, out->nr, &out->exact);
 		return 0;
 	case FN_NOT:
 		r = node__events(n->kids[0], out);

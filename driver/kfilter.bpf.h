@@ -1,0 +1,194 @@
+/* Kernel filtering by process: which threads' events a filter can match, kept
+ * per thread so that the test for an unwanted thread is one hash lookup and one
+ * bit after the syscall bitmap. The tests (driver.h, enum kf_kind) are evaluated
+ * from the task when a thread is first seen, when it returns from clone (a new
+ * thread, or a reused tid), after execve and after the set*id calls: the same
+ * moments at which userspace's thread table learns comm, ids, loginuid and
+ * cgroups, so both sides agree on what a thread is. A rename by prctl is seen by
+ * neither (sysdig 0.29.3 keeps a thread's name from its clone or execve). */
+#ifndef KFILTER_BPF_H
+#define KFILTER_BPF_H
+
+#include "frame.bpf.h"
+
+/* One thread's test results. */
+struct kf_thread {
+	__u32 bits;	/* results of every test but the cgroup ones */
+	__u32 cg_bits;	/* the cgroup tests, from kf_cgroups */
+	__u64 cgid;	/* cgroup v2 id when last evaluated */
+	__u32 gen;	/* kf.gen when cg_bits was looked up */
+	__u8 cg_known;	/* cgid was in kf_cgroups */
+	__u8 pad[3];
+};
+
+/* tid -> its results; removed at the thread's exit (sched_process_exit). A full
+ * map only costs speed: the results are then computed for every event. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 131072);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct kf_thread);
+} kf_threads __weak SEC(".maps");
+
+/* comm as "name\0" (equality) or "prefix" (startswith) -> the tests it passes,
+ * each entry holding those of the shorter entries it extends. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, 1024);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct kf_comm_key);
+	__type(value, __u32);
+} kf_comm __weak SEC(".maps");
+
+/* (kind, value) -> the numeric tests that value passes. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct kf_num_key);
+	__type(value, __u32);
+} kf_nums __weak SEC(".maps");
+
+/* cgroup v2 id -> the container tests its threads pass. Userspace adds the
+ * cgroups it finds; a thread in a cgroup not yet there is sent everything. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u64);
+	__type(value, __u32);
+} kf_cgroups __weak SEC(".maps");
+
+struct driver_kfilter kf __weak;
+
+static __always_inline __u32 kf__num(__u32 kind, __u32 value)
+{
+	struct kf_num_key k = { .kind = kind, .value = value };
+	__u32 *b = bpf_map_lookup_elem(&kf_nums, &k);
+
+	return b ? *b : 0;
+}
+
+static __always_inline void kf__cgroup(struct kf_thread *t)
+{
+	__u32 *b = bpf_map_lookup_elem(&kf_cgroups, &t->cgid);
+
+	t->cg_bits = b ? *b : 0;
+	t->cg_known = b != 0;
+	t->gen = kf.gen;
+}
+
+static __always_inline __u32 kf__cred_bits(struct task_struct *task, __u32 kinds)
+{
+	__u32 bits = 0;
+
+	if (kinds & (1u << KF_UID))
+		bits |= kf__num(KF_UID, BPF_CORE_READ(task, cred, euid.val));
+	if (kinds & (1u << KF_GID))
+		bits |= kf__num(KF_GID, BPF_CORE_READ(task, cred, egid.val));
+	return bits;
+}
+
+/* Every test, from the current task. */
+static __always_inline void kf__evaluate(struct kf_thread *t, __u64 pid_tgid)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	__u32 kinds = kf.kinds, bits;
+
+	bits = kf__cred_bits(task, kinds);
+	if (kinds & (1u << KF_COMM)) {
+		struct kf_comm_key k = { .prefixlen = 8 * sizeof(k.comm) };
+		__u32 *b;
+
+		/* the helper pads with NULs: "name\0" entries match exactly */
+		bpf_get_current_comm(k.comm, sizeof(k.comm));
+		b = bpf_map_lookup_elem(&kf_comm, &k);
+		if (b)
+			bits |= *b;
+	}
+	if (kinds & (1u << KF_PID))
+		bits |= kf__num(KF_PID, pid_tgid >> 32);
+	if (kinds & (1u << KF_TID))
+		bits |= kf__num(KF_TID, (__u32)pid_tgid);
+	if (kinds & (1u << KF_PPID)) {
+		/* userspace's ppid is the real parent's pid, or the forking thread's
+		 * tid when it saw the parent's side of the fork first */
+		struct task_struct *p = BPF_CORE_READ(task, group_leader, real_parent);
+
+		bits |= kf__num(KF_PPID, BPF_CORE_READ(p, tgid)) |
+			kf__num(KF_PPID, BPF_CORE_READ(p, pid));
+	}
+	if (kinds & (1u << KF_LOGINUID))
+		bits |= kf__num(KF_LOGINUID, BPF_CORE_READ(task, loginuid.val));
+	t->bits = bits;
+	t->cgid = (kinds & (1u << KF_CGROUP)) ? bpf_get_current_cgroup_id() : 0;
+	kf__cgroup(t);
+}
+
+/* Whether table TAB (KF_WORDS words) sends an event of thread T. */
+static __always_inline int kf__sends(const struct kf_thread *t, const __u64 *tab)
+{
+	__u32 a;
+
+	/* a cgroup userspace has not classified yet may be anyone's */
+	if (!t->cg_known && (kf.kinds & (1u << KF_CGROUP)))
+		return 1;
+	a = (t->bits | t->cg_bits) & (KF_WORDS * 64 - 1);
+	return (tab[a >> 6] >> (a & 63)) & 1;
+}
+
+/* The kernel filter's verdict on syscall ID for the current thread: 1 to send
+ * its event. EXIT and RET: the exit side and its return value (tests are
+ * computed again after a successful execve, clone or set*id). Events that keep
+ * userspace's thread and fd tables right have full tables: every thread's
+ * state stays exact, also that of a process that execs into a wanted name and
+ * exits before /proc could be read. */
+static __always_inline int kf__wants(long id, __u64 pid_tgid, int exit, long ret)
+{
+	__u32 tid = (__u32)pid_tgid;
+	struct kf_thread *t, fresh;
+	__u8 trig;
+
+	if (!kf.on)
+		return 1;
+	if ((unsigned long)id >= SYSCALL_TABLE_SIZE)
+		return 1;
+	trig = exit && ret >= 0 ? kf.trigger[id] : KF_T_NONE;
+	t = bpf_map_lookup_elem(&kf_threads, &tid);
+	if (!t || (trig == KF_T_CLONE && ret == 0)) {
+		/* first seen, or a new thread (on a tid that may have been used) */
+		__builtin_memset(&fresh, 0, sizeof(fresh));
+		kf__evaluate(&fresh, pid_tgid);
+		bpf_map_update_elem(&kf_threads, &tid, &fresh, BPF_ANY);
+		t = bpf_map_lookup_elem(&kf_threads, &tid);
+		if (!t)
+			t = &fresh;	/* map full: right, only slower */
+	} else if (trig == KF_T_EXEC) {
+		kf__evaluate(t, pid_tgid);
+	} else if (trig == KF_T_CLONE) {
+		/* the parent's side: userspace takes the caller's cgroups from it
+		 * (a runtime moves a container's first process from outside) */
+		if (kf.kinds & (1u << KF_CGROUP)) {
+			t->cgid = bpf_get_current_cgroup_id();
+			kf__cgroup(t);
+		}
+	} else if (trig == KF_T_CRED) {
+		struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+
+		t->bits = (t->bits & ~kf.cred_mask) | kf__cred_bits(task, kf.kinds);
+	} else if (t->gen != kf.gen && !t->cg_known) {
+		kf__cgroup(t);
+	}
+	return kf__sends(t, kf.table[id]);
+}
+
+/* At a thread's exit: forgets it (its procexit keeps userspace's table right,
+ * so it is always sent). */
+static __always_inline void kf__exit(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	if (kf.on)
+		bpf_map_delete_elem(&kf_threads, &tid);
+}
+
+#endif

@@ -88,10 +88,10 @@ static __always_inline __u32 kf__cred_bits(struct task_struct *task, __u32 kinds
 	return bits;
 }
 
-/* Every test, from the current task. */
-static __always_inline void kf__evaluate(struct kf_thread *t, __u64 pid_tgid)
+/* Every test, from task TASK (PID_TGID: its ids). */
+static __always_inline void kf__evaluate(struct kf_thread *t, struct task_struct *task,
+					 __u64 pid_tgid)
 {
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	__u32 kinds = kf.kinds, bits;
 
 	bits = kf__cred_bits(task, kinds);
@@ -99,8 +99,8 @@ static __always_inline void kf__evaluate(struct kf_thread *t, __u64 pid_tgid)
 		struct kf_comm_key k = { .prefixlen = 8 * sizeof(k.comm) };
 		__u32 *b;
 
-		/* the helper pads with NULs: "name\0" entries match exactly */
-		bpf_get_current_comm(k.comm, sizeof(k.comm));
+		/* zero after the NUL: "name\0" entries match exactly */
+		bpf_core_read_str(k.comm, sizeof(k.comm), &task->comm);
 		b = bpf_map_lookup_elem(&kf_comm, &k);
 		if (b)
 			bits |= *b;
@@ -120,7 +120,7 @@ static __always_inline void kf__evaluate(struct kf_thread *t, __u64 pid_tgid)
 	if (kinds & (1u << KF_LOGINUID))
 		bits |= kf__num(KF_LOGINUID, BPF_CORE_READ(task, loginuid.val));
 	t->bits = bits;
-	t->cgid = (kinds & (1u << KF_CGROUP)) ? bpf_get_current_cgroup_id() : 0;
+	t->cgid = (kinds & (1u << KF_CGROUP)) ? BPF_CORE_READ(task, cgroups, dfl_cgrp, kn, id) : 0;
 	kf__cgroup(t);
 }
 
@@ -136,16 +136,98 @@ static __always_inline int kf__sends(const struct kf_thread *t, const __u64 *tab
 	return (tab[a >> 6] >> (a & 63)) & 1;
 }
 
+/* Each CPU's running thread's results, written when it is switched in
+ * (kf__switch) and when they change in its own syscalls: the hot path reads
+ * this slot, with no helper call and no hash lookup. GEN: kf.gen when written
+ * (0: never; userspace bumps kf.gen when it turns the filter on and when
+ * kf_cgroups grows). max_entries: the loader sets the number of CPUs. */
+struct kf_slot {
+	__u32 gen;
+	__u32 tid;
+	struct kf_thread t;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct kf_slot);
+} kf_slots __weak SEC(".maps");
+
+static __always_inline struct kf_slot *kf__slot(void)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	return bpf_map_lookup_elem(&kf_slots, &cpu);
+}
+
+/* Thread TID's results (computed from TASK when the map has none, or FRESH is
+ * set); stored in the map when it has room, and in SLOT. */
+static __always_inline void kf__load(struct kf_slot *slot, struct task_struct *task,
+				     __u64 pid_tgid, int fresh)
+{
+	__u32 tid = (__u32)pid_tgid;
+	struct kf_thread *t = fresh ? 0 : bpf_map_lookup_elem(&kf_threads, &tid);
+	struct kf_thread n;
+
+	if (!t) {
+		__builtin_memset(&n, 0, sizeof(n));
+		kf__evaluate(&n, task, pid_tgid);
+		bpf_map_update_elem(&kf_threads, &tid, &n, BPF_ANY);
+		t = bpf_map_lookup_elem(&kf_threads, &tid);
+		if (!t)
+			t = &n;	/* map full: right, only slower */
+	} else if (t->gen != kf.gen && !t->cg_known) {
+		kf__cgroup(t);
+	}
+	if (slot) {
+		slot->t = *t;
+		slot->tid = tid;
+		slot->gen = kf.gen;
+	}
+}
+
+/* The slow path: the slot is stale or a syscall changed what the tests see.
+ * Returns the thread's results (in the slot, or in the map). */
+static __always_inline void kf__update(struct kf_slot *slot, __u8 trig, long ret)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)pid_tgid;
+	struct kf_thread *t;
+
+	if (trig == KF_T_NONE || (trig == KF_T_CLONE && ret == 0)) {
+		/* first seen, or a new thread (on a tid that may have been used) */
+		kf__load(slot, task, pid_tgid, trig != KF_T_NONE);
+		return;
+	}
+	t = bpf_map_lookup_elem(&kf_threads, &tid);
+	if (!t) {
+		kf__load(slot, task, pid_tgid, 1);
+		return;
+	}
+	if (trig == KF_T_EXEC) {
+		kf__evaluate(t, task, pid_tgid);
+	} else if (trig == KF_T_CRED) {
+		t->bits = (t->bits & ~kf.cred_mask) | kf__cred_bits(task, kf.kinds);
+	} else if (kf.kinds & (1u << KF_CGROUP)) {
+		/* clone's parent side: userspace takes the caller's cgroups from it
+		 * (a runtime moves a container's first process from outside) */
+		t->cgid = BPF_CORE_READ(task, cgroups, dfl_cgrp, kn, id);
+		kf__cgroup(t);
+	}
+	kf__load(slot, task, pid_tgid, 0);
+}
+
 /* The kernel filter's verdict on syscall ID for the current thread: 1 to send
  * its event. EXIT and RET: the exit side and its return value (tests are
  * computed again after a successful execve, clone or set*id). Events that keep
  * userspace's thread and fd tables right have full tables: every thread's
  * state stays exact, also that of a process that execs into a wanted name and
  * exits before /proc could be read. */
-static __always_inline int kf__wants(long id, __u64 pid_tgid, int exit, long ret)
+static __always_inline int kf__wants(long id, int exit, long ret)
 {
-	__u32 tid = (__u32)pid_tgid;
-	struct kf_thread *t, fresh;
+	struct kf_slot *slot;
 	__u8 trig;
 
 	if (!kf.on)
@@ -153,32 +235,31 @@ static __always_inline int kf__wants(long id, __u64 pid_tgid, int exit, long ret
 	if ((unsigned long)id >= SYSCALL_TABLE_SIZE)
 		return 1;
 	trig = exit && ret >= 0 ? kf.trigger[id] : KF_T_NONE;
-	t = bpf_map_lookup_elem(&kf_threads, &tid);
-	if (!t || (trig == KF_T_CLONE && ret == 0)) {
-		/* first seen, or a new thread (on a tid that may have been used) */
-		__builtin_memset(&fresh, 0, sizeof(fresh));
-		kf__evaluate(&fresh, pid_tgid);
-		bpf_map_update_elem(&kf_threads, &tid, &fresh, BPF_ANY);
-		t = bpf_map_lookup_elem(&kf_threads, &tid);
-		if (!t)
-			t = &fresh;	/* map full: right, only slower */
-	} else if (trig == KF_T_EXEC) {
-		kf__evaluate(t, pid_tgid);
-	} else if (trig == KF_T_CLONE) {
-		/* the parent's side: userspace takes the caller's cgroups from it
-		 * (a runtime moves a container's first process from outside) */
-		if (kf.kinds & (1u << KF_CGROUP)) {
-			t->cgid = bpf_get_current_cgroup_id();
-			kf__cgroup(t);
-		}
-	} else if (trig == KF_T_CRED) {
-		struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	slot = kf__slot();
+	if (!slot)
+		return 1;
+	if (slot->gen != kf.gen || trig != KF_T_NONE)
+		kf__update(slot, trig, ret);
+	return kf__sends(&slot->t, kf.table[id]);
+}
 
-		t->bits = (t->bits & ~kf.cred_mask) | kf__cred_bits(task, kf.kinds);
-	} else if (t->gen != kf.gen && !t->cg_known) {
-		kf__cgroup(t);
+/* sched_switch: NEXT's results into this CPU's slot. */
+static __always_inline void kf__switch(struct task_struct *next)
+{
+	struct kf_slot *slot;
+	__u64 pid_tgid;
+
+	if (!kf.on)
+		return;
+	slot = kf__slot();
+	if (!slot)
+		return;
+	if (BPF_CORE_READ(next, flags) & 0x00200000 /* PF_KTHREAD: no syscalls */) {
+		slot->gen = 0;
+		return;
 	}
-	return kf__sends(t, kf.table[id]);
+	pid_tgid = ((__u64)BPF_CORE_READ(next, tgid) << 32) | (__u32)BPF_CORE_READ(next, pid);
+	kf__load(slot, next, pid_tgid, 0);
 }
 
 /* At a thread's exit: forgets it (its procexit keeps userspace's table right,

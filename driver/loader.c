@@ -17,7 +17,7 @@
 struct driver {
 	struct agent_driver *skel;
 	bool no_bpf_loop;
-	struct bpf_link *links[3];
+	struct bpf_link *links[4];
 	int nlinks;
 	int ncpus;
 	bool loaded;
@@ -62,6 +62,7 @@ struct driver *driver__open(void)
 		return NULL;
 	}
 	bpf_map__set_max_entries(d->skel->maps.frames, d->ncpus);
+	bpf_map__set_max_entries(d->skel->maps.kf_slots, d->ncpus);
 	bpf_map__set_max_entries(d->skel->maps.events, d->ncpus);
 	d->skel->bss->settings.snaplen = DRIVER_DEFAULT_SNAPLEN;
 	d->skel->bss->settings.own_tgid = getpid();
@@ -109,7 +110,7 @@ static bool is_dispatcher(const struct bpf_program *p)
 	const char *n = bpf_program__name(p);
 
 	return !strcmp(n, "sys_enter") || !strcmp(n, "sys_exit") ||
-	       !strcmp(n, "sched_process_exit");
+	       !strcmp(n, "sched_process_exit") || !strcmp(n, "sched_switch");
 }
 
 static bool calls_helper(const struct bpf_program *p, int helper)
@@ -191,6 +192,7 @@ int driver__attach(struct driver *d)
 		{ "sys_enter", offsetof(struct agent_driver, progs.sys_enter) },
 		{ "sys_exit", offsetof(struct agent_driver, progs.sys_exit) },
 		{ "sched_process_exit", offsetof(struct agent_driver, progs.sched_process_exit) },
+		{ "sched_switch", offsetof(struct agent_driver, progs.sched_switch) },
 	};
 
 	if (!d->loaded)
@@ -365,9 +367,13 @@ int driver__kf_set(struct driver *d, const struct driver_kfilter *cfg)
 
 	if (!d->loaded)
 		return -EINVAL;
+	uint32_t gen = kf->gen;
+
 	__atomic_store_n(&kf->on, 0, __ATOMIC_SEQ_CST);
-	memcpy((char *)kf + sizeof(kf->on), (const char *)cfg + sizeof(cfg->on),
-	       sizeof(*cfg) - sizeof(cfg->on));
+	memcpy(kf, cfg, sizeof(*cfg));
+	kf->on = 0;
+	/* every CPU's slot and every thread's cgroup results are looked up again */
+	__atomic_store_n(&kf->gen, gen + 1 ? gen + 1 : 1, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&kf->on, cfg->on, __ATOMIC_SEQ_CST);
 	return 0;
 }

@@ -26,3 +26,12 @@ int sched_process_exit(struct bpf_raw_tracepoint_args *ctx)
 	filler__u8(&f, (code & 0x80) != 0);	/* core: dumped core */
 	return filler__submit(&f);
 }
+
+/* sched_switch(bool preempt, struct task_struct *prev, struct task_struct *next,
+ * unsigned int prev_state): the kernel filter's slot follows the running thread. */
+SEC("raw_tp/sched_switch")
+int sched_switch(struct bpf_raw_tracepoint_args *ctx)
+{
+	kf__switch((struct task_struct *)ctx->args[2]);
+	return 0;
+}

@@ -68,6 +68,7 @@ struct driver *driver__open(void)
 	d->skel->bss->settings.own_tgid = getpid();
 	d->skel->bss->settings.procexit = 1;
 	memset(d->skel->bss->interesting, 1, sizeof(d->skel->bss->interesting));
+	memset(&d->skel->bss->kf, 0, sizeof(d->skel->bss->kf));
 	return d;
 }
 

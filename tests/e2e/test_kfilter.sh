@@ -303,6 +303,10 @@ FILTERS=(
 	"mn|proc.name=nginx or fd.name contains kf-ct-file"
 )
 expect "at least 30 filters (${#FILTERS[@]})" [ ${#FILTERS[@]} -ge 30 ]
+# A field the agent does not know would print nothing to compare.
+"$AGENT" -l 2>/dev/null | awk '{ print $1 }' >"$TMP/fields"
+missing=$(tr ' ' '\n' <<<"${FMT#\*}" | sed 's/^%//' | grep -vxF -f "$TMP/fields" | tr '\n' ' ')
+expect "agent -l lists every field of the format${missing:+ (missing: $missing)}" [ -z "$missing" ]
 
 now_ns() { date +%s%N; }
 

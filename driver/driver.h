@@ -70,6 +70,18 @@ struct kf_num_key {
 	__u32 value;
 };
 
+/* One thread's results (kf_threads' value). Userspace seeds the threads of its
+ * /proc scan with cg_pending set: the kernel reads the cgroup at first sight. */
+struct kf_thread {
+	__u32 bits;		/* results of every test but the cgroup ones */
+	__u32 cg_bits;		/* the cgroup tests, from kf_cgroups */
+	__u64 cgid;		/* cgroup v2 id when last evaluated */
+	__u32 gen;		/* kf.gen when cg_bits was looked up */
+	__u8 cg_known;		/* cgid was in kf_cgroups */
+	__u8 cg_pending;
+	__u8 pad[2];
+};
+
 struct kf_comm_key {
 	__u32 prefixlen;	/* in bits */
 	__u8 comm[16];

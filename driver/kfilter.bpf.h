@@ -11,16 +11,6 @@
 
 #include "frame.bpf.h"
 
-/* One thread's test results. */
-struct kf_thread {
-	__u32 bits;	/* results of every test but the cgroup ones */
-	__u32 cg_bits;	/* the cgroup tests, from kf_cgroups */
-	__u64 cgid;	/* cgroup v2 id when last evaluated */
-	__u32 gen;	/* kf.gen when cg_bits was looked up */
-	__u8 cg_known;	/* cgid was in kf_cgroups */
-	__u8 pad[3];
-};
-
 /* tid -> its results; removed at the thread's exit (sched_process_exit). A full
  * map only costs speed: the results are then computed for every event. */
 struct {
@@ -178,6 +168,12 @@ static __always_inline void kf__load(struct kf_slot *slot, struct task_struct *t
 		t = bpf_map_lookup_elem(&kf_threads, &tid);
 		if (!t)
 			t = &n;	/* map full: right, only slower */
+	} else if (t->cg_pending) {
+		/* userspace gave the other results from its /proc scan */
+		t->cgid = (kf.kinds & (1u << KF_CGROUP)) ?
+			BPF_CORE_READ(task, cgroups, dfl_cgrp, kn, id) : 0;
+		t->cg_pending = 0;
+		kf__cgroup(t);
 	} else if (t->gen != kf.gen && !t->cg_known) {
 		kf__cgroup(t);
 	}

@@ -412,6 +412,16 @@ int driver__kf_cgroup(struct driver *d, uint64_t cgid, uint32_t bits)
 		       : 0;
 }
 
+int driver__kf_seed(struct driver *d, uint32_t tid, uint32_t bits)
+{
+	struct kf_thread t = { .bits = bits, .cg_pending = 1 };
+
+	if (!d->loaded)
+		return -EINVAL;
+	return bpf_map_update_elem(bpf_map__fd(d->skel->maps.kf_threads), &tid, &t, BPF_ANY) ?
+		       -errno : 0;
+}
+
 void driver__kf_bump(struct driver *d)
 {
 	__atomic_add_fetch(&d->skel->bss->kf.gen, 1, __ATOMIC_SEQ_CST);

@@ -10,6 +10,7 @@
 #include "container.h"
 #include "kfilter.h"
 #include "sbuf.h"
+#include "state.h"
 
 #define RESCAN_MS 1000
 
@@ -191,6 +192,29 @@ void agent_kf__free(struct agent_kf *k)
 	free(k);
 }
 
+struct seed_ctx {
+	struct agent_kf *k;
+	struct thread_table *threads;
+	int failed;
+};
+
+static int kf__seed_one(struct thread_info *ti, void *arg)
+{
+	struct seed_ctx *c = arg;
+	const struct thread_info *m = thread_table__main(c->threads, ti);
+	struct kplan_thread t = {
+		.comm = ti->comm[0] ? ti->comm : "<NA>",
+		.pid = ti->pid, .tid = ti->tid, .ppid = (m ? m : ti)->ptid,
+		.uid = ti->uid, .gid = ti->gid, .loginuid = ti->loginuid,
+		.container_id = "host",
+	};
+
+	/* a full map leaves the rest to the kernel's first look */
+	if (driver__kf_seed(c->k->d, (uint32_t)ti->tid, filter_kplan__results(c->k->plan, &t, false)))
+		c->failed++;
+	return 0;
+}
+
 static void tab__or(__u64 *dst, const uint64_t *src)
 {
 	for (int w = 0; w < KF_WORDS; w++)
@@ -273,7 +297,8 @@ static void kf__describe(const struct agent_kf *k, int nsc, char *desc, size_t s
 }
 
 struct agent_kf *agent_kf__start(struct driver *d, const struct filter *flt,
-				 const struct agent_kf_opts *o, char *desc, size_t size)
+				 struct inspector *in, const struct agent_kf_opts *o, char *desc,
+				 size_t size)
 {
 	struct filter_events *match = NULL, *state = NULL;
 	struct driver_kfilter *c = NULL;
@@ -327,6 +352,11 @@ struct agent_kf *agent_kf__start(struct driver *d, const struct filter *flt,
 		goto syscalls;
 	if (k->cg_atoms && (r = kf__scan(k)) < 0)
 		goto syscalls;
+	if (in) {
+		struct seed_ctx seed = { .k = k, .threads = inspector__threads(in) };
+
+		inspector__for_each_thread(in, kf__seed_one, &seed);
+	}
 	driver__set_interesting(d, sc);
 	if ((r = driver__kf_set(d, c)))
 		goto syscalls;

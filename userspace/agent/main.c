@@ -435,7 +435,7 @@ static int agent__start(struct agent *a)
 
 	/* Narrows what the kernel sends to what the filter can match (plus what
 	 * keeps the thread and fd tables right). */
-	a->kf = agent_kf__start(capture__driver(a->cap), a->flt, &ko, msg, sizeof(msg));
+	a->kf = agent_kf__start(capture__driver(a->cap), a->flt, a->in, &ko, msg, sizeof(msg));
 	if (a->o.verbose) {
 		struct capture_stats st;
 

@@ -94,6 +94,19 @@ struct filter_kplan {
 /* The plan of F (NULL F: nothing to push). NULL and errno on failure. */
 struct filter_kplan *filter__kplan(const struct filter *f);
 void filter_kplan__free(struct filter_kplan *p);
+/* A thread as the atoms see it (userspace's values). */
+struct kplan_thread {
+	const char *comm;
+	int64_t pid, tid, ppid;
+	uint32_t uid, gid, loginuid;	/* loginuid UINT32_MAX: unset */
+	const char *container_id;	/* "host" outside containers */
+};
+
+/* The results of P's atoms for T: bit i set when atom i holds. With
+ * CONTAINERS false, container.id atoms are left 0 (the kernel reads them). */
+uint32_t filter_kplan__results(const struct filter_kplan *p, const struct kplan_thread *t,
+			       bool containers);
+
 /* Whether a table holds result A. */
 static inline bool kplan__has(const uint64_t tab[KPLAN_WORDS], uint32_t a)
 {

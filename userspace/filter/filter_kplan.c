@@ -308,3 +308,43 @@ struct filter_kplan *filter__kplan(const struct filter *f)
 	}
 	return p;
 }
+
+static bool atom__holds(const struct kplan_atom *a, const struct kplan_thread *t)
+{
+	int64_t v;
+
+	for (uint32_t i = 0; i < a->nvals; i++) {
+		switch (a->kind) {
+		case KP_COMM:
+			if (a->prefix ? !strncmp(t->comm, a->strs[i], strlen(a->strs[i]))
+				      : !strcmp(t->comm, a->strs[i]))
+				return true;
+			continue;
+		case KP_CONTAINER:
+			if (!strcmp(t->container_id, a->strs[i]))
+				return true;
+			continue;
+		case KP_PID: v = t->pid; break;
+		case KP_TID: v = t->tid; break;
+		case KP_PPID: v = t->ppid; break;
+		case KP_UID: v = t->uid; break;
+		case KP_GID: v = t->gid; break;
+		default:	/* loginuid: -1 when unset, as the field shows it */
+			v = t->loginuid == UINT32_MAX ? -1 : (int64_t)t->loginuid;
+		}
+		if (a->nums[i] == v)
+			return true;
+	}
+	return false;
+}
+
+uint32_t filter_kplan__results(const struct filter_kplan *p, const struct kplan_thread *t,
+			       bool containers)
+{
+	uint32_t r = 0;
+
+	for (uint32_t i = 0; i < p->natoms; i++)
+		if ((containers || p->atoms[i].kind != KP_CONTAINER) && atom__holds(&p->atoms[i], t))
+			r |= 1u << i;
+	return r;
+}

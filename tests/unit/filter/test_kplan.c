@@ -296,6 +296,16 @@ static void test_sound(void)
 					}
 					excluded += !in;
 					checked++;
+					/* the agent seeds the kernel with the library's view */
+					const struct thread_info *ti = ev->thread;
+					struct kplan_thread kt = {
+						.comm = ti->comm, .pid = ti->pid, .tid = ev->tid,
+						.ppid = ti->ptid, .uid = ti->uid, .gid = ti->gid,
+						.loginuid = ti->loginuid,
+						.container_id = ti->container ? ti->container->id : "host",
+					};
+
+					CHECK_INT(filter_kplan__results(p, &kt, true), results(p, ev));
 				}
 			}
 		}

@@ -79,7 +79,13 @@ struct kf_thread {
 	__u32 gen;		/* kf.gen when cg_bits was looked up */
 	__u8 cg_known;		/* cgid was in kf_cgroups */
 	__u8 cg_pending;
-	__u8 pad[2];
+	/* the cgroup tests say "maybe" while userspace's cgroups may not be the
+	 * kernel's: the thread was moved from outside since cgid was read (a
+	 * runtime moving a container's first process), or it started in another
+	 * cgroup than its parent (clone3's CLONE_INTO_CGROUP), which userspace
+	 * learns only at its next execve */
+	__u8 cg_moved;		/* in a CPU's slot only */
+	__u8 cg_mixed;
 };
 
 struct kf_comm_key {

@@ -68,6 +68,11 @@ static __always_inline void kf__cgroup(struct kf_thread *t)
 	t->gen = kf.gen;
 }
 
+static __always_inline __u64 kf__task_cgid(struct task_struct *task)
+{
+	return BPF_CORE_READ(task, cgroups, dfl_cgrp, kn, id);
+}
+
 static __always_inline __u32 kf__cred_bits(struct task_struct *task, __u32 kinds)
 {
 	__u32 bits = 0;
@@ -111,7 +116,8 @@ static __always_inline void kf__evaluate(struct kf_thread *t, struct task_struct
 	if (kinds & (1u << KF_LOGINUID))
 		bits |= kf__num(KF_LOGINUID, BPF_CORE_READ(task, loginuid.val));
 	t->bits = bits;
-	t->cgid = (kinds & (1u << KF_CGROUP)) ? BPF_CORE_READ(task, cgroups, dfl_cgrp, kn, id) : 0;
+	t->cgid = (kinds & (1u << KF_CGROUP)) ? kf__task_cgid(task) : 0;
+	t->cg_mixed = 0;
 	kf__cgroup(t);
 }
 
@@ -120,8 +126,9 @@ static __always_inline int kf__sends(const struct kf_thread *t, const __u64 *tab
 {
 	__u32 a;
 
-	/* a cgroup userspace has not classified yet may be anyone's */
-	if (!t->cg_known && (kf.kinds & (1u << KF_CGROUP)))
+	/* a cgroup userspace has not classified yet may be anyone's, and a
+	 * thread whose cgroup userspace may not know yet anywhere */
+	if ((!t->cg_known || t->cg_moved || t->cg_mixed) && (kf.kinds & (1u << KF_CGROUP)))
 		return 1;
 	a = (t->bits | t->cg_bits) & (KF_WORDS * 64 - 1);
 	return (tab[a >> 6] >> (a & 63)) & 1;
@@ -170,8 +177,7 @@ static __always_inline void kf__load(struct kf_slot *slot, struct task_struct *t
 			t = &n;	/* map full: right, only slower */
 	} else if (t->cg_pending) {
 		/* userspace gave the other results from its /proc scan */
-		t->cgid = (kf.kinds & (1u << KF_CGROUP)) ?
-			BPF_CORE_READ(task, cgroups, dfl_cgrp, kn, id) : 0;
+		t->cgid = (kf.kinds & (1u << KF_CGROUP)) ? kf__task_cgid(task) : 0;
 		t->cg_pending = 0;
 		kf__cgroup(t);
 	} else if (t->gen != kf.gen && !t->cg_known) {
@@ -179,6 +185,7 @@ static __always_inline void kf__load(struct kf_slot *slot, struct task_struct *t
 	}
 	if (slot) {
 		slot->t = *t;
+		slot->t.cg_moved = (kf.kinds & (1u << KF_CGROUP)) && kf__task_cgid(task) != t->cgid;
 		slot->tid = tid;
 		slot->gen = kf.gen;
 	}
@@ -196,6 +203,14 @@ static __always_inline void kf__update(struct kf_slot *slot, __u8 trig, long ret
 	if (trig == KF_T_NONE || (trig == KF_T_CLONE && ret == 0)) {
 		/* first seen, or a new thread (on a tid that may have been used) */
 		kf__load(slot, task, pid_tgid, trig != KF_T_NONE);
+		if (trig == KF_T_CLONE && (kf.kinds & (1u << KF_CGROUP)) &&
+		    (pid_tgid >> 32) == tid && (t = bpf_map_lookup_elem(&kf_threads, &tid)) &&
+		    kf__task_cgid(BPF_CORE_READ(task, real_parent)) != t->cgid) {
+			/* userspace may give it its parent's cgroups */
+			t->cg_mixed = 1;
+			if (slot)
+				slot->t.cg_mixed = 1;
+		}
 		return;
 	}
 	t = bpf_map_lookup_elem(&kf_threads, &tid);
@@ -210,7 +225,8 @@ static __always_inline void kf__update(struct kf_slot *slot, __u8 trig, long ret
 	} else if (kf.kinds & (1u << KF_CGROUP)) {
 		/* clone's parent side: userspace takes the caller's cgroups from it
 		 * (a runtime moves a container's first process from outside) */
-		t->cgid = BPF_CORE_READ(task, cgroups, dfl_cgrp, kn, id);
+		t->cgid = kf__task_cgid(task);
+		t->cg_mixed = 0;
 		kf__cgroup(t);
 	}
 	kf__load(slot, task, pid_tgid, 0);

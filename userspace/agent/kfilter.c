@@ -16,6 +16,7 @@
 
 struct agent_kf {
 	struct driver *d;
+	int seeded, seed_failed;	/* threads of the /proc scan */
 	struct filter_kplan *plan;
 	const char *host_root;
 	uint32_t cg_atoms;	/* atoms on container.id */
@@ -195,7 +196,7 @@ void agent_kf__free(struct agent_kf *k)
 struct seed_ctx {
 	struct agent_kf *k;
 	struct thread_table *threads;
-	int failed;
+	int seeded, failed;
 };
 
 static int kf__seed_one(struct thread_info *ti, void *arg)
@@ -212,6 +213,8 @@ static int kf__seed_one(struct thread_info *ti, void *arg)
 	/* a full map leaves the rest to the kernel's first look */
 	if (driver__kf_seed(c->k->d, (uint32_t)ti->tid, filter_kplan__results(c->k->plan, &t, false)))
 		c->failed++;
+	else
+		c->seeded++;
 	return 0;
 }
 
@@ -292,6 +295,9 @@ static void kf__describe(const struct agent_kf *k, int nsc, char *desc, size_t s
 		sbuf__printf(&b, "%s%s", i ? "; " : "", k->plan->atoms[i].text);
 	if (k->plan->left)
 		sbuf__printf(&b, " (%u more process tests stay in userspace)", k->plan->left);
+	sbuf__printf(&b, "; %d threads known from /proc", k->seeded);
+	if (k->seed_failed)
+		sbuf__printf(&b, " (%d more the kernel will judge itself)", k->seed_failed);
 	snprintf(desc, size, "%s", sbuf__cstr(&b));
 	sbuf__free(&b);
 }
@@ -356,6 +362,8 @@ struct agent_kf *agent_kf__start(struct driver *d, const struct filter *flt,
 		struct seed_ctx seed = { .k = k, .threads = inspector__threads(in) };
 
 		inspector__for_each_thread(in, kf__seed_one, &seed);
+		k->seeded = seed.seeded;
+		k->seed_failed = seed.failed;
 	}
 	driver__set_interesting(d, sc);
 	if ((r = driver__kf_set(d, c)))

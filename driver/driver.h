@@ -76,8 +76,11 @@ struct kf_thread {
 	__u32 bits;		/* results of every test but the cgroup ones */
 	__u32 cg_bits;		/* the cgroup tests, from kf_cgroups */
 	__u64 cgid;		/* cgroup v2 id when last evaluated */
+	__u64 cg1;		/* the first controller's v1 cgroup id then, 0 on v2 */
+	__u32 cg1_bits;		/* the cgroup tests for cg1, from kf_cgroups1 */
 	__u32 gen;		/* kf.gen when cg_bits was looked up */
 	__u8 cg_known;		/* cgid was in kf_cgroups */
+	__u8 cg1_known;		/* cg1 was in kf_cgroups1 */
 	__u8 cg_pending;
 	/* the cgroup tests say "maybe" while userspace's cgroups may not be the
 	 * kernel's: the thread was moved from outside since cgid was read (a
@@ -86,6 +89,7 @@ struct kf_thread {
 	 * learns only at its next execve */
 	__u8 cg_moved;		/* in a CPU's slot only */
 	__u8 cg_mixed;
+	__u8 pad[3];
 };
 
 struct kf_comm_key {

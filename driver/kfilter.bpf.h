@@ -49,6 +49,17 @@ struct {
 	__type(value, __u32);
 } kf_cgroups __weak SEC(".maps");
 
+/* The same for the first controller's v1 hierarchy on a hybrid host: a thread
+ * whose two cgroups name different containers (a runtime moves a process one
+ * hierarchy at a time) is sent everything, as userspace may see either. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u64);
+	__type(value, __u32);
+} kf_cgroups1 __weak SEC(".maps");
+
 struct driver_kfilter kf __weak;
 
 static __always_inline __u32 kf__num(__u32 kind, __u32 value)
@@ -65,12 +76,44 @@ static __always_inline void kf__cgroup(struct kf_thread *t)
 
 	t->cg_bits = b ? *b : 0;
 	t->cg_known = b != 0;
+	b = t->cg1 ? bpf_map_lookup_elem(&kf_cgroups1, &t->cg1) : 0;
+	t->cg1_bits = b ? *b : 0;
+	t->cg1_known = b != 0;
 	t->gen = kf.gen;
 }
 
 static __always_inline __u64 kf__task_cgid(struct task_struct *task)
 {
 	return BPF_CORE_READ(task, cgroups, dfl_cgrp, kn, id);
+}
+
+/* The first controller's cgroup when it is on a v1 hierarchy (a hybrid host),
+ * else NULL: userspace names a thread's container from the first of its cgroup
+ * paths that names one, the first controller's (cpuset's) before the others. */
+static __always_inline struct cgroup *kf__v1_cgroup(struct task_struct *task)
+{
+	struct css_set *cs = BPF_CORE_READ(task, cgroups);
+	struct cgroup *c1 = BPF_CORE_READ(cs, subsys[0], cgroup);
+
+	if (!c1 || BPF_CORE_READ(c1, root) == BPF_CORE_READ(cs, dfl_cgrp, root))
+		return 0;
+	return c1;
+}
+
+static __always_inline __u64 kf__v1_id(struct task_struct *task)
+{
+	struct cgroup *c1 = kf__v1_cgroup(task);
+
+	return c1 ? BPF_CORE_READ(c1, kn, id) : 0;
+}
+
+/* The task's cgroups into T, looked up. */
+static __always_inline void kf__read_cgroups(struct kf_thread *t, struct task_struct *task)
+{
+	t->cgid = BPF_CORE_READ(task, cgroups, dfl_cgrp, kn, id);
+	t->cg1 = kf__v1_id(task);
+	t->cg_mixed = 0;
+	kf__cgroup(t);
 }
 
 static __always_inline __u32 kf__cred_bits(struct task_struct *task, __u32 kinds)
@@ -116,9 +159,10 @@ static __always_inline void kf__evaluate(struct kf_thread *t, struct task_struct
 	if (kinds & (1u << KF_LOGINUID))
 		bits |= kf__num(KF_LOGINUID, BPF_CORE_READ(task, loginuid.val));
 	t->bits = bits;
-	t->cgid = (kinds & (1u << KF_CGROUP)) ? kf__task_cgid(task) : 0;
-	t->cg_mixed = 0;
-	kf__cgroup(t);
+	if (kinds & (1u << KF_CGROUP))
+		kf__read_cgroups(t, task);
+	else
+		kf__cgroup(t);
 }
 
 /* Whether table TAB (KF_WORDS words) sends an event of thread T. */
@@ -128,7 +172,9 @@ static __always_inline int kf__sends(const struct kf_thread *t, const __u64 *tab
 
 	/* a cgroup userspace has not classified yet may be anyone's, and a
 	 * thread whose cgroup userspace may not know yet anywhere */
-	if ((!t->cg_known || t->cg_moved || t->cg_mixed) && (kf.kinds & (1u << KF_CGROUP)))
+	if ((!t->cg_known || t->cg_moved || t->cg_mixed ||
+	     (t->cg1 && (!t->cg1_known || t->cg1_bits != t->cg_bits))) &&
+	    (kf.kinds & (1u << KF_CGROUP)))
 		return 1;
 	a = (t->bits | t->cg_bits) & (KF_WORDS * 64 - 1);
 	return (tab[a >> 6] >> (a & 63)) & 1;
@@ -177,15 +223,18 @@ static __always_inline void kf__load(struct kf_slot *slot, struct task_struct *t
 			t = &n;	/* map full: right, only slower */
 	} else if (t->cg_pending) {
 		/* userspace gave the other results from its /proc scan */
-		t->cgid = (kf.kinds & (1u << KF_CGROUP)) ? kf__task_cgid(task) : 0;
 		t->cg_pending = 0;
-		kf__cgroup(t);
+		if (kf.kinds & (1u << KF_CGROUP))
+			kf__read_cgroups(t, task);
+		else
+			kf__cgroup(t);
 	} else if (t->gen != kf.gen && !t->cg_known) {
 		kf__cgroup(t);
 	}
 	if (slot) {
 		slot->t = *t;
-		slot->t.cg_moved = (kf.kinds & (1u << KF_CGROUP)) && kf__task_cgid(task) != t->cgid;
+		slot->t.cg_moved = (kf.kinds & (1u << KF_CGROUP)) &&
+				   (kf__task_cgid(task) != t->cgid || kf__v1_id(task) != t->cg1);
 		slot->tid = tid;
 		slot->gen = kf.gen;
 	}
@@ -225,9 +274,7 @@ static __always_inline void kf__update(struct kf_slot *slot, __u8 trig, long ret
 	} else if (kf.kinds & (1u << KF_CGROUP)) {
 		/* clone's parent side: userspace takes the caller's cgroups from it
 		 * (a runtime moves a container's first process from outside) */
-		t->cgid = kf__task_cgid(task);
-		t->cg_mixed = 0;
-		kf__cgroup(t);
+		kf__read_cgroups(t, task);
 	}
 	kf__load(slot, task, pid_tgid, 0);
 }

@@ -407,7 +407,16 @@ int driver__kf_cgroup(struct driver *d, uint64_t cgid, uint32_t bits)
 {
 	if (!d->loaded)
 		return -EINVAL;
-	return bpf_map_update_elem(bpf_map__fd(d->skel->maps.kf_cgroups), &cgid, &bits, BPF_ANY)
+	return bpf_map_update_elem(bpf_map__fd(d->skel->maps.kf_cgroups), &cgid, &bits, BPF_NOEXIST)
+		       ? -errno
+		       : 0;
+}
+
+int driver__kf_cgroup1(struct driver *d, uint64_t cgid, uint32_t bits)
+{
+	if (!d->loaded)
+		return -EINVAL;
+	return bpf_map_update_elem(bpf_map__fd(d->skel->maps.kf_cgroups1), &cgid, &bits, BPF_NOEXIST)
 		       ? -errno
 		       : 0;
 }

@@ -72,6 +72,8 @@ int driver__kf_num(struct driver *d, enum kf_kind kind, uint32_t value, uint32_t
 /* cgroup v2 id CGID's container tests; threads look it up again once
  * driver__kf_bump bumps the generation. */
 int driver__kf_cgroup(struct driver *d, uint64_t cgid, uint32_t bits);
+/* The same for the first controller's v1 hierarchy (hybrid hosts). */
+int driver__kf_cgroup1(struct driver *d, uint64_t cgid, uint32_t bits);
 void driver__kf_bump(struct driver *d);
 /* Thread TID's results as userspace knows it (before driver__kf_set). */
 int driver__kf_seed(struct driver *d, uint32_t tid, uint32_t bits);

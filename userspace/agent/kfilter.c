@@ -145,11 +145,9 @@ static int kf__nums(struct agent_kf *k)
 	return 0;
 }
 
-static int kf__cgroup_one(uint64_t cgid, const char *id, void *arg)
+static uint32_t kf__container_bits(const struct agent_kf *k, const char *id)
 {
-	struct agent_kf *k = arg;
 	uint32_t bits = 0;
-	int r;
 
 	for (uint32_t i = 0; i < k->plan->natoms; i++) {
 		const struct kplan_atom *a = &k->plan->atoms[i];
@@ -158,23 +156,44 @@ static int kf__cgroup_one(uint64_t cgid, const char *id, void *arg)
 			if (!strcmp(a->strs[v], id))
 				bits |= 1u << i;
 	}
-	r = driver__kf_cgroup(k->d, cgid, bits);
+	return bits;
+}
+
+/* A full map leaves the rest unknown (sent): not an error; nor is a cgroup
+ * already there. */
+static int kf__added(struct agent_kf *k, int r)
+{
 	if (!r)
 		k->added++;
-	/* a full map leaves the rest unknown (sent): not an error */
 	return r == -EEXIST || r == -E2BIG ? 0 : r;
+}
+
+static int kf__cgroup_one(uint64_t cgid, const char *id, void *arg)
+{
+	struct agent_kf *k = arg;
+
+	return kf__added(k, driver__kf_cgroup(k->d, cgid, kf__container_bits(k, id)));
+}
+
+static int kf__cgroup1_one(uint64_t cgid, const char *id, void *arg)
+{
+	struct agent_kf *k = arg;
+
+	return kf__added(k, driver__kf_cgroup1(k->d, cgid, kf__container_bits(k, id)));
 }
 
 /* Classifies cgroups not seen before; threads in them look again. */
 static int kf__scan(struct agent_kf *k)
 {
-	int r;
+	int r, r1;
 
 	k->added = 0;
 	r = cgroup2__scan(k->host_root, kf__cgroup_one, k);
+	/* hybrid hosts only: elsewhere no thread has a v1 cgroup to look up */
+	r1 = cgroup1__scan_cpuset(k->host_root, kf__cgroup1_one, k);
 	if (k->added)
 		driver__kf_bump(k->d);
-	return r < 0 ? r : 0;
+	return r < 0 ? r : r1 < 0 && r1 != -ENOENT ? r1 : 0;
 }
 
 void agent_kf__tick(struct agent_kf *k, uint64_t now_ms)

@@ -12,6 +12,7 @@
 #include "container.h"
 
 #define CGROUP2_MAGIC 0x63677270
+#define CGROUP1_MAGIC 0x27e0eb
 
 /* Where cgroup2 is mounted: the unified layout, or the hybrid one's. */
 static int cgroup2__mount(const char *host_root, char *out, size_t size)
@@ -28,20 +29,18 @@ static int cgroup2__mount(const char *host_root, char *out, size_t size)
 	return -ENOENT;
 }
 
-int cgroup2__scan(const char *host_root,
-		  int (*fn)(uint64_t cgid, const char *container_id, void *arg), void *arg)
+/* Every directory under MNT with its id and container.id. */
+static int cgroup__walk(char *mnt, int (*fn)(uint64_t cgid, const char *container_id, void *arg),
+			void *arg)
 {
-	char mnt[PATH_MAX], id[CONTAINER_ID_MAX + 1];
+	char id[CONTAINER_ID_MAX + 1];
 	char *paths[] = { mnt, NULL };
 	struct container_ident ident;
-	size_t base;
+	size_t base = strlen(mnt);
 	FTSENT *e;
 	FTS *fts;
 	int n = 0, r;
 
-	if ((r = cgroup2__mount(host_root ? host_root : "", mnt, sizeof(mnt))))
-		return r;
-	base = strlen(mnt);
 	fts = fts_open(paths, FTS_PHYSICAL | FTS_NOCHDIR | FTS_XDEV, NULL);
 	if (!fts)
 		return -errno;
@@ -65,4 +64,29 @@ int cgroup2__scan(const char *host_root,
 	r = errno;
 	fts_close(fts);
 	return r && r != ENOENT ? -r : n;
+}
+
+int cgroup2__scan(const char *host_root,
+		  int (*fn)(uint64_t cgid, const char *container_id, void *arg), void *arg)
+{
+	char mnt[PATH_MAX];
+	int r;
+
+	if ((r = cgroup2__mount(host_root ? host_root : "", mnt, sizeof(mnt))))
+		return r;
+	return cgroup__walk(mnt, fn, arg);
+}
+
+int cgroup1__scan_cpuset(const char *host_root,
+			 int (*fn)(uint64_t cgid, const char *container_id, void *arg), void *arg)
+{
+	char mnt[PATH_MAX];
+	struct statfs sf;
+
+	if ((size_t)snprintf(mnt, sizeof(mnt), "%s/sys/fs/cgroup/cpuset", host_root ? host_root : "") >=
+	    sizeof(mnt))
+		return -ENAMETOOLONG;
+	if (statfs(mnt, &sf) || sf.f_type != CGROUP1_MAGIC)
+		return -ENOENT;
+	return cgroup__walk(mnt, fn, arg);
 }

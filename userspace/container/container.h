@@ -62,6 +62,12 @@ void container_ident__short_id(const struct container_ident *ident, char *out);
 int cgroup2__scan(const char *host_root,
 		  int (*fn)(uint64_t cgid, const char *container_id, void *arg), void *arg);
 
+/* The same over the cpuset controller's v1 hierarchy (sys/fs/cgroup/cpuset on a
+ * hybrid host: the first controller, whose path userspace looks at first);
+ * -ENOENT where cpuset is not a v1 hierarchy there. */
+int cgroup1__scan_cpuset(const char *host_root,
+			 int (*fn)(uint64_t cgid, const char *container_id, void *arg), void *arg);
+
 /* What a lookup found. */
 enum container_lookup {
 	CL_PENDING = 0,	/* not looked up (yet) */

@@ -16,6 +16,7 @@
 
 struct driver {
 	struct agent_driver *skel;
+	bool paused;
 	bool no_bpf_loop;
 	struct bpf_link *links[4];
 	int nlinks;
@@ -83,6 +84,7 @@ int driver__configure(struct driver *d, const struct driver_config *cfg)
 	d->skel->bss->settings.drop_failed = cfg->drop_failed;
 	d->skel->bss->settings.own_tgid = cfg->own_tgid ? cfg->own_tgid : (uint32_t)getpid();
 	d->no_bpf_loop = cfg->no_bpf_loop;
+	d->paused = cfg->paused;
 	return 0;
 }
 
@@ -215,7 +217,7 @@ int driver__attach(struct driver *d)
 		}
 		d->links[d->nlinks++] = l;
 	}
-	d->skel->bss->settings.capture = 1;
+	d->skel->bss->settings.capture = !d->paused;
 	return 0;
 }
 

@@ -18,6 +18,7 @@ struct driver_config {
 	bool drop_failed;
 	uint32_t own_tgid;	/* process never captured; 0: getpid(), UINT32_MAX: none (tests) */
 	bool no_bpf_loop;	/* act as if the kernel lacked bpf_loop (< 5.17), for tests */
+	bool paused;		/* attach with capture off: the caller turns it on */
 };
 
 /* Opens the BPF object. NULL and errno on failure. */
@@ -26,7 +27,8 @@ struct driver *driver__open(void);
 int driver__configure(struct driver *d, const struct driver_config *cfg);
 /* Loads the programs (verifier) and fills the filler table. */
 int driver__load(struct driver *d);
-/* Attaches to sys_enter, sys_exit and the sched tracepoints. Capture starts on. */
+/* Attaches to sys_enter, sys_exit and the sched tracepoints. Capture starts on,
+ * unless the config said paused. */
 int driver__attach(struct driver *d);
 void driver__detach(struct driver *d);
 void driver__close(struct driver *d);

@@ -398,6 +398,7 @@ static int agent__start(struct agent *a)
 		.snaplen = a->o.snaplen,
 		.snaplen_given = a->o.snaplen_given,
 		.drop_failed = a->o.drop_failed,
+		.paused = true,	/* on once the kernel filter is set */
 	};
 	struct inspector_opts io = { 0 };
 	char msg[512];
@@ -436,6 +437,10 @@ static int agent__start(struct agent *a)
 	/* Narrows what the kernel sends to what the filter can match (plus what
 	 * keeps the thread and fd tables right). */
 	a->kf = agent_kf__start(capture__driver(a->cap), a->flt, a->in, &ko, msg, sizeof(msg));
+	/* The first event comes after the kernel filter is in place: its verdicts
+	 * start from the /proc scan, as userspace's tables do. */
+	if (capture__driver(a->cap))
+		driver__set_capture(capture__driver(a->cap), true);
 	if (a->o.verbose) {
 		struct capture_stats st;
 

@@ -82,6 +82,9 @@ struct capture_live_opts {
 	 * = no such wait (events then come in order per CPU, and across CPUs as
 	 * read). */
 	uint32_t order_window_us;
+	/* attached with capture off, for a caller that configures the driver
+	 * (its kernel filter) before the first event: driver__set_capture */
+	bool paused;
 };
 
 /* Opens, loads and attaches the driver and maps one ring per online CPU. Returns

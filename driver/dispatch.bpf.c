@@ -12,14 +12,16 @@ static const struct syscall_route routes[SYSCALL_TABLE_SIZE] = SCHEMA_SYSCALL_RO
  * return value. Returns the syscall's route or NULL. */
 static __always_inline const struct syscall_route *route__wanted(long id, int exit, long ret)
 {
-	/* Cheapest test first: most excluded syscalls stop at the bitmap, and an
-	 * excluded thread at its CPU's slot, before the helper call that names
-	 * our process. */
+	/* Cheapest test first: most excluded syscalls stop at the bitmap, an
+	 * excluded thread at its CPU's slot. */
+	__u64 pid_tgid;
+
 	if ((unsigned long)id >= SYSCALL_TABLE_SIZE || !interesting[id] || !settings.capture)
 		return 0;
-	if (!kf__wants(id, exit, ret))
+	pid_tgid = bpf_get_current_pid_tgid();
+	if ((pid_tgid >> 32) == settings.own_tgid)
 		return 0;
-	if ((bpf_get_current_pid_tgid() >> 32) == settings.own_tgid)
+	if (!kf__wants(id, pid_tgid, exit, ret))
 		return 0;
 	return &routes[id];
 }

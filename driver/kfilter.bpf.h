@@ -180,14 +180,16 @@ static __always_inline int kf__sends(const struct kf_thread *t, const __u64 *tab
 	return (tab[a >> 6] >> (a & 63)) & 1;
 }
 
-/* Each CPU's running thread's results, written when it is switched in
- * (kf__switch) and when they change in its own syscalls: the hot path reads
- * this slot, with no helper call and no hash lookup. GEN: kf.gen when written
- * (0: never; userspace bumps kf.gen when it turns the filter on and when
- * kf_cgroups grows). max_entries: the loader sets the number of CPUs. */
+/* Each CPU's running thread's results, a cache in front of kf_threads. Only
+ * sched_switch writes a slot (for the thread it switches in; it cannot be
+ * preempted, so writers of one slot never interleave); the syscall programs
+ * read it and take it only if it names their thread before and after the copy,
+ * and otherwise look the thread up. A syscall that changes a thread's results
+ * empties its slot (one store), so the next event looks it up again.
+ * max_entries: the loader sets the number of CPUs. */
 struct kf_slot {
-	__u32 gen;
-	__u32 tid;
+	__u32 tid;	/* 0: empty (written first and last) */
+	__u32 gen;	/* kf.gen when written */
 	struct kf_thread t;
 };
 
@@ -198,6 +200,8 @@ struct {
 	__type(value, struct kf_slot);
 } kf_slots __weak SEC(".maps");
 
+#define KF_BARRIER() asm volatile("" ::: "memory")
+
 static __always_inline struct kf_slot *kf__slot(void)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
@@ -205,23 +209,23 @@ static __always_inline struct kf_slot *kf__slot(void)
 	return bpf_map_lookup_elem(&kf_slots, &cpu);
 }
 
-/* Thread TID's results (computed from TASK when the map has none, or FRESH is
- * set); stored in the map when it has room, and in SLOT. */
-static __always_inline void kf__load(struct kf_slot *slot, struct task_struct *task,
-				     __u64 pid_tgid, int fresh)
+/* Thread TID's entry, computed from TASK when the map has none or FRESH is set.
+ * Returns the entry in the map, or OUT when the map is full (right, only
+ * slower). */
+static __always_inline struct kf_thread *kf__entry(struct task_struct *task, __u64 pid_tgid,
+						   int fresh, struct kf_thread *out)
 {
 	__u32 tid = (__u32)pid_tgid;
 	struct kf_thread *t = fresh ? 0 : bpf_map_lookup_elem(&kf_threads, &tid);
-	struct kf_thread n;
 
 	if (!t) {
-		__builtin_memset(&n, 0, sizeof(n));
-		kf__evaluate(&n, task, pid_tgid);
-		bpf_map_update_elem(&kf_threads, &tid, &n, BPF_ANY);
+		__builtin_memset(out, 0, sizeof(*out));
+		kf__evaluate(out, task, pid_tgid);
+		bpf_map_update_elem(&kf_threads, &tid, out, BPF_ANY);
 		t = bpf_map_lookup_elem(&kf_threads, &tid);
-		if (!t)
-			t = &n;	/* map full: right, only slower */
-	} else if (t->cg_pending) {
+		return t ? t : out;
+	}
+	if (t->cg_pending) {
 		/* userspace gave the other results from its /proc scan */
 		t->cg_pending = 0;
 		if (kf.kinds & (1u << KF_CGROUP))
@@ -231,52 +235,47 @@ static __always_inline void kf__load(struct kf_slot *slot, struct task_struct *t
 	} else if (t->gen != kf.gen && !t->cg_known) {
 		kf__cgroup(t);
 	}
-	if (slot) {
-		slot->t = *t;
-		slot->t.cg_moved = (kf.kinds & (1u << KF_CGROUP)) &&
-				   (kf__task_cgid(task) != t->cgid || kf__v1_id(task) != t->cg1);
-		slot->tid = tid;
-		slot->gen = kf.gen;
-	}
+	return t;
 }
 
-/* The slow path: the slot is stale or a syscall changed what the tests see.
- * Returns the thread's results (in the slot, or in the map). */
-static __always_inline void kf__update(struct kf_slot *slot, __u8 trig, long ret)
+/* Whether the thread was moved from outside since its cgroups were read. */
+static __always_inline int kf__moved(const struct kf_thread *t, struct task_struct *task)
+{
+	return (kf.kinds & (1u << KF_CGROUP)) &&
+	       (kf__task_cgid(task) != t->cgid || kf__v1_id(task) != t->cg1);
+}
+
+/* The slow path: the current thread's entry, after what syscall TRIG (with
+ * return value RET) changed. */
+static __always_inline int kf__lookup(const __u64 *tab, __u64 pid_tgid, __u8 trig, long ret)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid;
-	struct kf_thread *t;
+	struct kf_thread n, *t;
+	int r;
 
-	if (trig == KF_T_NONE || (trig == KF_T_CLONE && ret == 0)) {
-		/* first seen, or a new thread (on a tid that may have been used) */
-		kf__load(slot, task, pid_tgid, trig != KF_T_NONE);
-		if (trig == KF_T_CLONE && (kf.kinds & (1u << KF_CGROUP)) &&
-		    (pid_tgid >> 32) == tid && (t = bpf_map_lookup_elem(&kf_threads, &tid)) &&
-		    kf__task_cgid(BPF_CORE_READ(task, real_parent)) != t->cgid) {
-			/* userspace may give it its parent's cgroups */
-			t->cg_mixed = 1;
-			if (slot)
-				slot->t.cg_mixed = 1;
-		}
-		return;
+	if (trig == KF_T_CLONE && ret == 0) {
+		/* a new thread (on a tid that may have been used) */
+		t = kf__entry(task, pid_tgid, 1, &n);
+		if ((kf.kinds & (1u << KF_CGROUP)) && (pid_tgid >> 32) == tid &&
+		    kf__task_cgid(BPF_CORE_READ(task, real_parent)) != t->cgid)
+			t->cg_mixed = 1;	/* userspace may give it its parent's cgroups */
+	} else {
+		t = kf__entry(task, pid_tgid, 0, &n);
+		if (trig == KF_T_EXEC)
+			kf__evaluate(t, task, pid_tgid);
+		else if (trig == KF_T_CRED)
+			t->bits = (t->bits & ~kf.cred_mask) | kf__cred_bits(task, kf.kinds);
+		else if (trig == KF_T_CLONE && (kf.kinds & (1u << KF_CGROUP)))
+			/* clone's parent side: userspace takes the caller's cgroups
+			 * from it (a runtime moves a container's first process from
+			 * outside) */
+			kf__read_cgroups(t, task);
 	}
-	t = bpf_map_lookup_elem(&kf_threads, &tid);
-	if (!t) {
-		kf__load(slot, task, pid_tgid, 1);
-		return;
-	}
-	if (trig == KF_T_EXEC) {
-		kf__evaluate(t, task, pid_tgid);
-	} else if (trig == KF_T_CRED) {
-		t->bits = (t->bits & ~kf.cred_mask) | kf__cred_bits(task, kf.kinds);
-	} else if (kf.kinds & (1u << KF_CGROUP)) {
-		/* clone's parent side: userspace takes the caller's cgroups from it
-		 * (a runtime moves a container's first process from outside) */
-		kf__read_cgroups(t, task);
-	}
-	kf__load(slot, task, pid_tgid, 0);
+	t->cg_moved = kf__moved(t, task);
+	r = kf__sends(t, tab);
+	t->cg_moved = 0;
+	return r;
 }
 
 /* The kernel filter's verdict on syscall ID for the current thread: 1 to send
@@ -285,9 +284,11 @@ static __always_inline void kf__update(struct kf_slot *slot, __u8 trig, long ret
  * userspace's thread and fd tables right have full tables: every thread's
  * state stays exact, also that of a process that execs into a wanted name and
  * exits before /proc could be read. */
-static __always_inline int kf__wants(long id, int exit, long ret)
+static __always_inline int kf__wants(long id, __u64 pid_tgid, int exit, long ret)
 {
 	struct kf_slot *slot;
+	struct kf_thread t;
+	__u32 tid = (__u32)pid_tgid;
 	__u8 trig;
 
 	if (!kf.on)
@@ -296,30 +297,44 @@ static __always_inline int kf__wants(long id, int exit, long ret)
 		return 1;
 	trig = exit && ret >= 0 ? kf.trigger[id] : KF_T_NONE;
 	slot = kf__slot();
-	if (!slot)
-		return 1;
-	if (slot->gen != kf.gen || trig != KF_T_NONE)
-		kf__update(slot, trig, ret);
-	return kf__sends(&slot->t, kf.table[id]);
+	if (slot && trig != KF_T_NONE) {
+		slot->tid = 0;	/* its results change: the next event looks again */
+	} else if (slot && tid && slot->tid == tid) {
+		KF_BARRIER();
+		t = slot->t;
+		KF_BARRIER();
+		if (slot->tid == tid && slot->gen == kf.gen)
+			return kf__sends(&t, kf.table[id]);
+	}
+	return kf__lookup(kf.table[id], pid_tgid, trig, ret);
 }
 
 /* sched_switch: NEXT's results into this CPU's slot. */
 static __always_inline void kf__switch(struct task_struct *next)
 {
+	__u32 tid = BPF_CORE_READ(next, pid);
+	struct kf_thread *t;
 	struct kf_slot *slot;
-	__u64 pid_tgid;
 
 	if (!kf.on)
 		return;
 	slot = kf__slot();
 	if (!slot)
 		return;
-	if (BPF_CORE_READ(next, flags) & 0x00200000 /* PF_KTHREAD: no syscalls */) {
-		slot->gen = 0;
+	slot->tid = 0;
+	KF_BARRIER();
+	/* kernel threads make no syscalls; threads not seen yet are looked up
+	 * (and made) by their first syscall */
+	if (!tid || (BPF_CORE_READ(next, flags) & 0x00200000 /* PF_KTHREAD */))
 		return;
-	}
-	pid_tgid = ((__u64)BPF_CORE_READ(next, tgid) << 32) | (__u32)BPF_CORE_READ(next, pid);
-	kf__load(slot, next, pid_tgid, 0);
+	t = bpf_map_lookup_elem(&kf_threads, &tid);
+	if (!t || t->cg_pending || (t->gen != kf.gen && !t->cg_known))
+		return;
+	slot->t = *t;
+	slot->t.cg_moved = kf__moved(t, next);
+	slot->gen = kf.gen;
+	KF_BARRIER();
+	slot->tid = tid;
 }
 
 /* At a thread's exit: forgets it (its procexit keeps userspace's table right,

@@ -83,13 +83,12 @@ struct kf_thread {
 	__u8 cg1_known;		/* cg1 was in kf_cgroups1 */
 	__u8 cg_pending;
 	/* the cgroup tests say "maybe" while userspace's cgroups may not be the
-	 * kernel's: the thread was moved from outside since cgid was read (a
-	 * runtime moving a container's first process), or it started in another
-	 * cgroup than its parent (clone3's CLONE_INTO_CGROUP), which userspace
-	 * learns only at its next execve */
-	__u8 cg_moved;		/* in a CPU's slot only */
+	 * kernel's: the thread started in another cgroup than its parent
+	 * (clone3's CLONE_INTO_CGROUP), which userspace learns only at its next
+	 * execve (and, kfilter.bpf.h: kf__moved, while it was moved from outside
+	 * since its cgroups were read) */
 	__u8 cg_mixed;
-	__u8 pad[3];
+	__u8 pad[4];
 };
 
 struct kf_comm_key {

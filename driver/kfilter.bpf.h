@@ -165,19 +165,26 @@ static __always_inline void kf__evaluate(struct kf_thread *t, struct task_struct
 		kf__cgroup(t);
 }
 
-/* Whether table TAB (KF_WORDS words) sends an event of thread T. */
-static __always_inline int kf__sends(const struct kf_thread *t, const __u64 *tab)
+/* Whether T's cgroup tests are "maybe": a cgroup userspace has not classified
+ * yet may be anyone's, and so may a thread whose cgroup userspace may not know. */
+static __always_inline int kf__maybe(const struct kf_thread *t, int moved)
 {
-	__u32 a;
+	return (kf.kinds & (1u << KF_CGROUP)) &&
+	       (!t->cg_known || moved || t->cg_mixed ||
+		(t->cg1 && (!t->cg1_known || t->cg1_bits != t->cg_bits)));
+}
 
-	/* a cgroup userspace has not classified yet may be anyone's, and a
-	 * thread whose cgroup userspace may not know yet anywhere */
-	if ((!t->cg_known || t->cg_moved || t->cg_mixed ||
-	     (t->cg1 && (!t->cg1_known || t->cg1_bits != t->cg_bits))) &&
-	    (kf.kinds & (1u << KF_CGROUP)))
-		return 1;
-	a = (t->bits | t->cg_bits) & (KF_WORDS * 64 - 1);
+/* Whether table TAB (KF_WORDS words) has result bit A. */
+static __always_inline int kf__has(const __u64 *tab, __u32 a)
+{
+	a &= KF_WORDS * 64 - 1;
 	return (tab[a >> 6] >> (a & 63)) & 1;
+}
+
+/* Whether table TAB sends an event of thread T (MOVED: see kf__moved). */
+static __always_inline int kf__sends(const struct kf_thread *t, int moved, const __u64 *tab)
+{
+	return kf__maybe(t, moved) || kf__has(tab, t->bits | t->cg_bits);
 }
 
 /* Each CPU's running thread's results, a cache in front of kf_threads. Only
@@ -190,7 +197,8 @@ static __always_inline int kf__sends(const struct kf_thread *t, const __u64 *tab
 struct kf_slot {
 	__u32 tid;	/* 0: empty (written first and last) */
 	__u32 gen;	/* kf.gen when written */
-	struct kf_thread t;
+	__u32 res;	/* the results: the bit of a table to test */
+	__u32 maybe;	/* the cgroup tests are "maybe": sent whatever the table */
 };
 
 struct {
@@ -252,7 +260,6 @@ static __always_inline int kf__lookup(const __u64 *tab, __u64 pid_tgid, __u8 tri
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	__u32 tid = (__u32)pid_tgid;
 	struct kf_thread n, *t;
-	int r;
 
 	if (trig == KF_T_CLONE && ret == 0) {
 		/* a new thread (on a tid that may have been used) */
@@ -272,10 +279,7 @@ static __always_inline int kf__lookup(const __u64 *tab, __u64 pid_tgid, __u8 tri
 			 * outside) */
 			kf__read_cgroups(t, task);
 	}
-	t->cg_moved = kf__moved(t, task);
-	r = kf__sends(t, tab);
-	t->cg_moved = 0;
-	return r;
+	return kf__sends(t, kf__moved(t, task), tab);
 }
 
 /* The kernel filter's verdict on syscall ID for the current thread: 1 to send
@@ -287,7 +291,6 @@ static __always_inline int kf__lookup(const __u64 *tab, __u64 pid_tgid, __u8 tri
 static __always_inline int kf__wants(long id, __u64 pid_tgid, int exit, long ret)
 {
 	struct kf_slot *slot;
-	struct kf_thread t;
 	__u32 tid = (__u32)pid_tgid;
 	__u8 trig;
 
@@ -297,14 +300,27 @@ static __always_inline int kf__wants(long id, __u64 pid_tgid, int exit, long ret
 		return 1;
 	trig = exit && ret >= 0 ? kf.trigger[id] : KF_T_NONE;
 	slot = kf__slot();
-	if (slot && trig != KF_T_NONE) {
-		slot->tid = 0;	/* its results change: the next event looks again */
-	} else if (slot && tid && slot->tid == tid) {
+	if (trig != KF_T_NONE) {
+		int r = kf__lookup(kf.table[id], pid_tgid, trig, ret);
+		struct kf_thread *t = bpf_map_lookup_elem(&kf_threads, &tid);
+
+		/* results that changed empty the slot (one store): the next event
+		 * looks the thread up until sched_switch writes it again */
+		if (slot && slot->tid == tid &&
+		    (!t || slot->res != (t->bits | t->cg_bits) || slot->maybe != kf__maybe(t, 0)))
+			slot->tid = 0;
+		return r;
+	}
+	if (slot && tid && slot->tid == tid) {
+		__u32 res, maybe, gen;
+
 		KF_BARRIER();
-		t = slot->t;
+		res = slot->res;
+		maybe = slot->maybe;
+		gen = slot->gen;
 		KF_BARRIER();
-		if (slot->tid == tid && slot->gen == kf.gen)
-			return kf__sends(&t, kf.table[id]);
+		if (slot->tid == tid && gen == kf.gen)
+			return maybe || kf__has(kf.table[id], res);
 	}
 	return kf__lookup(kf.table[id], pid_tgid, trig, ret);
 }
@@ -313,7 +329,7 @@ static __always_inline int kf__wants(long id, __u64 pid_tgid, int exit, long ret
 static __always_inline void kf__switch(struct task_struct *next)
 {
 	__u32 tid = BPF_CORE_READ(next, pid);
-	struct kf_thread *t;
+	struct kf_thread n, *t;
 	struct kf_slot *slot;
 
 	if (!kf.on)
@@ -323,15 +339,12 @@ static __always_inline void kf__switch(struct task_struct *next)
 		return;
 	slot->tid = 0;
 	KF_BARRIER();
-	/* kernel threads make no syscalls; threads not seen yet are looked up
-	 * (and made) by their first syscall */
+	/* kernel threads make no syscalls */
 	if (!tid || (BPF_CORE_READ(next, flags) & 0x00200000 /* PF_KTHREAD */))
 		return;
-	t = bpf_map_lookup_elem(&kf_threads, &tid);
-	if (!t || t->cg_pending || (t->gen != kf.gen && !t->cg_known))
-		return;
-	slot->t = *t;
-	slot->t.cg_moved = kf__moved(t, next);
+	t = kf__entry(next, ((__u64)BPF_CORE_READ(next, tgid) << 32) | tid, 0, &n);
+	slot->maybe = kf__maybe(t, kf__moved(t, next));
+	slot->res = t->bits | t->cg_bits;
 	slot->gen = kf.gen;
 	KF_BARRIER();
 	slot->tid = tid;

@@ -107,11 +107,13 @@ static __always_inline __u64 kf__v1_id(struct task_struct *task)
 	return c1 ? BPF_CORE_READ(c1, kn, id) : 0;
 }
 
-/* The task's cgroups into T, looked up. */
+/* The task's cgroups into T (when a test looks at them), looked up. */
 static __always_inline void kf__read_cgroups(struct kf_thread *t, struct task_struct *task)
 {
-	t->cgid = BPF_CORE_READ(task, cgroups, dfl_cgrp, kn, id);
-	t->cg1 = kf__v1_id(task);
+	if (kf.kinds & (1u << KF_CGROUP)) {
+		t->cgid = kf__task_cgid(task);
+		t->cg1 = kf__v1_id(task);
+	}
 	t->cg_mixed = 0;
 	kf__cgroup(t);
 }
@@ -159,10 +161,7 @@ static __always_inline void kf__evaluate(struct kf_thread *t, struct task_struct
 	if (kinds & (1u << KF_LOGINUID))
 		bits |= kf__num(KF_LOGINUID, BPF_CORE_READ(task, loginuid.val));
 	t->bits = bits;
-	if (kinds & (1u << KF_CGROUP))
-		kf__read_cgroups(t, task);
-	else
-		kf__cgroup(t);
+	kf__read_cgroups(t, task);
 }
 
 /* Whether T's cgroup tests are "maybe": a cgroup userspace has not classified
@@ -236,10 +235,7 @@ static __always_inline struct kf_thread *kf__entry(struct task_struct *task, __u
 	if (t->cg_pending) {
 		/* userspace gave the other results from its /proc scan */
 		t->cg_pending = 0;
-		if (kf.kinds & (1u << KF_CGROUP))
-			kf__read_cgroups(t, task);
-		else
-			kf__cgroup(t);
+		kf__read_cgroups(t, task);
 	} else if (t->gen != kf.gen && !t->cg_known) {
 		kf__cgroup(t);
 	}

@@ -381,75 +381,51 @@ int driver__kf_set(struct driver *d, const struct driver_kfilter *cfg)
 	return 0;
 }
 
+/* KEY -> VALUE in the kernel filter's map M. */
+static int kf__put(struct driver *d, struct bpf_map *m, const void *key, const void *val,
+		   uint64_t flags)
+{
+	if (!d->loaded)
+		return -EINVAL;
+	return bpf_map_update_elem(bpf_map__fd(m), key, val, flags) ? -errno : 0;
+}
+
 int driver__kf_comm(struct driver *d, const char *name, size_t len, bool exact, uint32_t bits)
 {
 	struct kf_comm_key k = { 0 };
 
-	if (!d->loaded)
-		return -EINVAL;
 	if (len + exact > sizeof(k.comm))
 		return -ENAMETOOLONG;
 	memcpy(k.comm, name, len);
 	k.prefixlen = 8 * (len + exact);
-	return bpf_map_update_elem(bpf_map__fd(d->skel->maps.kf_comm), &k, &bits, BPF_ANY) ? -errno
-											  : 0;
+	return kf__put(d, d->skel->maps.kf_comm, &k, &bits, BPF_ANY);
 }
 
 int driver__kf_num(struct driver *d, enum kf_kind kind, uint32_t value, uint32_t bits)
 {
 	struct kf_num_key k = { .kind = kind, .value = value };
 
-	if (!d->loaded)
-		return -EINVAL;
-	return bpf_map_update_elem(bpf_map__fd(d->skel->maps.kf_nums), &k, &bits, BPF_ANY) ? -errno
-											  : 0;
+	return kf__put(d, d->skel->maps.kf_nums, &k, &bits, BPF_ANY);
 }
 
 int driver__kf_cgroup(struct driver *d, uint64_t cgid, uint32_t bits)
 {
-	if (!d->loaded)
-		return -EINVAL;
-	return bpf_map_update_elem(bpf_map__fd(d->skel->maps.kf_cgroups), &cgid, &bits, BPF_NOEXIST)
-		       ? -errno
-		       : 0;
+	return kf__put(d, d->skel->maps.kf_cgroups, &cgid, &bits, BPF_NOEXIST);
 }
 
 int driver__kf_cgroup1(struct driver *d, uint64_t cgid, uint32_t bits)
 {
-	if (!d->loaded)
-		return -EINVAL;
-	return bpf_map_update_elem(bpf_map__fd(d->skel->maps.kf_cgroups1), &cgid, &bits, BPF_NOEXIST)
-		       ? -errno
-		       : 0;
+	return kf__put(d, d->skel->maps.kf_cgroups1, &cgid, &bits, BPF_NOEXIST);
 }
 
 int driver__kf_seed(struct driver *d, uint32_t tid, uint32_t bits)
 {
 	struct kf_thread t = { .bits = bits, .cg_pending = 1 };
 
-	if (!d->loaded)
-		return -EINVAL;
-	return bpf_map_update_elem(bpf_map__fd(d->skel->maps.kf_threads), &tid, &t, BPF_ANY) ?
-		       -errno : 0;
+	return kf__put(d, d->skel->maps.kf_threads, &tid, &t, BPF_ANY);
 }
 
 void driver__kf_bump(struct driver *d)
 {
 	__atomic_add_fetch(&d->skel->bss->kf.gen, 1, __ATOMIC_SEQ_CST);
-}
-
-int driver__kf_threads(const struct driver *d)
-{
-	int fd = bpf_map__fd(d->skel->maps.kf_threads), n = 0;
-	uint32_t key, next;
-	uint32_t *prev = NULL;
-
-	if (!d->loaded)
-		return -EINVAL;
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		n++;
-	}
-	return n;
 }

@@ -79,7 +79,5 @@ int driver__kf_cgroup1(struct driver *d, uint64_t cgid, uint32_t bits);
 void driver__kf_bump(struct driver *d);
 /* Thread TID's results as userspace knows it (before driver__kf_set). */
 int driver__kf_seed(struct driver *d, uint32_t tid, uint32_t bits);
-/* Threads the kernel filter holds results for (tests and metrics). */
-int driver__kf_threads(const struct driver *d);
 
 #endif

@@ -18,6 +18,8 @@ static __always_inline const struct syscall_route *route__wanted(long id, int ex
 
 	if ((unsigned long)id >= SYSCALL_TABLE_SIZE || !interesting[id] || !settings.capture)
 		return 0;
+	if (kf__skip_fast(id, exit, ret))
+		return 0;
 	pid_tgid = bpf_get_current_pid_tgid();
 	if ((pid_tgid >> 32) == settings.own_tgid)
 		return 0;

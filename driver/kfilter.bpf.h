@@ -321,6 +321,34 @@ static __always_inline int kf__wants(long id, __u64 pid_tgid, int exit, long ret
 	return kf__lookup(kf.table[id], pid_tgid, trig, ret);
 }
 
+/* Whether the thread running here is surely not wanted for syscall ID, from
+ * its CPU's slot alone, before any helper call: the cheapest test of an
+ * excluded thread. Taking the slot without naming the thread is sound: only
+ * sched_switch fills it, for the thread it switches in, which is the one
+ * running on this CPU until the next switch rewrites it (programs do not
+ * migrate); a syscall that changes results (a trigger) never takes this path. */
+static __always_inline int kf__skip_fast(long id, int exit, long ret)
+{
+	struct kf_slot *slot;
+	__u32 res, maybe, gen;
+
+	if (!kf.on || (unsigned long)id >= SYSCALL_TABLE_SIZE)
+		return 0;
+	if (exit && ret >= 0 && kf.trigger[id] != KF_T_NONE)
+		return 0;
+	slot = kf__slot();
+	if (!slot || !slot->tid)
+		return 0;
+	KF_BARRIER();
+	res = slot->res;
+	maybe = slot->maybe;
+	gen = slot->gen;
+	KF_BARRIER();
+	if (!slot->tid || gen != kf.gen || maybe)
+		return 0;
+	return !kf__has(kf.table[id], res);
+}
+
 /* sched_switch: NEXT's results into this CPU's slot. */
 static __always_inline void kf__switch(struct task_struct *next)
 {

@@ -55,7 +55,6 @@ int sys_exit(struct bpf_raw_tracepoint_args *ctx)
 	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
 	long id = regs->orig_ax;
 	const struct syscall_route *r = route__wanted(id, 1, (long)ctx->args[1]);
-	struct filler f;
 
 	if (!r)
 		return 0;
@@ -63,8 +62,57 @@ int sys_exit(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	if (r->exit_event != PPME_GENERIC_X)
 		bpf_tail_call(ctx, &fillers_exit, r->exit_event);
-	if (FILLER_BEGIN(&f, ctx, GENERIC_X))
+	return filler__generic_exit(ctx, r->ppm_sc);
+}
+
+/* Exit-only capture: whether the enter event is built here, at exit. A new
+ * thread or process returning from clone had no enter (its parent did); a
+ * successful exec has lost its arguments with the old image, so its enter event
+ * was sent at sched_process_exec (sched.bpf.c). */
+static __always_inline int eo__enter_here(long id, long ret)
+{
+	if (ret != 0)
+		return 1;
+	return id != 56 && id != 57 && id != 58 && id != 435 &&	/* clone fork vfork clone3 */
+	       id != 59 && id != 322;				/* execve execveat */
+}
+
+/* Exit-only capture (settings.exit_only; sys_enter is not attached): one program
+ * per syscall. For a wanted one, the enter filler runs first on the registers
+ * the syscall left (its arguments are still there on x86_64), then chains into
+ * the exit filler (filler__chain), so both events are sent, enter first. */
+SEC("tp_btf/sys_exit")
+int sys_exit_eo(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
+	long id = regs->orig_ax;
+	long ret = (long)ctx->args[1];
+	const struct syscall_route *r = route__wanted(id, 1, ret);
+	struct scratch *s;
+	struct filler f;
+
+	if (!r)
 		return 0;
-	filler__u16(&f, r->ppm_sc);
-	return filler__submit(&f);
+	if (!eo__enter_here(id, ret)) {
+		if (settings.drop_failed && ret < 0)
+			return 0;
+		if (r->exit_event != PPME_GENERIC_X)
+			bpf_tail_call(ctx, &fillers_exit, r->exit_event);
+		return filler__generic_exit(ctx, r->ppm_sc);
+	}
+	s = scratch__get();
+	if (!s)
+		return 0;
+	/* drop_failed: the enter event still goes, as with sys_enter attached */
+	s->chain_ev = settings.drop_failed && ret < 0 ? EO_NO_EXIT : r->exit_event + 1;
+	s->chain_sc = r->ppm_sc;
+	s->chain_owner = bpf_get_current_pid_tgid();
+	if (r->enter_event != PPME_GENERIC_E)
+		bpf_tail_call(ctx, &fillers_enter, r->enter_event);
+	if (!FILLER_BEGIN(&f, ctx, GENERIC_E)) {
+		filler__u16(&f, r->ppm_sc);
+		filler__u16(&f, (__u16)id);
+		filler__submit(&f);
+	}
+	return filler__chain(ctx);
 }

@@ -24,7 +24,8 @@ struct driver_settings {
 	__u8 capture;		/* 0: send nothing */
 	__u8 drop_failed;	/* no exit events for syscalls that failed */
 	__u8 procexit;		/* send procexit events (sched_process_exit) */
-	__u8 pad[5];
+	__u8 exit_only;		/* one program per syscall, on sys_exit (loader.h) */
+	__u8 pad[4];
 };
 
 /* Per-CPU counters, in a BPF_MAP_TYPE_PERCPU_ARRAY of one entry. */

@@ -297,9 +297,56 @@ static __always_inline int filler__no_params(void *ctx, __u16 type)
 /* The event's size must match the table: generated counts keep fillers honest. */
 #define FILLER_BEGIN(f, ctx, ID) filler__begin(f, ctx, PPME_##ID, PPME_##ID##_NPARAMS)
 
+/* The generic exit event of a syscall without an exit filler. */
+static __always_inline int filler__generic_exit(void *ctx, __u16 ppm_sc)
+{
+	struct filler f;
+
+	if (FILLER_BEGIN(&f, ctx, GENERIC_X))
+		return 0;
+	filler__u16(&f, ppm_sc);
+	return filler__submit(&f);
+}
+
+/* scratch.chain_ev of an enter event sent alone (drop_failed, a failed call). */
+#define EO_NO_EXIT 0xffff
+
+/* Exit-only capture, after the enter event: continues with the exit event the
+ * sys_exit dispatcher left in this CPU's frame. A task that preempted this one
+ * on the CPU may have taken the chain over: that exit event is counted lost. */
+static __always_inline int filler__chain(void *ctx)
+{
+	struct scratch *s;
+	__u16 ev, sc;
+
+	if (!settings.exit_only)
+		return 0;
+	s = scratch__get();
+	if (!s || !s->chain_ev || s->chain_owner != bpf_get_current_pid_tgid()) {
+		DROP(n_drops_bug, PPME_GENERIC_X);
+		return 0;
+	}
+	ev = s->chain_ev - 1;
+	sc = s->chain_sc;
+	s->chain_ev = 0;
+	if (ev + 1 == EO_NO_EXIT)
+		return 0;
+	if (ev != PPME_GENERIC_X)
+		bpf_tail_call(ctx, &fillers_chain, ev);
+	return filler__generic_exit(ctx, sc);
+}
+
 /* Declares the filler program of an enter event; its name (the event id in lower
- * case) is how the loader finds it. */
-#define FILLER(name) SEC("raw_tp") int name(struct bpf_raw_tracepoint_args *ctx)
+ * case) is how the loader finds it. In exit-only mode the same program runs from
+ * sys_exit and then goes on to the exit event (filler__chain). */
+#define FILLER(name)                                                              \
+	static __always_inline int name##__fill(struct bpf_raw_tracepoint_args *ctx); \
+	SEC("raw_tp") int name(struct bpf_raw_tracepoint_args *ctx)                   \
+	{                                                                             \
+		name##__fill(ctx);                                                    \
+		return filler__chain(ctx);                                            \
+	}                                                                             \
+	static __always_inline int name##__fill(struct bpf_raw_tracepoint_args *ctx)
 /* The same for exit events and their parts: typed tp_btf programs on sys_exit,
  * like their dispatcher (a tail call needs the same kind of program). The context
  * has the same layout: args[0] the pt_regs, args[1] the return value. */

@@ -18,7 +18,8 @@ struct driver {
 	struct agent_driver *skel;
 	bool paused;
 	bool no_bpf_loop;
-	struct bpf_link *links[4];
+	bool exit_only;
+	struct bpf_link *links[6];
 	int nlinks;
 	int ncpus;
 	bool loaded;
@@ -85,6 +86,8 @@ int driver__configure(struct driver *d, const struct driver_config *cfg)
 	d->skel->bss->settings.own_tgid = cfg->own_tgid ? cfg->own_tgid : (uint32_t)getpid();
 	d->no_bpf_loop = cfg->no_bpf_loop;
 	d->paused = cfg->paused;
+	d->exit_only = cfg->exit_only;
+	d->skel->bss->settings.exit_only = cfg->exit_only;
 	return 0;
 }
 
@@ -112,8 +115,9 @@ static bool is_dispatcher(const struct bpf_program *p)
 {
 	const char *n = bpf_program__name(p);
 
-	return !strcmp(n, "sys_enter") || !strcmp(n, "sys_exit") ||
-	       !strcmp(n, "sched_process_exit") || !strcmp(n, "sched_switch");
+	return !strcmp(n, "sys_enter") || !strcmp(n, "sys_exit") || !strcmp(n, "sys_exit_eo") ||
+	       !strcmp(n, "sched_process_exit") || !strcmp(n, "sched_switch") ||
+	       !strcmp(n, "sched_process_exec");
 }
 
 static bool calls_helper(const struct bpf_program *p, int helper)
@@ -150,22 +154,51 @@ static void skip_fillers_needing_loop(struct driver *d)
 			bpf_program__set_autoload(p, false);
 }
 
+/* Exit-only capture loads its own dispatchers, and the enter fillers as
+ * tp_btf/sys_exit programs: a tail call needs programs of one kind and hook. */
+static int set_mode(struct driver *d)
+{
+	struct agent_driver *sk = d->skel;
+	struct bpf_program *p;
+	int code, part, err;
+
+	bpf_program__set_autoload(sk->progs.sys_enter, !d->exit_only);
+	bpf_program__set_autoload(sk->progs.sys_exit, !d->exit_only);
+	bpf_program__set_autoload(sk->progs.sys_exit_eo, d->exit_only);
+	bpf_program__set_autoload(sk->progs.sched_process_exec, d->exit_only);
+	if (!d->exit_only)
+		return 0;
+	bpf_object__for_each_program(p, sk->obj) {
+		if (is_dispatcher(p) || (code = filler_code(bpf_program__name(p), &part)) < 0 ||
+		    PPME_IS_EXIT(code))
+			continue;
+		if ((err = bpf_program__set_type(p, BPF_PROG_TYPE_TRACING)) ||
+		    (err = bpf_program__set_expected_attach_type(p, BPF_TRACE_RAW_TP)) ||
+		    (err = bpf_program__set_attach_target(p, 0, "sys_exit")))
+			return err < 0 ? err : -EINVAL;
+	}
+	return 0;
+}
+
 int driver__load(struct driver *d)
 {
 	struct bpf_program *p;
-	int enter_table, exit_table, parts, err;
+	int enter_table, exit_table, chain_table, parts, err;
 
 	if (d->loaded)
 		return -EBUSY;
 	/* Timestamps are boot-clock ns in BPF: this offset turns them into epoch ns. */
 	d->skel->bss->settings.boot_time = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_BOOTTIME);
 	skip_fillers_needing_loop(d);
+	if ((err = set_mode(d)))
+		return err;
 	err = agent_driver__load(d->skel);
 	if (err)
 		return err < 0 ? err : -err;
 	d->loaded = true;
 	enter_table = bpf_map__fd(d->skel->maps.fillers_enter);
 	exit_table = bpf_map__fd(d->skel->maps.fillers_exit);
+	chain_table = bpf_map__fd(d->skel->maps.fillers_chain);
 	parts = bpf_map__fd(d->skel->maps.filler_parts);
 	bpf_object__for_each_program(p, d->skel->obj) {
 		int code, part, fd, key;
@@ -179,6 +212,9 @@ int driver__load(struct driver *d)
 		key = part ? code * FILLER_PARTS + part : code;
 		if (bpf_map_update_elem(part ? parts : PPME_IS_EXIT(code) ? exit_table : enter_table,
 					&key, &fd, BPF_ANY))
+			return -errno;
+		if (d->exit_only && !part && PPME_IS_EXIT(code) &&
+		    bpf_map_update_elem(chain_table, &key, &fd, BPF_ANY))
 			return -errno;
 		if (!part)
 			d->has_filler[code] = 1;
@@ -194,6 +230,8 @@ int driver__attach(struct driver *d)
 	} hooks[] = {
 		{ "sys_enter", offsetof(struct agent_driver, progs.sys_enter) },
 		{ "sys_exit", offsetof(struct agent_driver, progs.sys_exit) },
+		{ "sys_exit", offsetof(struct agent_driver, progs.sys_exit_eo) },
+		{ "sched_process_exec", offsetof(struct agent_driver, progs.sched_process_exec) },
 		{ "sched_process_exit", offsetof(struct agent_driver, progs.sched_process_exit) },
 		{ "sched_switch", offsetof(struct agent_driver, progs.sched_switch) },
 	};
@@ -204,11 +242,14 @@ int driver__attach(struct driver *d)
 		return -EBUSY;
 	for (size_t i = 0; i < sizeof(hooks) / sizeof(hooks[0]); i++) {
 		struct bpf_program *p = *(struct bpf_program **)((char *)d->skel + hooks[i].prog_off);
+		struct bpf_link *l;
+
+		if (!bpf_program__autoload(p))	/* the other mode's */
+			continue;
 		/* sys_exit is a tp_btf program: its target is in its section name. */
-		struct bpf_link *l = bpf_program__type(p) == BPF_PROG_TYPE_TRACING ?
+		l = bpf_program__type(p) == BPF_PROG_TYPE_TRACING ?
 			bpf_program__attach_trace(p) :
 			bpf_program__attach_raw_tracepoint(p, hooks[i].tp);
-
 		if (!l) {
 			int err = -errno;
 

@@ -19,6 +19,9 @@ struct driver_config {
 	uint32_t own_tgid;	/* process never captured; 0: getpid(), UINT32_MAX: none (tests) */
 	bool no_bpf_loop;	/* act as if the kernel lacked bpf_loop (< 5.17), for tests */
 	bool paused;		/* attach with capture off: the caller turns it on */
+	/* Exit-only capture: no program on sys_enter; sys_exit sends each wanted
+	 * syscall's enter and exit events (see the README's "Capture modes"). */
+	bool exit_only;
 };
 
 /* Opens the BPF object. NULL and errno on failure. */

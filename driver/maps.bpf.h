@@ -22,6 +22,13 @@ struct scratch {
 	 * PREEMPT kernels: another task on this CPU may take the frame over, and the
 	 * first one must then drop its event instead of sending a mix of both. */
 	__u64 owner;
+	/* Exit-only capture: the sys_exit dispatcher runs the enter filler first and
+	 * leaves here what comes next, the exit event's code + 1 (0: nothing) and
+	 * the syscall's PPM_SC, for the task CHAIN_OWNER. */
+	__u16 chain_ev;
+	__u16 chain_sc;
+	__u32 chain_pad;
+	__u64 chain_owner;
 	__u8 data[FRAME_SIZE];
 };
 
@@ -72,6 +79,16 @@ struct {
 	__uint(value_size, sizeof(__u32));
 } fillers_exit __weak SEC(".maps");
 
+/* Exit-only capture: event code -> exit filler, the same programs as
+ * fillers_exit. Only enter fillers tail-call into it (the end of FILLER): in
+ * exit-only mode they are loaded as tp_btf/sys_exit programs like the exit
+ * fillers, otherwise it stays empty. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, PPM_EVENT_MAX);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} fillers_chain __weak SEC(".maps");
 /* Continuation programs of exit fillers too big for one program: a filler for
  * event CODE tail-calls part N (1..3) at index CODE * 4 + N. Programs named
  * "<event id>_partN" in lower case are put here by the loader (exit side only). */

@@ -45,6 +45,13 @@ static void die(const char *what, int err)
 	exit(1);
 }
 
+bool harness__exit_only(void)
+{
+	const char *v = getenv("AGENT_TEST_EXIT_ONLY");
+
+	return v && !strcmp(v, "1");
+}
+
 struct harness *harness__open(uint32_t ring_pages, const struct driver_config *cfg)
 {
 	struct harness *h = calloc(1, sizeof(*h));
@@ -58,8 +65,17 @@ struct harness *harness__open(uint32_t ring_pages, const struct driver_config *c
 	h->d = driver__open();
 	if (!h->d)
 		die("driver__open", errno);
-	if (cfg && (err = driver__configure(h->d, cfg)))
+	/* AGENT_TEST_EXIT_ONLY=1: the same tests in exit-only mode (meson's
+	 * live-exit-only suite). */
+	if (harness__exit_only()) {
+		struct driver_config eo = cfg ? *cfg : (struct driver_config){ 0 };
+
+		eo.exit_only = true;
+		if ((err = driver__configure(h->d, &eo)))
+			die("driver__configure", err);
+	} else if (cfg && (err = driver__configure(h->d, cfg))) {
 		die("driver__configure", err);
+	}
 	err = driver__load(h->d);
 	if (err == -EPERM || err == -ENOSYS)
 		skip("BPF is not permitted here");

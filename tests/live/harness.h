@@ -23,6 +23,9 @@ struct hevt {
 /* Opens, loads and attaches the driver capturing every process (the test's own
  * too). Exits 77 when not root or BPF is unavailable, 1 on any other failure. */
 struct harness *harness__open(uint32_t ring_pages, const struct driver_config *cfg);
+/* Whether the tests run in exit-only mode (AGENT_TEST_EXIT_ONLY=1): every
+ * harness__open then loads the driver with driver_config.exit_only. */
+bool harness__exit_only(void);
 struct driver *harness__driver(struct harness *h);
 /* Drains every ring; keeps the events of TID (all if TID < 0). Returns how many
  * were kept (in timestamp order, see harness__get), or a negative errno. */

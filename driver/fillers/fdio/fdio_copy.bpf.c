@@ -6,12 +6,17 @@
 FILLER(syscall_sendfile_e)
 {
 	struct filler f;
+	__u64 off;
 
 	if (FILLER_BEGIN(&f, ctx, SYSCALL_SENDFILE_E))
 		return 0;
 	filler__fd_arg(&f, 0);
 	filler__fd_arg(&f, 1);
-	filler__u64(&f, fdio__user_u64(filler__arg(&f, 2)));
+	off = fdio__user_u64(filler__arg(&f, 2));
+	/* exit-only: read after the call, which moved *offset past the bytes sent */
+	if (settings.exit_only && filler__arg(&f, 2) && f.ret > 0)
+		off -= f.ret;
+	filler__u64(&f, off);
 	filler__u64(&f, filler__arg(&f, 3));
 	return filler__submit(&f);
 }

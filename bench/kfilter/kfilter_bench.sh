@@ -33,9 +33,14 @@ json.dump(c, open(p, "w"))
 PY
 (cd "$work" && runc run -d "kfb-$id" >/dev/null 2>&1 </dev/null) || { echo "runc run failed"; exit 1; }
 cid=${id:0:12}
-rows=("$agent -q evt.type=openat")
+# -q alone captures exit-only (no event leaves the agent); --no-exit-only rows
+# give the enter-and-exit figures, -j --exit-only those of an agent that prints.
+rows=("$agent -q evt.type=openat" "$agent -q --no-exit-only evt.type=openat")
 [ -n "$old" ] && rows+=("$old -q evt.type=openat")
-rows+=("$agent -q proc.name=nginx" "$agent -q --no-kernel-filter proc.name=nginx"
-       "$agent -q container.id=$cid" "$agent -q 'proc.name=nginx and evt.type=openat'")
+rows+=("$agent -q proc.name=nginx" "$agent -q --no-exit-only proc.name=nginx"
+       "$agent -j --exit-only proc.name=nginx"
+       "$agent -q --no-kernel-filter proc.name=nginx"
+       "$agent -q container.id=$cid" "$agent -q --no-exit-only container.id=$cid"
+       "$agent -q 'proc.name=nginx and evt.type=openat'")
 echo "container $cid running; no nginx"
 "$sbs" "$@" "${rows[@]}"

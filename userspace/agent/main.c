@@ -391,6 +391,16 @@ static int agent__write_state(struct agent *a)
 	return 0;
 }
 
+/* Exit-only capture times enter events with their exit (README, "Capture
+ * modes"): the default only where no event leaves the agent, so nobody can
+ * tell; --exit-only and --no-exit-only decide otherwise. */
+static bool agent__exit_only(const struct agent_opts *o)
+{
+	if (o->exit_only >= 0)
+		return o->exit_only;
+	return o->quiet && !o->n_outputs && !o->write_file;
+}
+
 static int agent__start(struct agent *a)
 {
 	struct capture_live_opts lo = {
@@ -398,6 +408,7 @@ static int agent__start(struct agent *a)
 		.snaplen = a->o.snaplen,
 		.snaplen_given = a->o.snaplen_given,
 		.drop_failed = a->o.drop_failed,
+		.exit_only = agent__exit_only(&a->o),
 		.paused = true,	/* on once the kernel filter is set */
 	};
 	struct inspector_opts io = { 0 };
@@ -445,8 +456,11 @@ static int agent__start(struct agent *a)
 		struct capture_stats st;
 
 		capture__stats(a->cap, &st);
-		fprintf(stderr, "agent: capturing on %u CPUs (ring mode %s)\n", st.ncpus,
-			st.mode ? st.mode : "?");
+		fprintf(stderr, "agent: capturing on %u CPUs (ring mode %s), %s\n", st.ncpus,
+			st.mode ? st.mode : "?",
+			!lo.exit_only ? "enter and exit events from sys_enter and sys_exit" :
+			a->o.exit_only > 0 ? "exit-only (--exit-only)" :
+			"exit-only (no event leaves the agent)");
 		fprintf(stderr, "agent: kernel filter: %s; in userspace: %s\n", msg,
 			a->o.filter ? a->o.filter : "nothing");
 	}

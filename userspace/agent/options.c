@@ -51,6 +51,11 @@ const char options_usage[] =
 "  --metrics[=ADDR:PORT]  serve Prometheus metrics at /metrics and liveness at\n"
 "                     /healthz (default address 127.0.0.1:9376)\n"
 "  --drop-failed      skip the exit events of failed system calls\n"
+"  --exit-only        one BPF program per syscall, on its exit: the enter event\n"
+"                     is built then, from the registers the call left, and is\n"
+"                     timed with its exit (README, \"Capture modes\"). The\n"
+"                     default when no event leaves the agent (-q, no -w or\n"
+"                     --output); --no-exit-only turns it off\n"
 "  --no-kernel-filter filter in userspace only: the kernel sends every event\n"
 "                     (by default it skips the syscalls and, per thread, the\n"
 "                     processes, users and containers the filter cannot match)\n"
@@ -80,7 +85,8 @@ const char options_usage[] =
 "SIGUSR1 prints the counters so far, SIGHUP reopens file: outputs.\n";
 
 enum { OPT_FILTER = 256, OPT_RING, OPT_UNBUF, OPT_VERSION, OPT_DROP_FAILED, OPT_OUTPUT,
-       OPT_QUEUE, OPT_FLUSH, OPT_BATCH_BYTES, OPT_BATCH_MS, OPT_METRICS, OPT_NO_KFILTER };
+       OPT_QUEUE, OPT_FLUSH, OPT_BATCH_BYTES, OPT_BATCH_MS, OPT_METRICS, OPT_NO_KFILTER,
+       OPT_EXIT_ONLY, OPT_NO_EXIT_ONLY };
 
 static const struct option longopts[] = {
 	{ "filter", required_argument, NULL, OPT_FILTER },
@@ -100,6 +106,8 @@ static const struct option longopts[] = {
 	{ "unbuffered", no_argument, NULL, OPT_UNBUF },
 	{ "drop-failed", no_argument, NULL, OPT_DROP_FAILED },
 	{ "no-kernel-filter", no_argument, NULL, OPT_NO_KFILTER },
+	{ "exit-only", no_argument, NULL, OPT_EXIT_ONLY },
+	{ "no-exit-only", no_argument, NULL, OPT_NO_EXIT_ONLY },
 	{ "read", required_argument, NULL, 'r' },
 	{ "write", required_argument, NULL, 'w' },
 	{ "compress", no_argument, NULL, 'z' },
@@ -206,6 +214,7 @@ int options__parse(int argc, char **argv, struct agent_opts *o, char *err, size_
 
 	memset(o, 0, sizeof(*o));
 	o->flush_ms = AGENT_DEFAULT_FLUSH_MS;
+	o->exit_only = -1;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":jp:n:M:s:lLqvhr:w:zC:G:W:AxXb", longopts, NULL)) != -1) {
@@ -302,6 +311,12 @@ int options__parse(int argc, char **argv, struct agent_opts *o, char *err, size_
 			break;
 		case OPT_NO_KFILTER:
 			o->no_kernel_filter = true;
+			break;
+		case OPT_EXIT_ONLY:
+			o->exit_only = 1;
+			break;
+		case OPT_NO_EXIT_ONLY:
+			o->exit_only = 0;
 			break;
 		case 'r':
 			o->read_file = optarg;

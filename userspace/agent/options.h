@@ -29,6 +29,7 @@ struct agent_opts {
 	bool unbuffered;	/* --unbuffered */
 	bool drop_failed;	/* --drop-failed */
 	bool no_kernel_filter;	/* --no-kernel-filter */
+	int exit_only;		/* --exit-only 1, --no-exit-only 0, -1: by the outputs */
 	const char *read_file;	/* -r: replay a capture file instead of capturing */
 	const char *write_file;	/* -w: write matching events to a capture file */
 	bool compress;		/* -z: gzip the -w file */

@@ -71,6 +71,7 @@ struct capture_live_opts {
 	uint32_t snaplen;	/* bytes of I/O buffers captured; 0 = 80 unless snaplen_given */
 	bool snaplen_given;	/* snaplen as is: 0 captures no buffer bytes */
 	bool drop_failed;	/* do not send exit events of failed syscalls */
+	bool exit_only;		/* driver_config.exit_only: no program on sys_enter */
 	bool force_slack;	/* skip the double-map attempt (tests, benchmarks) */
 	uint32_t wakeup_bytes;	/* wakeup watermark; 0 = a default batch size */
 	uint32_t own_tgid;	/* process never captured: 0 = this one, UINT32_MAX = none */

@@ -50,6 +50,7 @@ static int live_setup(struct live *l, const struct capture_live_opts *o)
 		.drop_failed = o->drop_failed,
 		.own_tgid = o->own_tgid,
 		.paused = o->paused,
+		.exit_only = o->exit_only,
 	};
 	struct ringset_opts ro = {0};
 	uint32_t pages = o->ring_pages ? o->ring_pages : DEFAULT_RING_PAGES;

@@ -19,7 +19,7 @@ struct driver {
 	bool paused;
 	bool no_bpf_loop;
 	bool exit_only;
-	struct bpf_link *links[6];
+	struct bpf_link *links[7];
 	int nlinks;
 	int ncpus;
 	bool loaded;
@@ -74,10 +74,20 @@ struct driver *driver__open(void)
 	return d;
 }
 
+bool driver__exit_only_supported(void)
+{
+	return libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT, BPF_FUNC_task_pt_regs,
+				       NULL) == 1 &&
+	       libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT,
+				       BPF_FUNC_get_current_task_btf, NULL) == 1;
+}
+
 int driver__configure(struct driver *d, const struct driver_config *cfg)
 {
 	if (d->loaded)
 		return -EBUSY;
+	if (cfg->exit_only && !driver__exit_only_supported())
+		return -EOPNOTSUPP;
 	d->skel->bss->settings.snaplen = cfg->snaplen || cfg->snaplen_given ? cfg->snaplen
 									     : DRIVER_DEFAULT_SNAPLEN;
 	if (d->skel->bss->settings.snaplen > PPM_MAX_ARG_SIZE)
@@ -116,8 +126,8 @@ static bool is_dispatcher(const struct bpf_program *p)
 	const char *n = bpf_program__name(p);
 
 	return !strcmp(n, "sys_enter") || !strcmp(n, "sys_exit") || !strcmp(n, "sys_exit_eo") ||
-	       !strcmp(n, "sched_process_exit") || !strcmp(n, "sched_switch") ||
-	       !strcmp(n, "sched_process_exec");
+	       !strcmp(n, "sched_process_exit") || !strcmp(n, "sched_process_exit_eo") ||
+	       !strcmp(n, "sched_switch") || !strcmp(n, "sched_process_exec");
 }
 
 static bool calls_helper(const struct bpf_program *p, int helper)
@@ -166,6 +176,8 @@ static int set_mode(struct driver *d)
 	bpf_program__set_autoload(sk->progs.sys_exit, !d->exit_only);
 	bpf_program__set_autoload(sk->progs.sys_exit_eo, d->exit_only);
 	bpf_program__set_autoload(sk->progs.sched_process_exec, d->exit_only);
+	bpf_program__set_autoload(sk->progs.sched_process_exit, !d->exit_only);
+	bpf_program__set_autoload(sk->progs.sched_process_exit_eo, d->exit_only);
 	if (!d->exit_only)
 		return 0;
 	bpf_object__for_each_program(p, sk->obj) {
@@ -233,6 +245,7 @@ int driver__attach(struct driver *d)
 		{ "sys_exit", offsetof(struct agent_driver, progs.sys_exit_eo) },
 		{ "sched_process_exec", offsetof(struct agent_driver, progs.sched_process_exec) },
 		{ "sched_process_exit", offsetof(struct agent_driver, progs.sched_process_exit) },
+		{ "sched_process_exit", offsetof(struct agent_driver, progs.sched_process_exit_eo) },
 		{ "sched_switch", offsetof(struct agent_driver, progs.sched_switch) },
 	};
 

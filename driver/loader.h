@@ -24,6 +24,11 @@ struct driver_config {
 	bool exit_only;
 };
 
+/* Whether this kernel has what exit-only capture needs (bpf_task_pt_regs and
+ * bpf_get_current_task_btf, 5.15); driver__configure refuses exit_only with
+ * -EOPNOTSUPP otherwise. */
+bool driver__exit_only_supported(void);
+
 /* Opens the BPF object. NULL and errno on failure. */
 struct driver *driver__open(void);
 /* Before load. */

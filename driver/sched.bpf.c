@@ -98,15 +98,14 @@ int sched_process_exec(struct bpf_raw_tracepoint_args *ctx)
 	return filler__submit(&f);
 }
 
-/* sched_process_exit(struct task_struct *p) runs in the exiting task. */
-SEC("raw_tp/sched_process_exit")
-int sched_process_exit(struct bpf_raw_tracepoint_args *ctx)
+/* sched_process_exit(struct task_struct *p) runs in the exiting task: the
+ * kernel filter forgets it, and its procexit event. */
+static __always_inline int procexit__send(struct bpf_raw_tracepoint_args *ctx)
 {
 	struct task_struct *p = (struct task_struct *)ctx->args[0];
 	struct filler f;
 	int code;
 
-	eo__exit_enter(ctx);
 	/* the kernel filter forgets the thread whatever else is set */
 	kf__exit();
 	if (!settings.capture || !settings.procexit)
@@ -121,6 +120,22 @@ int sched_process_exit(struct bpf_raw_tracepoint_args *ctx)
 	filler__u8(&f, code & 0x7f);		/* sig: the terminating signal */
 	filler__u8(&f, (code & 0x80) != 0);	/* core: dumped core */
 	return filler__submit(&f);
+}
+
+SEC("raw_tp/sched_process_exit")
+int sched_process_exit(struct bpf_raw_tracepoint_args *ctx)
+{
+	return procexit__send(ctx);
+}
+
+/* The same in exit-only mode, after exit's or exit_group's enter event. A
+ * program of its own: the helpers it needs (bpf_task_pt_regs, 5.15) must not
+ * keep the default mode from loading on older kernels. */
+SEC("raw_tp/sched_process_exit")
+int sched_process_exit_eo(struct bpf_raw_tracepoint_args *ctx)
+{
+	eo__exit_enter(ctx);
+	return procexit__send(ctx);
 }
 
 /* sched_switch(bool preempt, struct task_struct *prev, struct task_struct *next,

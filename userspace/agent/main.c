@@ -409,6 +409,7 @@ static int agent__start(struct agent *a)
 		.snaplen_given = a->o.snaplen_given,
 		.drop_failed = a->o.drop_failed,
 		.exit_only = agent__exit_only(&a->o),
+		.exit_only_optional = a->o.exit_only < 0,
 		.paused = true,	/* on once the kernel filter is set */
 	};
 	struct inspector_opts io = { 0 };
@@ -458,7 +459,7 @@ static int agent__start(struct agent *a)
 		capture__stats(a->cap, &st);
 		fprintf(stderr, "agent: capturing on %u CPUs (ring mode %s), %s\n", st.ncpus,
 			st.mode ? st.mode : "?",
-			!lo.exit_only ? "enter and exit events from sys_enter and sys_exit" :
+			!st.exit_only ? "enter and exit events from sys_enter and sys_exit" :
 			a->o.exit_only > 0 ? "exit-only (--exit-only)" :
 			"exit-only (no event leaves the agent)");
 		fprintf(stderr, "agent: kernel filter: %s; in userspace: %s\n", msg,

@@ -262,6 +262,10 @@ void preflight__explain_load(int err, uint32_t ring_pages, char *msg, size_t len
 		snprintf(msg, len, "a tracepoint or kernel type the driver needs is missing (%s): "
 			 "the kernel needs raw syscall tracepoints and BTF", strerror(-err));
 		break;
+	case EOPNOTSUPP:
+		snprintf(msg, len, "--exit-only needs bpf_task_pt_regs (Linux 5.15 or later); "
+			 "run without it");
+		break;
 	default:
 		snprintf(msg, len, "loading the BPF driver failed: %s "
 			 "(set AGENT_LIBBPF_DEBUG=1 to see libbpf's log)", strerror(-err));

@@ -50,6 +50,7 @@ struct capture_stats {
 	struct capture_cpu_stats total;
 	struct capture_cpu_stats cpu[CAPTURE_MAX_CPUS];
 	const char *mode;	/* "double-map", "slack-copy", "synthetic", "file" */
+	bool exit_only;		/* live: the driver runs in exit-only mode */
 	uint64_t last_ts;	/* time of the last event handed out (epoch ns; live only) */
 };
 
@@ -72,6 +73,7 @@ struct capture_live_opts {
 	bool snaplen_given;	/* snaplen as is: 0 captures no buffer bytes */
 	bool drop_failed;	/* do not send exit events of failed syscalls */
 	bool exit_only;		/* driver_config.exit_only: no program on sys_enter */
+	bool exit_only_optional; /* ... unless the kernel lacks what it needs */
 	bool force_slack;	/* skip the double-map attempt (tests, benchmarks) */
 	uint32_t wakeup_bytes;	/* wakeup watermark; 0 = a default batch size */
 	uint32_t own_tgid;	/* process never captured: 0 = this one, UINT32_MAX = none */

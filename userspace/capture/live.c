@@ -27,6 +27,7 @@ struct live {
 	uint16_t cpus[CAPTURE_MAX_CPUS];
 	struct driver_counters *drv_cpu;	/* one per possible CPU */
 	int ncpu_possible;
+	bool exit_only;
 };
 
 static void live_free(struct live *l)
@@ -75,6 +76,9 @@ static int live_setup(struct live *l, const struct capture_live_opts *o)
 	l->drv = driver__open();
 	if (!l->drv)
 		return -errno;
+	if (cfg.exit_only && o->exit_only_optional && !driver__exit_only_supported())
+		cfg.exit_only = false;
+	l->exit_only = cfg.exit_only;
 	err = driver__configure(l->drv, &cfg);
 	if (!err)
 		err = driver__load(l->drv);
@@ -163,6 +167,7 @@ static int live_stats(void *e, struct capture_stats *st)
 	err = ringset__stats(l->rs, st);
 	if (err)
 		return err;
+	st->exit_only = l->exit_only;
 	n = driver__counters(l->drv, l->drv_cpu, l->ncpu_possible, &tot);
 	if (n < 0)
 		return n;

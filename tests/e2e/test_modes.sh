@@ -164,6 +164,12 @@ expect "exit-only: no event of the blocked call" [ "$(grep -c '^modeblock' "$TMP
 # The default picks exit-only only where no event leaves the agent.
 "$AGENT" -v -q -n 1 >/dev/null 2>"$TMP/q.err"
 expect "-v -q: exit-only by default" grep -q 'exit-only (no event leaves the agent)' "$TMP/q.err"
+expect "-v -q: nothing needs the tables, events are counted, not parsed" \
+	grep -q 'events are checked and counted, not parsed' "$TMP/q.err"
+"$AGENT" -v -q -M 1 evt.type=close >/dev/null 2>"$TMP/qf.err"
+absent() { ! grep -q "$1" "$2"; }
+expect "-v -q with a filter: events are parsed" absent 'counted, not parsed' "$TMP/qf.err"
+expect "... and the agent ran" grep -q 'capturing' "$TMP/qf.err"
 "$AGENT" -v -q --no-exit-only -n 1 >/dev/null 2>"$TMP/qn.err"
 expect "-q --no-exit-only: enter and exit" grep -q 'enter and exit events from sys_enter' "$TMP/qn.err"
 "$AGENT" -v -q -w "$TMP/q.scap" -n 1 >/dev/null 2>"$TMP/qw.err"

@@ -9,8 +9,10 @@ static const struct syscall_route routes[SYSCALL_TABLE_SIZE] = SCHEMA_SYSCALL_RO
 
 /* Common checks of both directions: capture on, not our own process, a wanted
  * syscall, a thread the kernel filter sends. EXIT and RET: the exit side and its
- * return value. Returns the syscall's route or NULL. */
-static __always_inline const struct syscall_route *route__wanted(long id, int exit, long ret)
+ * return value, REGS its pt_regs (kf__skip_fast). Returns the syscall's route or
+ * NULL. */
+static __always_inline const struct syscall_route *route__wanted(long id, int exit, long ret,
+								 __u64 regs)
 {
 	/* Cheapest test first: most excluded syscalls stop at the bitmap, an
 	 * excluded thread at its CPU's slot. */
@@ -18,12 +20,12 @@ static __always_inline const struct syscall_route *route__wanted(long id, int ex
 
 	if ((unsigned long)id >= SYSCALL_TABLE_SIZE || !interesting[id] || !settings.capture)
 		return 0;
-	if (kf__skip_fast(id, exit, ret))
+	if (kf__skip_fast(id, exit, ret, regs))
 		return 0;
 	pid_tgid = bpf_get_current_pid_tgid();
 	if ((pid_tgid >> 32) == settings.own_tgid)
 		return 0;
-	if (!kf__wants(id, pid_tgid, exit, ret))
+	if (!kf__wants(id, pid_tgid, exit, ret, regs))
 		return 0;
 	return &routes[id];
 }
@@ -32,7 +34,7 @@ SEC("raw_tp/sys_enter")
 int sys_enter(struct bpf_raw_tracepoint_args *ctx)
 {
 	long id = (long)ctx->args[1];
-	const struct syscall_route *r = route__wanted(id, 0, 0);
+	const struct syscall_route *r = route__wanted(id, 0, 0, ctx->args[0]);
 	struct filler f;
 
 	if (!r)
@@ -54,7 +56,7 @@ int sys_exit(struct bpf_raw_tracepoint_args *ctx)
 {
 	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
 	long id = regs->orig_ax;
-	const struct syscall_route *r = route__wanted(id, 1, (long)ctx->args[1]);
+	const struct syscall_route *r = route__wanted(id, 1, (long)ctx->args[1], (__u64)regs);
 
 	if (!r)
 		return 0;
@@ -87,7 +89,7 @@ int sys_exit_eo(struct bpf_raw_tracepoint_args *ctx)
 	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
 	long id = regs->orig_ax;
 	long ret = (long)ctx->args[1];
-	const struct syscall_route *r = route__wanted(id, 1, ret);
+	const struct syscall_route *r = route__wanted(id, 1, ret, (__u64)regs);
 	struct scratch *s;
 	struct filler f;
 

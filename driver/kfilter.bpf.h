@@ -198,6 +198,10 @@ struct kf_slot {
 	__u32 gen;	/* kf.gen when written */
 	__u32 res;	/* the results: the bit of a table to test */
 	__u32 maybe;	/* the cgroup tests are "maybe": sent whatever the table */
+	/* The pt_regs address of the thread, stored by its own first syscall
+	 * program once it has checked the tid (0 until then): later programs
+	 * of that thread recognise the slot by it, without a helper call. */
+	__u64 regs;
 };
 
 struct {
@@ -284,7 +288,7 @@ static __always_inline int kf__lookup(const __u64 *tab, __u64 pid_tgid, __u8 tri
  * userspace's thread and fd tables right have full tables: every thread's
  * state stays exact, also that of a process that execs into a wanted name and
  * exits before /proc could be read. */
-static __always_inline int kf__wants(long id, __u64 pid_tgid, int exit, long ret)
+static __always_inline int kf__wants(long id, __u64 pid_tgid, int exit, long ret, __u64 regs)
 {
 	struct kf_slot *slot;
 	__u32 tid = (__u32)pid_tgid;
@@ -298,13 +302,14 @@ static __always_inline int kf__wants(long id, __u64 pid_tgid, int exit, long ret
 	slot = kf__slot();
 	if (trig != KF_T_NONE) {
 		int r = kf__lookup(kf.table[id], pid_tgid, trig, ret);
-		struct kf_thread *t = bpf_map_lookup_elem(&kf_threads, &tid);
 
-		/* results that changed empty the slot (one store): the next event
-		 * looks the thread up until sched_switch writes it again */
-		if (slot && slot->tid == tid &&
-		    (!t || slot->res != (t->bits | t->cg_bits) || slot->maybe != kf__maybe(t, 0)))
+		/* a trigger empties the slot: the next event looks the thread up
+		 * until sched_switch writes it again (an exec in a thread of a
+		 * group even changes the tid, without a switch) */
+		if (slot) {
 			slot->tid = 0;
+			slot->regs = 0;
+		}
 		return r;
 	}
 	if (slot && tid && slot->tid == tid) {
@@ -315,19 +320,28 @@ static __always_inline int kf__wants(long id, __u64 pid_tgid, int exit, long ret
 		maybe = slot->maybe;
 		gen = slot->gen;
 		KF_BARRIER();
-		if (slot->tid == tid && gen == kf.gen)
+		if (slot->tid == tid && gen == kf.gen) {
+			/* the thread's own mark for kf__skip_fast; a switch in
+			 * between empties it again (checked after the store) */
+			if (regs && !slot->regs) {
+				slot->regs = regs;
+				KF_BARRIER();
+				if (slot->tid != tid)
+					slot->regs = 0;
+			}
 			return maybe || kf__has(kf.table[id], res);
+		}
 	}
 	return kf__lookup(kf.table[id], pid_tgid, trig, ret);
 }
 
 /* Whether the thread running here is surely not wanted for syscall ID, from
  * its CPU's slot alone, before any helper call: the cheapest test of an
- * excluded thread. Taking the slot without naming the thread is sound: only
- * sched_switch fills it, for the thread it switches in, which is the one
- * running on this CPU until the next switch rewrites it (programs do not
- * migrate); a syscall that changes results (a trigger) never takes this path. */
-static __always_inline int kf__skip_fast(long id, int exit, long ret)
+ * excluded thread. The slot is the thread's only if it holds the thread's
+ * pt_regs address REGS (each thread has its own kernel stack), which the
+ * thread itself stored after checking the tid (kf__wants); a switch or a
+ * trigger clears it. */
+static __always_inline int kf__skip_fast(long id, int exit, long ret, __u64 regs)
 {
 	struct kf_slot *slot;
 	__u32 res, maybe, gen;
@@ -337,14 +351,14 @@ static __always_inline int kf__skip_fast(long id, int exit, long ret)
 	if (exit && ret >= 0 && kf.trigger[id] != KF_T_NONE)
 		return 0;
 	slot = kf__slot();
-	if (!slot || !slot->tid)
+	if (!slot || !regs || slot->regs != regs)
 		return 0;
 	KF_BARRIER();
 	res = slot->res;
 	maybe = slot->maybe;
 	gen = slot->gen;
 	KF_BARRIER();
-	if (!slot->tid || gen != kf.gen || maybe)
+	if (slot->regs != regs || !slot->tid || gen != kf.gen || maybe)
 		return 0;
 	return !kf__has(kf.table[id], res);
 }
@@ -362,6 +376,7 @@ static __always_inline void kf__switch(struct task_struct *next)
 	if (!slot)
 		return;
 	slot->tid = 0;
+	slot->regs = 0;
 	KF_BARRIER();
 	/* kernel threads make no syscalls */
 	if (!tid || (BPF_CORE_READ(next, flags) & 0x00200000 /* PF_KTHREAD */))

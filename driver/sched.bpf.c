@@ -20,7 +20,7 @@ static __always_inline int eo__wanted(long nr)
 	if (!settings.exit_only || !settings.capture || (unsigned long)nr >= SYSCALL_TABLE_SIZE ||
 	    !interesting[nr] || (pid_tgid >> 32) == settings.own_tgid)
 		return 0;
-	return kf__wants(nr, pid_tgid, 0, 0);
+	return kf__wants(nr, pid_tgid, 0, 0, 0);
 }
 
 /* Exit-only capture: exit and exit_group never return, so their (generic) enter

@@ -5,8 +5,6 @@
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
-static const struct syscall_route routes[SYSCALL_TABLE_SIZE] = SCHEMA_SYSCALL_ROUTES;
-
 /* Common checks of both directions: capture on, not our own process, a wanted
  * syscall, a thread the kernel filter sends. EXIT and RET: the exit side and its
  * return value, REGS its pt_regs (kf__skip_fast). Returns the syscall's route or
@@ -49,6 +47,17 @@ int sys_enter(struct bpf_raw_tracepoint_args *ctx)
 	return filler__submit(&f);
 }
 
+/* The exit event of route R (RET: the return value): its filler, or the
+ * generic one; none for a failed call with drop_failed. */
+static __always_inline int exit__send(void *ctx, const struct syscall_route *r, long ret)
+{
+	if (settings.drop_failed && ret < 0)
+		return 0;
+	if (r->exit_event != PPME_GENERIC_X)
+		bpf_tail_call(ctx, &fillers_exit, r->exit_event);
+	return filler__generic_exit(ctx, r->ppm_sc);
+}
+
 /* tp_btf: the pt_regs pointer is typed, so reading the syscall number is a plain
  * load rather than a probe-read helper call, paid by every syscall. */
 SEC("tp_btf/sys_exit")
@@ -60,23 +69,27 @@ int sys_exit(struct bpf_raw_tracepoint_args *ctx)
 
 	if (!r)
 		return 0;
-	if (settings.drop_failed && (long)ctx->args[1] < 0)
-		return 0;
-	if (r->exit_event != PPME_GENERIC_X)
-		bpf_tail_call(ctx, &fillers_exit, r->exit_event);
-	return filler__generic_exit(ctx, r->ppm_sc);
+	return exit__send(ctx, r, (long)ctx->args[1]);
 }
 
 /* Exit-only capture: whether the enter event is built here, at exit. A new
  * thread or process returning from clone had no enter (its parent did); a
  * successful exec has lost its arguments with the old image, so its enter event
  * was sent at sched_process_exec (sched.bpf.c). */
-static __always_inline int eo__enter_here(long id, long ret)
+static __always_inline int eo__enter_here(const struct syscall_route *r, long ret)
 {
 	if (ret != 0)
 		return 1;
-	return id != 56 && id != 57 && id != 58 && id != 435 &&	/* clone fork vfork clone3 */
-	       id != 59 && id != 322;				/* execve execveat */
+	switch (r->exit_event) {
+	case PPME_SYSCALL_CLONE_20_X:
+	case PPME_SYSCALL_FORK_20_X:
+	case PPME_SYSCALL_VFORK_20_X:
+	case PPME_SYSCALL_CLONE3_X:
+	case PPME_SYSCALL_EXECVE_19_X:
+	case PPME_SYSCALL_EXECVEAT_X:
+		return 0;
+	}
+	return 1;
 }
 
 /* Exit-only capture (settings.exit_only; sys_enter is not attached): one program
@@ -95,13 +108,8 @@ int sys_exit_eo(struct bpf_raw_tracepoint_args *ctx)
 
 	if (!r)
 		return 0;
-	if (!eo__enter_here(id, ret)) {
-		if (settings.drop_failed && ret < 0)
-			return 0;
-		if (r->exit_event != PPME_GENERIC_X)
-			bpf_tail_call(ctx, &fillers_exit, r->exit_event);
-		return filler__generic_exit(ctx, r->ppm_sc);
-	}
+	if (!eo__enter_here(r, ret))
+		return exit__send(ctx, r, ret);
 	s = scratch__get();
 	if (!s)
 		return 0;

@@ -39,26 +39,24 @@ struct {
 	__type(value, __u32);
 } kf_nums __weak SEC(".maps");
 
+/* cgroup id -> the container tests its threads pass. */
+#define KF_CGROUP_MAP(name)                                     \
+	struct {                                                \
+		__uint(type, BPF_MAP_TYPE_HASH);                \
+		__uint(max_entries, 65536);                     \
+		__uint(map_flags, BPF_F_NO_PREALLOC);           \
+		__type(key, __u64);                             \
+		__type(value, __u32);                           \
+	} name __weak SEC(".maps")
+
 /* cgroup v2 id -> the container tests its threads pass. Userspace adds the
  * cgroups it finds; a thread in a cgroup not yet there is sent everything. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, __u64);
-	__type(value, __u32);
-} kf_cgroups __weak SEC(".maps");
+KF_CGROUP_MAP(kf_cgroups);
 
 /* The same for the first controller's v1 hierarchy on a hybrid host: a thread
  * whose two cgroups name different containers (a runtime moves a process one
  * hierarchy at a time) is sent everything, as userspace may see either. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, __u64);
-	__type(value, __u32);
-} kf_cgroups1 __weak SEC(".maps");
+KF_CGROUP_MAP(kf_cgroups1);
 
 struct driver_kfilter kf __weak;
 
@@ -220,6 +218,34 @@ static __always_inline struct kf_slot *kf__slot(void)
 	return bpf_map_lookup_elem(&kf_slots, &cpu);
 }
 
+/* A copy of a slot's results, taken between compiler barriers: the caller
+ * checks afterwards that the slot still names its thread. */
+struct kf_view {
+	__u32 res, maybe, gen;
+};
+
+static __always_inline void kf__view(const struct kf_slot *slot, struct kf_view *v)
+{
+	KF_BARRIER();
+	v->res = slot->res;
+	v->maybe = slot->maybe;
+	v->gen = slot->gen;
+	KF_BARRIER();
+}
+
+/* Whether results V send an event of syscall ID. */
+static __always_inline int kf__view_sends(const struct kf_view *v, long id)
+{
+	return v->maybe || kf__has(kf.table[id], v->res);
+}
+
+/* The trigger of syscall ID's exit (RET its return value), KF_T_NONE at enter
+ * and after a failure: the calls whose success changes a thread's results. */
+static __always_inline __u8 kf__trigger(long id, int exit, long ret)
+{
+	return exit && ret >= 0 ? kf.trigger[id] : KF_T_NONE;
+}
+
 /* Thread TID's entry, computed from TASK when the map has none or FRESH is set.
  * Returns the entry in the map, or OUT when the map is full (right, only
  * slower). */
@@ -292,13 +318,14 @@ static __always_inline int kf__wants(long id, __u64 pid_tgid, int exit, long ret
 {
 	struct kf_slot *slot;
 	__u32 tid = (__u32)pid_tgid;
+	struct kf_view v;
 	__u8 trig;
 
 	if (!kf.on)
 		return 1;
 	if ((unsigned long)id >= SYSCALL_TABLE_SIZE)
 		return 1;
-	trig = exit && ret >= 0 ? kf.trigger[id] : KF_T_NONE;
+	trig = kf__trigger(id, exit, ret);
 	slot = kf__slot();
 	if (trig != KF_T_NONE) {
 		int r = kf__lookup(kf.table[id], pid_tgid, trig, ret);
@@ -313,14 +340,8 @@ static __always_inline int kf__wants(long id, __u64 pid_tgid, int exit, long ret
 		return r;
 	}
 	if (slot && tid && slot->tid == tid) {
-		__u32 res, maybe, gen;
-
-		KF_BARRIER();
-		res = slot->res;
-		maybe = slot->maybe;
-		gen = slot->gen;
-		KF_BARRIER();
-		if (slot->tid == tid && gen == kf.gen) {
+		kf__view(slot, &v);
+		if (slot->tid == tid && v.gen == kf.gen) {
 			/* the thread's own mark for kf__skip_fast; a switch in
 			 * between empties it again (checked after the store) */
 			if (regs && !slot->regs) {
@@ -329,7 +350,7 @@ static __always_inline int kf__wants(long id, __u64 pid_tgid, int exit, long ret
 				if (slot->tid != tid)
 					slot->regs = 0;
 			}
-			return maybe || kf__has(kf.table[id], res);
+			return kf__view_sends(&v, id);
 		}
 	}
 	return kf__lookup(kf.table[id], pid_tgid, trig, ret);
@@ -344,23 +365,18 @@ static __always_inline int kf__wants(long id, __u64 pid_tgid, int exit, long ret
 static __always_inline int kf__skip_fast(long id, int exit, long ret, __u64 regs)
 {
 	struct kf_slot *slot;
-	__u32 res, maybe, gen;
+	struct kf_view v;
 
-	if (!kf.on || (unsigned long)id >= SYSCALL_TABLE_SIZE)
-		return 0;
-	if (exit && ret >= 0 && kf.trigger[id] != KF_T_NONE)
+	if (!kf.on || (unsigned long)id >= SYSCALL_TABLE_SIZE ||
+	    kf__trigger(id, exit, ret) != KF_T_NONE)
 		return 0;
 	slot = kf__slot();
 	if (!slot || !regs || slot->regs != regs)
 		return 0;
-	KF_BARRIER();
-	res = slot->res;
-	maybe = slot->maybe;
-	gen = slot->gen;
-	KF_BARRIER();
-	if (slot->regs != regs || !slot->tid || gen != kf.gen || maybe)
+	kf__view(slot, &v);
+	if (slot->regs != regs || !slot->tid || v.gen != kf.gen)
 		return 0;
-	return !kf__has(kf.table[id], res);
+	return !kf__view_sends(&v, id);
 }
 
 /* sched_switch: NEXT's results into this CPU's slot. */

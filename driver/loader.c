@@ -18,7 +18,6 @@ struct driver {
 	struct agent_driver *skel;
 	bool paused;
 	bool no_bpf_loop;
-	bool exit_only;
 	struct bpf_link *links[7];
 	int nlinks;
 	int ncpus;
@@ -96,7 +95,6 @@ int driver__configure(struct driver *d, const struct driver_config *cfg)
 	d->skel->bss->settings.own_tgid = cfg->own_tgid ? cfg->own_tgid : (uint32_t)getpid();
 	d->no_bpf_loop = cfg->no_bpf_loop;
 	d->paused = cfg->paused;
-	d->exit_only = cfg->exit_only;
 	d->skel->bss->settings.exit_only = cfg->exit_only;
 	return 0;
 }
@@ -169,16 +167,17 @@ static void skip_fillers_needing_loop(struct driver *d)
 static int set_mode(struct driver *d)
 {
 	struct agent_driver *sk = d->skel;
+	bool eo = sk->bss->settings.exit_only;
 	struct bpf_program *p;
 	int code, part, err;
 
-	bpf_program__set_autoload(sk->progs.sys_enter, !d->exit_only);
-	bpf_program__set_autoload(sk->progs.sys_exit, !d->exit_only);
-	bpf_program__set_autoload(sk->progs.sys_exit_eo, d->exit_only);
-	bpf_program__set_autoload(sk->progs.sched_process_exec, d->exit_only);
-	bpf_program__set_autoload(sk->progs.sched_process_exit, !d->exit_only);
-	bpf_program__set_autoload(sk->progs.sched_process_exit_eo, d->exit_only);
-	if (!d->exit_only)
+	bpf_program__set_autoload(sk->progs.sys_enter, !eo);
+	bpf_program__set_autoload(sk->progs.sys_exit, !eo);
+	bpf_program__set_autoload(sk->progs.sys_exit_eo, eo);
+	bpf_program__set_autoload(sk->progs.sched_process_exec, eo);
+	bpf_program__set_autoload(sk->progs.sched_process_exit, !eo);
+	bpf_program__set_autoload(sk->progs.sched_process_exit_eo, eo);
+	if (!eo)
 		return 0;
 	bpf_object__for_each_program(p, sk->obj) {
 		if (is_dispatcher(p) || (code = filler_code(bpf_program__name(p), &part)) < 0 ||
@@ -225,7 +224,7 @@ int driver__load(struct driver *d)
 		if (bpf_map_update_elem(part ? parts : PPME_IS_EXIT(code) ? exit_table : enter_table,
 					&key, &fd, BPF_ANY))
 			return -errno;
-		if (d->exit_only && !part && PPME_IS_EXIT(code) &&
+		if (d->skel->bss->settings.exit_only && !part && PPME_IS_EXIT(code) &&
 		    bpf_map_update_elem(chain_table, &key, &fd, BPF_ANY))
 			return -errno;
 		if (!part)

@@ -63,32 +63,26 @@ struct {
 	__type(value, __u64);
 } drops_by_type __weak SEC(".maps");
 
+/* A program array indexed by event code. */
+#define FILLER_TABLE(name)                                      \
+	struct {                                                \
+		__uint(type, BPF_MAP_TYPE_PROG_ARRAY);          \
+		__uint(max_entries, PPM_EVENT_MAX);             \
+		__uint(key_size, sizeof(__u32));                \
+		__uint(value_size, sizeof(__u32));              \
+	} name __weak SEC(".maps")
+
 /* Event code -> filler program, filled by the loader. Enter fillers are raw_tp
  * programs, exit fillers tp_btf/sys_exit ones; a program array holds one kind. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
-	__uint(max_entries, PPM_EVENT_MAX);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(__u32));
-} fillers_enter __weak SEC(".maps");
+FILLER_TABLE(fillers_enter);
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
-	__uint(max_entries, PPM_EVENT_MAX);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(__u32));
-} fillers_exit __weak SEC(".maps");
+FILLER_TABLE(fillers_exit);
 
 /* Exit-only capture: event code -> exit filler, the same programs as
  * fillers_exit. Only enter fillers tail-call into it (the end of FILLER): in
  * exit-only mode they are loaded as tp_btf/sys_exit programs like the exit
  * fillers, otherwise it stays empty. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
-	__uint(max_entries, PPM_EVENT_MAX);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(__u32));
-} fillers_chain __weak SEC(".maps");
+FILLER_TABLE(fillers_chain);
 /* Continuation programs of exit fillers too big for one program: a filler for
  * event CODE tail-calls part N (1..3) at index CODE * 4 + N. Programs named
  * "<event id>_partN" in lower case are put here by the loader (exit side only). */
@@ -99,6 +93,9 @@ struct {
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, sizeof(__u32));
 } filler_parts __weak SEC(".maps");
+
+/* Native syscall number -> its events and PPM_SC (sysdig's routing table). */
+const struct syscall_route routes[SYSCALL_TABLE_SIZE] __weak = SCHEMA_SYSCALL_ROUTES;
 
 /* Written by userspace through the mmapped .bss while the driver runs. */
 struct driver_settings settings __weak;

@@ -3,6 +3,9 @@
 #include "frame.bpf.h"
 #include "kfilter.bpf.h"
 
+/* x86_64 syscall numbers (unistd_64.h) that the exit-only hooks look for. */
+enum { NR_EXECVE = 59, NR_EXIT = 60, NR_EXIT_GROUP = 231, NR_EXECVEAT = 322 };
+
 /* Exit-only capture: the syscall the current task is in, or -1. */
 static __always_inline long eo__current_nr(void)
 {
@@ -27,11 +30,10 @@ static __always_inline int eo__wanted(long nr)
  * event is sent here, by the thread that made the call. */
 static __always_inline void eo__exit_enter(void *ctx)
 {
-	static const struct syscall_route routes[SYSCALL_TABLE_SIZE] = SCHEMA_SYSCALL_ROUTES;
 	long nr = eo__current_nr();
 	struct filler f;
 
-	if ((nr != 60 && nr != 231) || !eo__wanted(nr))	/* exit, exit_group */
+	if ((nr != NR_EXIT && nr != NR_EXIT_GROUP) || !eo__wanted(nr))
 		return;
 	if (FILLER_BEGIN(&f, ctx, GENERIC_E))
 		return;
@@ -86,7 +88,7 @@ int sched_process_exec(struct bpf_raw_tracepoint_args *ctx)
 	long nr = eo__current_nr();
 	struct filler f;
 
-	if ((nr != 59 && nr != 322) || !eo__wanted(nr))	/* execve, execveat */
+	if ((nr != NR_EXECVE && nr != NR_EXECVEAT) || !eo__wanted(nr))
 		return 0;
 	/* The syscall number says execve for both here: fdpath is set only for a
 	 * path relative to execveat's dirfd. */

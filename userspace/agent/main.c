@@ -173,6 +173,17 @@ static uint64_t agent__deadline(const struct agent *a)
 	return now + a->o.max_seconds * 1000;
 }
 
+/* Also on a busy system, where events that never match keep the wait from
+ * running dry: a tick every 100 ms of event time TS (no clock read). */
+static void agent__tick_at(struct agent *a, uint64_t ts)
+{
+	if (ts < a->next_tick_ts)
+		return;
+	if (a->next_tick_ts)
+		agent__tick(a);
+	a->next_tick_ts = ts + WAIT_MS * 1000000ull;
+}
+
 /* Whether nothing reads the parser's tables: live, no filter, no event leaves
  * the agent (-q, no -w or --output) and no metrics. Events are then checked
  * and counted, not parsed: the summary says the same, for a fraction of the
@@ -192,11 +203,7 @@ static bool agent__count(struct agent *a, const struct capture_event *cev)
 		return false;
 	}
 	memcpy(&h, cev->frame, sizeof(h));
-	if (h.ts >= a->next_tick_ts) {
-		if (a->next_tick_ts)
-			agent__tick(a);
-		a->next_tick_ts = h.ts + WAIT_MS * 1000000ull;
-	}
+	agent__tick_at(a, h.ts);
 	if (h.type == PPME_PROCINFO_E)
 		return false;
 	a->tally.matched++;
@@ -247,13 +254,7 @@ static int agent__run(struct agent *a)
 				return err;
 			continue;
 		}
-		/* Also on a busy system, where events that never match keep the wait
-		 * from running dry: every 100 ms of event time (no clock read). */
-		if (ev.ts >= a->next_tick_ts) {
-			if (a->next_tick_ts)
-				agent__tick(a);
-			a->next_tick_ts = ev.ts + WAIT_MS * 1000000ull;
-		}
+		agent__tick_at(a, ev.ts);
 		/* Old drivers' per-process CPU samples: internal, sysdig never shows them. */
 		if (ev.type == PPME_PROCINFO_E)
 			continue;

@@ -108,15 +108,18 @@ int sys_exit_eo(struct bpf_raw_tracepoint_args *ctx)
 
 	if (!r)
 		return 0;
-	if (!eo__enter_here(r, ret))
-		return exit__send(ctx, r, ret);
 	s = scratch__get();
 	if (!s)
 		return 0;
+	if (!eo__enter_here(r, ret)) {
+		s->stamp = 0;
+		return exit__send(ctx, r, ret);
+	}
 	/* drop_failed: the enter event still goes, as with sys_enter attached */
 	s->chain_ev = settings.drop_failed && ret < 0 ? EO_NO_EXIT : r->exit_event + 1;
 	s->chain_sc = r->ppm_sc;
 	s->chain_owner = bpf_get_current_pid_tgid();
+	stamp__set(s, s->chain_owner);
 	if (r->enter_event != PPME_GENERIC_E)
 		bpf_tail_call(ctx, &fillers_enter, r->enter_event);
 	if (!FILLER_BEGIN(&f, ctx, GENERIC_E)) {

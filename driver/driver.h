@@ -25,13 +25,14 @@ struct driver_settings {
 	__u8 drop_failed;	/* no exit events for syscalls that failed */
 	__u8 procexit;		/* send procexit events (sched_process_exit) */
 	__u8 exit_only;		/* one program per syscall, on sys_exit (loader.h) */
-	__u8 pad[4];
+	__u8 ringbuf;		/* events go to `rings` (BPF ring buffers), not `events` */
+	__u8 pad[3];
 };
 
 /* Per-CPU counters, in a BPF_MAP_TYPE_PERCPU_ARRAY of one entry. */
 struct driver_counters {
 	__u64 n_evts;		/* events sent */
-	__u64 n_drops_buffer;	/* perf ring full (bpf_perf_event_output failed) */
+	__u64 n_drops_buffer;	/* ring full (no room for the event) */
 	__u64 n_drops_pf;	/* user memory unreadable: param sent empty */
 	__u64 n_drops_bug;	/* internal errors, no scratch frame, bad sizes */
 	__u64 n_drops_scratch;	/* event larger than the frame: not sent */

@@ -12,6 +12,7 @@
 #define PARAMS_MASK 31
 /* errno values are not in vmlinux.h. */
 #define ENOSPC_BPF 28
+#define EAGAIN_BPF 11
 
 struct filler {
 	struct scratch *s;
@@ -179,24 +180,45 @@ static __always_inline void filler__buf_kernel(struct filler *f, const void *kpt
 	filler__commit(f, len);
 }
 
-/* Writes the header and sends the event into this CPU's perf ring. */
+/* Sends LEN bytes at DATA into this CPU's ring: its BPF ring buffer with the
+ * ring-buffer engine, else its perf ring. No wakeup from the ring buffer: the
+ * reader wakes by its own clock, as it does for a perf ring below its
+ * watermark, so a busy CPU pays no wakeup per event. */
+static __always_inline long frame__output(void *ctx, void *data, __u32 len)
+{
+	if (settings.ringbuf) {
+		__u32 cpu = bpf_get_smp_processor_id();
+		void *rb = bpf_map_lookup_elem(&rings, &cpu);
+
+		if (!rb)
+			return -1;
+		return bpf_ringbuf_output(rb, data, len, BPF_RB_NO_WAKEUP);
+	}
+	return bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, data, len);
+}
+
+/* Writes the header and sends the event into this CPU's ring. */
 static __always_inline int filler__submit(struct filler *f)
 {
 	struct scratch *s = f->s;
 	struct ppm_evt_hdr *h = (struct ppm_evt_hdr *)s->data;
 	__u32 len = s->off;
 
+	__u64 me = bpf_get_current_pid_tgid();
+	__u64 ts = s->stamp_owner == me ? s->stamp : 0;
+
+	/* the exit event ends its syscall's chain, sent or not */
+	if (PPME_IS_EXIT(s->type))
+		s->stamp = 0;
 	if (s->overflow || len > PPM_MAX_EVENT_SIZE) {
 		DROP(n_drops_scratch, s->type);
 		return 0;
 	}
-	__u64 me = bpf_get_current_pid_tgid();
-
 	if (s->curarg != s->nparams || s->owner != me) {
 		DROP(n_drops_bug, s->type);
 		return 0;
 	}
-	h->ts = settings.boot_time + bpf_ktime_get_boot_ns();
+	h->ts = ts ? ts : settings.boot_time + bpf_ktime_get_boot_ns();
 	h->tid = (__u32)me;
 	h->len = len;
 	h->type = s->type;
@@ -205,12 +227,12 @@ static __always_inline int filler__submit(struct filler *f)
 		DROP(n_drops_bug, h->type);
 		return 0;
 	}
-	long err = bpf_perf_event_output(f->ctx, &events, BPF_F_CURRENT_CPU, s->data, len);
+	long err = frame__output(f->ctx, s->data, len);
 
 	if (err) {
-		/* Only -ENOSPC is a full ring; anything else (no ring on this CPU, a
-		 * bad size) is ours to fix. */
-		if (err == -ENOSPC_BPF)
+		/* Only -ENOSPC (perf) or -EAGAIN (ring buffer) is a full ring;
+		 * anything else (no ring on this CPU, a bad size) is ours to fix. */
+		if (err == -ENOSPC_BPF || err == -EAGAIN_BPF)
 			DROP(n_drops_buffer, h->type);
 		else
 			DROP(n_drops_bug, h->type);
@@ -306,6 +328,23 @@ static __always_inline int filler__generic_exit(void *ctx, __u16 ppm_sc)
 		return 0;
 	filler__u16(&f, ppm_sc);
 	return filler__submit(&f);
+}
+
+/* Exit-only capture: the dispatcher stamps the syscall's two events once. */
+static __always_inline void stamp__set(struct scratch *s, __u64 owner)
+{
+	s->stamp = settings.boot_time + bpf_ktime_get_boot_ns();
+	s->stamp_owner = owner;
+}
+
+/* A program that sends an event of its own (sched.bpf.c) ends any chain's
+ * stamp on this CPU: its event is timed now. */
+static __always_inline void stamp__clear(void)
+{
+	struct scratch *s = scratch__get();
+
+	if (s)
+		s->stamp = 0;
 }
 
 /* scratch.chain_ev of an enter event sent alone (drop_failed, a failed call). */

@@ -65,6 +65,7 @@ struct driver *driver__open(void)
 	bpf_map__set_max_entries(d->skel->maps.frames, d->ncpus);
 	bpf_map__set_max_entries(d->skel->maps.kf_slots, d->ncpus);
 	bpf_map__set_max_entries(d->skel->maps.events, d->ncpus);
+	bpf_map__set_max_entries(d->skel->maps.rings, d->ncpus);
 	d->skel->bss->settings.snaplen = DRIVER_DEFAULT_SNAPLEN;
 	d->skel->bss->settings.own_tgid = getpid();
 	d->skel->bss->settings.procexit = 1;
@@ -96,6 +97,7 @@ int driver__configure(struct driver *d, const struct driver_config *cfg)
 	d->no_bpf_loop = cfg->no_bpf_loop;
 	d->paused = cfg->paused;
 	d->skel->bss->settings.exit_only = cfg->exit_only;
+	d->skel->bss->settings.ringbuf = cfg->ringbuf;
 	return 0;
 }
 
@@ -307,6 +309,27 @@ int driver__set_perf_fd(struct driver *d, uint32_t cpu, int fd)
 	if (cpu >= (uint32_t)d->ncpus)
 		return -ERANGE;
 	return bpf_map_update_elem(map, &cpu, &fd, BPF_ANY) ? -errno : 0;
+}
+
+int driver__ring_create(struct driver *d, uint32_t cpu, uint64_t bytes)
+{
+	int fd, err;
+
+	if (!d->loaded)
+		return -EINVAL;
+	if (cpu >= (uint32_t)d->ncpus)
+		return -ERANGE;
+	if (bytes > UINT32_MAX)
+		return -E2BIG;
+	fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "agent_ring", 0, 0, (uint32_t)bytes, NULL);
+	if (fd < 0)
+		return -errno;
+	if (bpf_map_update_elem(bpf_map__fd(d->skel->maps.rings), &cpu, &fd, BPF_ANY)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
 }
 
 int driver__set_interesting(struct driver *d, const uint8_t *bitmap)

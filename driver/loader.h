@@ -22,6 +22,9 @@ struct driver_config {
 	/* Exit-only capture: no program on sys_enter; sys_exit sends each wanted
 	 * syscall's enter and exit events (see the README's "Capture modes"). */
 	bool exit_only;
+	/* Events go into one BPF ring buffer per CPU (driver__set_ring_fd), not
+	 * into perf rings (driver__set_perf_fd). */
+	bool ringbuf;
 };
 
 /* Whether this kernel has what exit-only capture needs (bpf_task_pt_regs and
@@ -44,6 +47,10 @@ void driver__close(struct driver *d);
 /* The BPF_MAP_TYPE_PERF_EVENT_ARRAY the capture layer stores its ring fds in. */
 int driver__perf_map_fd(const struct driver *d);
 int driver__set_perf_fd(struct driver *d, uint32_t cpu, int fd);
+/* The ring-buffer engine: creates CPU's BPF_MAP_TYPE_RINGBUF of BYTES (a power
+ * of two, in pages) and puts it in the driver's table. Returns its fd (the
+ * caller's to close) or a negative errno. */
+int driver__ring_create(struct driver *d, uint32_t cpu, uint64_t bytes);
 
 /* Whether native syscall NR produces events (default: all). BITMAP has
  * SYSCALL_TABLE_SIZE bytes, nonzero = interesting. */

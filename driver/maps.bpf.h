@@ -29,6 +29,11 @@ struct scratch {
 	__u16 chain_sc;
 	__u32 chain_pad;
 	__u64 chain_owner;
+	/* Exit-only capture: the time both events of STAMP_OWNER's syscall carry,
+	 * read once by the dispatcher (one clock read per syscall, not two). The
+	 * programs that start an event outside that chain clear it. */
+	__u64 stamp;
+	__u64 stamp_owner;
 	__u8 data[FRAME_SIZE];
 };
 
@@ -37,6 +42,22 @@ struct {
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, sizeof(__u32));
 } events __weak SEC(".maps");
+
+/* The BPF ring-buffer engine (settings.ringbuf): one BPF_MAP_TYPE_RINGBUF per
+ * CPU, indexed by CPU id, created and put here by userspace with the size it
+ * wants (a ring buffer's size is not part of its type). The template below only
+ * gives the verifier the inner map's type. */
+struct ring_template {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(key_size, sizeof(__u32));
+	__uint(max_entries, 1);
+	__array(values, struct ring_template);
+} rings __weak SEC(".maps");
 
 /* max_entries is set to the number of possible CPUs by the loader. */
 struct {

@@ -35,6 +35,7 @@ static __always_inline void eo__exit_enter(void *ctx)
 
 	if ((nr != NR_EXIT && nr != NR_EXIT_GROUP) || !eo__wanted(nr))
 		return;
+	stamp__clear();
 	if (FILLER_BEGIN(&f, ctx, GENERIC_E))
 		return;
 	filler__u16(&f, routes[nr].ppm_sc);
@@ -67,6 +68,7 @@ static __always_inline int eo__execveat_enter(void *ctx, const char *name)
 			name += head[i] == '/' ? i + 1 : i;
 		}
 	}
+	stamp__clear();
 	if (FILLER_BEGIN(&f, ctx, SYSCALL_EXECVEAT_E))
 		return 0;
 	filler__s64(&f, dirfd);
@@ -94,6 +96,7 @@ int sched_process_exec(struct bpf_raw_tracepoint_args *ctx)
 	 * path relative to execveat's dirfd. */
 	if (bpf_core_field_exists(bprm->fdpath) && BPF_CORE_READ(bprm, fdpath))
 		return eo__execveat_enter(ctx, BPF_CORE_READ(bprm, filename));
+	stamp__clear();
 	if (FILLER_BEGIN(&f, ctx, SYSCALL_EXECVE_19_E))
 		return 0;
 	filler__str_kernel(&f, BPF_CORE_READ(bprm, filename));
@@ -115,6 +118,7 @@ static __always_inline int procexit__send(struct bpf_raw_tracepoint_args *ctx)
 	if ((bpf_get_current_pid_tgid() >> 32) == settings.own_tgid)
 		return 0;
 	code = BPF_CORE_READ(p, exit_code);
+	stamp__clear();
 	if (FILLER_BEGIN(&f, ctx, PROCEXIT_1_E))
 		return 0;
 	filler__s64(&f, code);			/* status: the raw wait status */

@@ -7,14 +7,16 @@ source "$(dirname "$0")/lib.sh"
 need_live
 STORM=${STORM:?STORM must name the storm helper}
 
+# Both engines: BPF ring buffers (the default) and perf rings.
 calls=400000 threads=2
-start_agent "$TMP/out" "$TMP/err" -q --ring-size 16K 'evt.type=tkill'
-expect "agent starts" [ -n "${AGENT_PID:-}" ]
-"$STORM" "$calls" "$threads"
-sleep 0.5
-stop_agent; rc=$?
-expect "agent exits 0" [ "$rc" = 0 ]
-python3 - "$TMP/err" "$((calls * threads * 2))" >"$TMP/check" 2>&1 <<'PY'
+for engine in ringbuf perf; do
+	start_agent "$TMP/out" "$TMP/err" -q --engine $engine --ring-size 16K 'evt.type=tkill'
+	expect "$engine: agent starts" [ -n "${AGENT_PID:-}" ]
+	"$STORM" "$calls" "$threads"
+	sleep 0.5
+	stop_agent; rc=$?
+	expect "$engine: agent exits 0" [ "$rc" = 0 ]
+	python3 - "$TMP/err" "$((calls * threads * 2))" $engine >"$TMP/check" 2>&1 <<'PY'
 import re, sys
 err = open(sys.argv[1]).read()
 made = int(sys.argv[2])
@@ -39,10 +41,11 @@ assert sum(types.values()) == dropped - corrupt, ("drops by event do not add up 
 storm = types.get("tkill>", 0) + types.get("tkill<", 0)
 assert matched + storm == made, ("every tkill event is matched or counted dropped, once",
                                  matched, storm, made)
-print(f"ok: {made} events made = {matched} matched + {storm} dropped (ring full {full}, lost reported {lost})")
+print(f"ok: {sys.argv[3]}: {made} events made = {matched} matched + {storm} dropped (ring full {full}, lost reported {lost})")
 PY
-expect "each event of the storm is matched or counted as dropped exactly once" grep -q '^ok' "$TMP/check" || cat "$TMP/check" "$TMP/err"
-cat "$TMP/check"
+	expect "$engine: each event of the storm is matched or counted as dropped exactly once" grep -q '^ok' "$TMP/check" || cat "$TMP/check" "$TMP/err"
+	cat "$TMP/check"
+done
 
 # -s 0 captures no buffer bytes (not the default 80).
 start_agent "$TMP/s0" "$TMP/s0err" -s 0 -j -p '%evt.type %evt.arg.data' 'evt.type=write and proc.name=e2e_writer'

@@ -92,7 +92,7 @@ for cap in sys_ptrace dac_read_search; do
 		lacks -F "$SECRET" "$TMP/w.$cap"
 done
 
-# CAP_IPC_LOCK: the rings need (ring + a header page) x online CPUs of locked
+# CAP_IPC_LOCK (--engine perf): the perf rings need (ring + a header page) x online CPUs of locked
 # memory; perf_event_mlock_kb (times the CPUs) and RLIMIT_MEMLOCK allow that much.
 # With RLIMIT_MEMLOCK set so that 2M rings fit to the page, they run, and a page
 # less gives the message with the exact figures and the largest size that fits.
@@ -103,11 +103,11 @@ LIMIT=$((NEED - NCPU * MLOCK))
 if [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -lt 0 ] || [ $LIMIT -le 4 ]; then
 	echo "note: the perf mlock allowance here needs no CAP_IPC_LOCK for 2M rings"
 else
-	(ulimit -l $LIMIT && as_nobody "$(without ipc_lock)" "$BIN" -q -M 1 --ring-size 2M) \
+	(ulimit -l $LIMIT && as_nobody "$(without ipc_lock)" "$BIN" -q -M 1 --engine perf --ring-size 2M) \
 		>/dev/null 2>"$TMP/l1.err"; rc=$?
 	expect "without CAP_IPC_LOCK: 2M rings run in exactly enough locked memory" [ $rc = 0 ] ||
 		cat "$TMP/l1.err"
-	(ulimit -l $((LIMIT - 4)) && as_nobody "$(without ipc_lock)" "$BIN" -q -M 1 --ring-size 2M) \
+	(ulimit -l $((LIMIT - 4)) && as_nobody "$(without ipc_lock)" "$BIN" -q -M 1 --engine perf --ring-size 2M) \
 		>/dev/null 2>"$TMP/l2.err"; rc=$?
 	# The largest power of two S (KiB) with NCPU x (S + 4K) within the allowance.
 	ALLOW=$((NCPU * MLOCK + LIMIT - 4)) S=1024
@@ -117,19 +117,29 @@ else
 	expect "without CAP_IPC_LOCK: the message gives need, allowance, CAP_IPC_LOCK and --ring-size $S" \
 		grep -q "^agent: the perf rings need $NEED KiB of locked memory .* allow $ALLOW KiB: add CAP_IPC_LOCK or use --ring-size $S\$" \
 		"$TMP/l2.err" || cat "$TMP/l2.err"
+	# The default engine's BPF ring buffers are charged to the memory cgroup:
+	# the same allowance is no limit for them.
+	(ulimit -l $((LIMIT - 4)) && as_nobody "$(without ipc_lock)" "$BIN" -q -M 1 --ring-size 2M) \
+		>/dev/null 2>"$TMP/l3.err"; rc=$?
+	expect "without CAP_IPC_LOCK: the default ring buffers need no locked memory" [ $rc = 0 ] ||
+		cat "$TMP/l3.err"
 fi
-# The default 8M rings, where they do not fit here: said up front, with a size that does.
+# The default 8M perf rings (--engine perf), where they do not fit here: said up
+# front, with a size that does; the default engine runs with them.
 NEED8=$((NCPU * (8192 + 4)))
 if [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 0 ] && [ "$(ulimit -l)" != unlimited ] &&
 	[ $NEED8 -gt $((NCPU * MLOCK + $(ulimit -l))) ]; then
-	as_nobody "$(without ipc_lock)" "$BIN" -q -M 1 >/dev/null 2>"$TMP/e.ipc"; rc=$?
-	expect "without CAP_IPC_LOCK: default rings fail" [ $rc = 1 ]
+	as_nobody "$(without ipc_lock)" "$BIN" -q -M 1 --engine perf >/dev/null 2>"$TMP/e.ipc"; rc=$?
+	expect "without CAP_IPC_LOCK: default-sized perf rings fail" [ $rc = 1 ]
 	expect "without CAP_IPC_LOCK: the message names it and a --ring-size" \
 		grep -q "^agent: the perf rings need $NEED8 KiB .*: add CAP_IPC_LOCK or use --ring-size [0-9]*[KM]\$" \
 		"$TMP/e.ipc" || cat "$TMP/e.ipc"
 	S=$(sed -n 's/.*--ring-size \([0-9]*[KM]\)$/\1/p' "$TMP/e.ipc")
-	as_nobody "$(without ipc_lock)" "$BIN" -q -M 1 --ring-size "${S:-0}" >/dev/null 2>"$TMP/e.ipc2"
+	as_nobody "$(without ipc_lock)" "$BIN" -q -M 1 --engine perf --ring-size "${S:-0}" >/dev/null 2>"$TMP/e.ipc2"
 	expect "without CAP_IPC_LOCK: the size it names runs" [ $? = 0 ] || cat "$TMP/e.ipc2"
+	as_nobody "$(without ipc_lock)" "$BIN" -q -M 1 >/dev/null 2>"$TMP/e.ipc3"
+	expect "without CAP_IPC_LOCK: the default engine's 8M ring buffers run" [ $? = 0 ] ||
+		cat "$TMP/e.ipc3"
 else
 	echo "note: 8M rings fit the perf mlock allowance here: CAP_IPC_LOCK is not needed"
 fi

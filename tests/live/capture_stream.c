@@ -125,6 +125,10 @@ int main(int argc, char **argv)
 		opts.order_window_us = atoi(argv[2]) < 0 ? UINT32_MAX : (uint32_t)atoi(argv[2]);
 	if (argc > 3)
 		opts.ring_pages = atoi(argv[3]);
+	/* AGENT_TEST_ENGINE: perf or ringbuf (default: the capture layer's) */
+	if (getenv("AGENT_TEST_ENGINE"))
+		opts.engine = !strcmp(getenv("AGENT_TEST_ENGINE"), "ringbuf") ? CAPTURE_ENGINE_RINGBUF
+									  : CAPTURE_ENGINE_PERF;
 	if (geteuid() != 0)
 		skip("live capture tests need root");
 	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
@@ -266,7 +270,8 @@ int main(int argc, char **argv)
 		       (unsigned long long)st.cpu[cpu].n_lost,
 		       (unsigned long long)st.cpu[cpu].drv_evts,
 		       (unsigned long long)st.cpu[cpu].drv_drops_buffer);
-	EXPECT(!strcmp(st.mode, "double-map") || !strcmp(st.mode, "slack-copy"));
+	EXPECT(!strcmp(st.mode, opts.engine == CAPTURE_ENGINE_RINGBUF ? "bpf-ringbuf" : "double-map") ||
+	       (opts.engine != CAPTURE_ENGINE_RINGBUF && !strcmp(st.mode, "slack-copy")));
 	EXPECT(inversions == 0);
 	/* The capture layer's own count of late events agrees. */
 	EXPECT((st.total.n_reordered == 0) == (inversions == 0));

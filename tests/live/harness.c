@@ -14,7 +14,8 @@ int harness_failures, harness_checks;
 
 struct ring {
 	int fd;
-	void *base;
+	void *base;		/* perf: header page + data; BPF ring: producer page + data twice */
+	void *cons;		/* BPF ring: its consumer page */
 	size_t data_size;
 };
 
@@ -52,6 +53,27 @@ bool harness__exit_only(void)
 	return v && !strcmp(v, "1");
 }
 
+bool harness__ringbuf(void)
+{
+	const char *v = getenv("AGENT_TEST_ENGINE");
+
+	return v && !strcmp(v, "ringbuf");
+}
+
+/* CPU C's BPF ring buffer (the ring-buffer engine), mapped as the kernel lays
+ * it out: the consumer page, then the producer page and the data twice. */
+static void ring_bpf(struct harness *h, struct ring *r, int c, uint32_t ring_pages)
+{
+	r->data_size = (size_t)ring_pages * h->page;
+	r->fd = driver__ring_create(h->d, c, r->data_size);
+	if (r->fd < 0)
+		die("driver__ring_create", r->fd);
+	r->cons = mmap(NULL, h->page, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
+	r->base = mmap(NULL, h->page + 2 * r->data_size, PROT_READ, MAP_SHARED, r->fd, h->page);
+	if (r->cons == MAP_FAILED || r->base == MAP_FAILED)
+		die("mmap ring buffer", errno);
+}
+
 struct harness *harness__open(uint32_t ring_pages, const struct driver_config *cfg)
 {
 	struct harness *h = calloc(1, sizeof(*h));
@@ -66,12 +88,14 @@ struct harness *harness__open(uint32_t ring_pages, const struct driver_config *c
 	if (!h->d)
 		die("driver__open", errno);
 	/* AGENT_TEST_EXIT_ONLY=1: the same tests in exit-only mode (meson's
-	 * live-exit-only suite). */
-	if (harness__exit_only()) {
-		struct driver_config eo = cfg ? *cfg : (struct driver_config){ 0 };
+	 * live-exit-only suite); AGENT_TEST_ENGINE=ringbuf: into BPF ring
+	 * buffers (live-ringbuf). */
+	if (harness__exit_only() || harness__ringbuf()) {
+		struct driver_config mode = cfg ? *cfg : (struct driver_config){ 0 };
 
-		eo.exit_only = true;
-		if ((err = driver__configure(h->d, &eo)))
+		mode.exit_only |= harness__exit_only();
+		mode.ringbuf = harness__ringbuf();
+		if ((err = driver__configure(h->d, &mode)))
 			die("driver__configure", err);
 	} else if (cfg && (err = driver__configure(h->d, cfg))) {
 		die("driver__configure", err);
@@ -91,6 +115,10 @@ struct harness *harness__open(uint32_t ring_pages, const struct driver_config *c
 		};
 		struct ring *r = &h->rings[c];
 
+		if (harness__ringbuf()) {
+			ring_bpf(h, r, c, ring_pages);
+			continue;
+		}
 		r->fd = syscall(SYS_perf_event_open, &a, -1, c, -1, PERF_FLAG_FD_CLOEXEC);
 		if (r->fd < 0) {
 			r->fd = -1;	/* offline CPU */
@@ -142,6 +170,36 @@ static int by_ts(const void *a, const void *b)
 	return x->hdr.ts < y->hdr.ts ? -1 : x->hdr.ts > y->hdr.ts;
 }
 
+/* A BPF ring buffer's records: an 8-byte header (length with a busy bit 31 and
+ * a discard bit 30), the data, padding to 8; its data is mapped twice, so a
+ * record that wraps still reads in one piece. */
+static void drain_bpf(struct harness *h, struct ring *r, int c, int64_t tid)
+{
+	uint64_t *consp = r->cons, prod, cons;
+	uint8_t *data = (uint8_t *)r->base + h->page;
+
+	prod = __atomic_load_n((uint64_t *)r->base, __ATOMIC_ACQUIRE);
+	cons = *consp;
+	while (cons < prod) {
+		uint8_t *rec = data + (cons & (r->data_size - 1));
+		uint32_t word = __atomic_load_n((uint32_t *)rec, __ATOMIC_ACQUIRE);
+		uint32_t len = word & ~(3u << 30);
+		struct ppm_evt_hdr hd;
+
+		if (word & (1u << 31))
+			break;	/* not committed yet */
+		if (cons + 8 + len > prod)
+			die("corrupt ring buffer record", EIO);
+		if (!(word & (1u << 30)) && len >= sizeof(hd)) {
+			memcpy(&hd, rec + 8, sizeof(hd));
+			if (tid < 0 || (int64_t)hd.tid == tid)
+				keep(h, rec + 8, len, c);
+		}
+		cons += (8 + len + 7) & ~7ull;
+	}
+	__atomic_store_n(consp, cons, __ATOMIC_RELEASE);
+}
+
 int harness__drain(struct harness *h, int64_t tid)
 {
 	static uint8_t rec[1 << 17];
@@ -152,6 +210,11 @@ int harness__drain(struct harness *h, int64_t tid)
 	for (int c = 0; c < h->ncpus; c++) {
 		struct ring *r = &h->rings[c];
 		struct perf_event_mmap_page *mp = r->base;
+
+		if (r->cons) {
+			drain_bpf(h, r, c, tid);
+			continue;
+		}
 		uint8_t *data;
 		uint64_t head, tail;
 
@@ -226,10 +289,17 @@ void harness__close(struct harness *h)
 		return;
 	driver__close(h->d);
 	for (int c = 0; c < h->ncpus; c++) {
-		if (h->rings[c].fd >= 0) {
-			munmap(h->rings[c].base, h->page + h->rings[c].data_size);
-			close(h->rings[c].fd);
+		struct ring *r = &h->rings[c];
+
+		if (r->fd < 0)
+			continue;
+		if (r->cons) {
+			munmap(r->cons, h->page);
+			munmap(r->base, h->page + 2 * r->data_size);
+		} else {
+			munmap(r->base, h->page + r->data_size);
 		}
+		close(r->fd);
 	}
 	for (int i = 0; i < h->n; i++)
 		free(h->evts[i].frame);

@@ -26,6 +26,9 @@ struct harness *harness__open(uint32_t ring_pages, const struct driver_config *c
 /* Whether the tests run in exit-only mode (AGENT_TEST_EXIT_ONLY=1): every
  * harness__open then loads the driver with driver_config.exit_only. */
 bool harness__exit_only(void);
+/* Whether the driver writes into BPF ring buffers (AGENT_TEST_ENGINE=ringbuf),
+ * read by this harness, instead of perf rings. */
+bool harness__ringbuf(void);
 struct driver *harness__driver(struct harness *h);
 /* Drains every ring; keeps the events of TID (all if TID < 0). Returns how many
  * were kept (in timestamp order, see harness__get), or a negative errno. */

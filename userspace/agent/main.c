@@ -438,6 +438,11 @@ static bool agent__exit_only(const struct agent_opts *o)
 	return o->quiet && !o->n_outputs && !o->write_file;
 }
 
+static bool agent__perf_rings(const struct agent *a)
+{
+	return capture__engine(a->o.engine) == CAPTURE_ENGINE_PERF;
+}
+
 static int agent__start(struct agent *a)
 {
 	struct capture_live_opts lo = {
@@ -447,6 +452,7 @@ static int agent__start(struct agent *a)
 		.drop_failed = a->o.drop_failed,
 		.exit_only = agent__exit_only(&a->o),
 		.exit_only_optional = a->o.exit_only < 0,
+		.engine = a->o.engine,
 		.paused = true,	/* on once the kernel filter is set */
 	};
 	struct inspector_opts io = { 0 };
@@ -455,7 +461,7 @@ static int agent__start(struct agent *a)
 
 	if (a->o.read_file)
 		return agent__start_file(a) ?: agent__open_writer(a) ?: agent__write_state(a);
-	if ((err = preflight__check(a->o.ring_pages, msg, sizeof(msg)))) {
+	if ((err = preflight__check(a->o.ring_pages, agent__perf_rings(a), msg, sizeof(msg)))) {
 		fail("%s", msg);
 		return err;
 	}
@@ -475,7 +481,7 @@ static int agent__start(struct agent *a)
 	a->cap = capture__open_live(&lo);
 	if (!a->cap) {
 		err = -errno;
-		preflight__explain_load(err, a->o.ring_pages, msg, sizeof(msg));
+		preflight__explain_load(err, a->o.ring_pages, agent__perf_rings(a), msg, sizeof(msg));
 		fail("%s", msg);
 		return err;
 	}

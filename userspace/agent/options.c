@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture.h"
 #include "format.h"
 #include "options.h"
 
@@ -56,6 +57,8 @@ const char options_usage[] =
 "                     timed with its exit (README, \"Capture modes\"). The\n"
 "                     default when no event leaves the agent (-q, no -w or\n"
 "                     --output); --no-exit-only turns it off\n"
+"  --engine NAME      where the driver's events go: ringbuf (a BPF ring buffer\n"
+"                     per CPU, 5.8+) or perf (a perf ring per CPU)\n"
 "  --no-kernel-filter filter in userspace only: the kernel sends every event\n"
 "                     (by default it skips the syscalls and, per thread, the\n"
 "                     processes, users and containers the filter cannot match)\n"
@@ -86,7 +89,7 @@ const char options_usage[] =
 
 enum { OPT_FILTER = 256, OPT_RING, OPT_UNBUF, OPT_VERSION, OPT_DROP_FAILED, OPT_OUTPUT,
        OPT_QUEUE, OPT_FLUSH, OPT_BATCH_BYTES, OPT_BATCH_MS, OPT_METRICS, OPT_NO_KFILTER,
-       OPT_EXIT_ONLY, OPT_NO_EXIT_ONLY };
+       OPT_EXIT_ONLY, OPT_NO_EXIT_ONLY, OPT_ENGINE };
 
 static const struct option longopts[] = {
 	{ "filter", required_argument, NULL, OPT_FILTER },
@@ -108,6 +111,7 @@ static const struct option longopts[] = {
 	{ "no-kernel-filter", no_argument, NULL, OPT_NO_KFILTER },
 	{ "exit-only", no_argument, NULL, OPT_EXIT_ONLY },
 	{ "no-exit-only", no_argument, NULL, OPT_NO_EXIT_ONLY },
+	{ "engine", required_argument, NULL, OPT_ENGINE },
 	{ "read", required_argument, NULL, 'r' },
 	{ "write", required_argument, NULL, 'w' },
 	{ "compress", no_argument, NULL, 'z' },
@@ -317,6 +321,14 @@ int options__parse(int argc, char **argv, struct agent_opts *o, char *err, size_
 			break;
 		case OPT_NO_EXIT_ONLY:
 			o->exit_only = 0;
+			break;
+		case OPT_ENGINE:
+			if (!strcmp(optarg, "perf"))
+				o->engine = CAPTURE_ENGINE_PERF;
+			else if (!strcmp(optarg, "ringbuf"))
+				o->engine = CAPTURE_ENGINE_RINGBUF;
+			else
+				return bad(err, errlen, "--engine takes perf or ringbuf, not '%s'", optarg);
 			break;
 		case 'r':
 			o->read_file = optarg;

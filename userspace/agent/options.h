@@ -30,6 +30,7 @@ struct agent_opts {
 	bool drop_failed;	/* --drop-failed */
 	bool no_kernel_filter;	/* --no-kernel-filter */
 	int exit_only;		/* --exit-only 1, --no-exit-only 0, -1: by the outputs */
+	int engine;		/* --engine: enum capture_engine, 0: the default */
 	const char *read_file;	/* -r: replay a capture file instead of capturing */
 	const char *write_file;	/* -w: write matching events to a capture file */
 	bool compress;		/* -z: gzip the -w file */

@@ -209,7 +209,7 @@ static void proc_caps__warn(uint64_t eff)
 		      "containers have no names: add CAP_DAC_READ_SEARCH\n", stderr);
 }
 
-int preflight__check(uint32_t ring_pages, char *msg, size_t len)
+int preflight__check(uint32_t ring_pages, bool perf_rings, char *msg, size_t len)
 {
 	struct utsname u;
 	int major = 0, minor = 0, err;
@@ -233,14 +233,17 @@ int preflight__check(uint32_t ring_pages, char *msg, size_t len)
 	}
 	if (caps && (err = syscalls__check(msg, len)))
 		return err;
-	if (caps && (err = rings__check(eff, ring_pages ? ring_pages : DEFAULT_RING_PAGES, msg, len)))
+	/* BPF ring buffers are charged to the memory cgroup, not to the mlock allowance */
+	if (caps && perf_rings &&
+	    (err = rings__check(eff, ring_pages ? ring_pages : DEFAULT_RING_PAGES, msg, len)))
 		return err;
 	if (caps)
 		proc_caps__warn(eff);
 	return 0;
 }
 
-void preflight__explain_load(int err, uint32_t ring_pages, char *msg, size_t len)
+void preflight__explain_load(int err, uint32_t ring_pages, bool perf_rings, char *msg,
+			     size_t len)
 {
 	uint64_t eff = 0;
 	bool caps = caps__read(&eff);
@@ -250,8 +253,8 @@ void preflight__explain_load(int err, uint32_t ring_pages, char *msg, size_t len
 	case EACCES:
 		/* mmap of a perf ring fails with EPERM beyond the mlock allowance. */
 		if (caps && (bpf_caps__check(eff, msg, len) ||
-			     rings__check(eff, ring_pages ? ring_pages : DEFAULT_RING_PAGES,
-					  msg, len)))
+			     (perf_rings && rings__check(eff, ring_pages ? ring_pages : DEFAULT_RING_PAGES,
+					  msg, len))))
 			break;
 		snprintf(msg, len, "the kernel refused to load or attach the BPF driver (%s) "
 			 "although agent has CAP_BPF and CAP_PERFMON: check any seccomp or LSM "

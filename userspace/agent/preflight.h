@@ -10,8 +10,9 @@
  * in use (data pages per CPU, 0: the default), to tell whether the rings fit
  * the locked-memory allowance. Warns on stderr about missing capabilities that
  * only degrade what events say. */
-int preflight__check(uint32_t ring_pages, char *msg, size_t len);
+int preflight__check(uint32_t ring_pages, bool perf_rings, char *msg, size_t len);
 /* A message for a driver load/attach or ring mapping error ERR (negative errno). */
-void preflight__explain_load(int err, uint32_t ring_pages, char *msg, size_t len);
+void preflight__explain_load(int err, uint32_t ring_pages, bool perf_rings, char *msg,
+			     size_t len);
 
 #endif

@@ -60,3 +60,15 @@ int capture__set_sigmask(struct capture *c, const sigset_t *mask)
 	}
 	return -EOPNOTSUPP;
 }
+
+/* BPF ring buffers: one reserve and commit per event, no wakeup, against a perf
+ * sample's bookkeeping (bench/README.md, "Engines"). */
+enum capture_engine capture__engine(enum capture_engine e)
+{
+	return e == CAPTURE_ENGINE_DEFAULT ? CAPTURE_ENGINE_RINGBUF : e;
+}
+
+const char *capture__engine_name(enum capture_engine e)
+{
+	return capture__engine(e) == CAPTURE_ENGINE_RINGBUF ? "ringbuf" : "perf";
+}

@@ -49,7 +49,7 @@ struct capture_stats {
 	uint32_t ncpus;
 	struct capture_cpu_stats total;
 	struct capture_cpu_stats cpu[CAPTURE_MAX_CPUS];
-	const char *mode;	/* "double-map", "slack-copy", "synthetic", "file" */
+	const char *mode;	/* "double-map", "slack-copy", "bpf-ringbuf", "synthetic", "file" */
 	bool exit_only;		/* live: the driver runs in exit-only mode */
 	uint64_t last_ts;	/* time of the last event handed out (epoch ns; live only) */
 };
@@ -67,7 +67,20 @@ struct capture_engine_ops {
 
 struct capture;
 
+/* Where the driver's events go: the design's perf rings, or BPF ring buffers. */
+enum capture_engine {
+	CAPTURE_ENGINE_DEFAULT = 0,
+	CAPTURE_ENGINE_PERF,		/* one perf ring per CPU (BPF_MAP_TYPE_PERF_EVENT_ARRAY) */
+	CAPTURE_ENGINE_RINGBUF,		/* one BPF_MAP_TYPE_RINGBUF per CPU (5.8) */
+};
+
+/* E, or the engine used when E is CAPTURE_ENGINE_DEFAULT. */
+enum capture_engine capture__engine(enum capture_engine e);
+/* "perf" or "ringbuf". */
+const char *capture__engine_name(enum capture_engine e);
+
 struct capture_live_opts {
+	enum capture_engine engine;
 	uint32_t ring_pages;	/* data pages per CPU ring, a power of two; 0 = 8 MiB */
 	uint32_t snaplen;	/* bytes of I/O buffers captured; 0 = 80 unless snaplen_given */
 	bool snaplen_given;	/* snaplen as is: 0 captures no buffer bytes */

@@ -43,8 +43,52 @@ static void live_free(struct live *l)
 	free(l);
 }
 
+/* CPU's perf ring: a BPF output perf event, mapped, enabled, in the driver's
+ * perf event array. What the kernel allowed for one ring's mapping (*MODE) it
+ * allows for all. */
+static int live_add_perf(struct live *l, int cpu, uint32_t pages, uint32_t wakeup,
+			 enum ring_mode *mode)
+{
+	struct ring *r;
+	int fd, err;
+
+	fd = perf__open_bpf_output(cpu, wakeup);
+	if (fd < 0)
+		return fd;
+	l->fds[l->nfds] = fd;
+	l->cpus[l->nfds++] = cpu;
+	r = ring__map(fd, pages, *mode);
+	if (!r)
+		return -errno;
+	*mode = ring__mode(r);
+	err = ringset__add(l->rs, r, cpu);
+	if (!err)
+		err = driver__set_perf_fd(l->drv, cpu, fd);
+	if (!err && ioctl(fd, PERF_EVENT_IOC_ENABLE, 0))
+		err = -errno;
+	return err;
+}
+
+/* CPU's BPF ring buffer, created by the driver, mapped. */
+static int live_add_ringbuf(struct live *l, int cpu, uint64_t bytes)
+{
+	struct ring *r;
+	int fd;
+
+	fd = driver__ring_create(l->drv, cpu, bytes);
+	if (fd < 0)
+		return fd;
+	l->fds[l->nfds] = fd;
+	l->cpus[l->nfds++] = cpu;
+	r = ring__map_bpf(fd, bytes);
+	if (!r)
+		return -errno;
+	return ringset__add(l->rs, r, cpu);
+}
+
 static int live_setup(struct live *l, const struct capture_live_opts *o)
 {
+	bool ringbuf = capture__engine(o->engine) == CAPTURE_ENGINE_RINGBUF;
 	struct driver_config cfg = {
 		.snaplen = o->snaplen,
 		.snaplen_given = o->snaplen_given,
@@ -52,6 +96,7 @@ static int live_setup(struct live *l, const struct capture_live_opts *o)
 		.own_tgid = o->own_tgid,
 		.paused = o->paused,
 		.exit_only = o->exit_only,
+		.ringbuf = ringbuf,
 	};
 	struct ringset_opts ro = {0};
 	uint32_t pages = o->ring_pages ? o->ring_pages : DEFAULT_RING_PAGES;
@@ -95,30 +140,15 @@ static int live_setup(struct live *l, const struct capture_live_opts *o)
 		ro.order_window_ns = (o->order_window_us ? o->order_window_us
 							 : DEFAULT_ORDER_WINDOW_US) * 1000ull;
 	ro.boot_to_epoch_ns = driver__boot_time(l->drv);
+	ro.sleep_wait = ringbuf;
 	l->rs = ringset__new(&ro);
 	if (!l->rs)
 		return -errno;
 	for (int cpu = 0; cpu < l->ncpu_possible && cpu < CAPTURE_MAX_CPUS; cpu++) {
-		struct ring *r;
-		int fd;
-
 		if (!online[cpu])
 			continue;
-		fd = perf__open_bpf_output(cpu, wakeup);
-		if (fd < 0)
-			return fd;
-		l->fds[l->nfds] = fd;
-		l->cpus[l->nfds++] = cpu;
-		r = ring__map(fd, pages, mode);
-		if (!r)
-			return -errno;
-		/* What the kernel allowed for one ring it allows for all. */
-		mode = ring__mode(r);
-		err = ringset__add(l->rs, r, cpu);
-		if (!err)
-			err = driver__set_perf_fd(l->drv, cpu, fd);
-		if (!err && ioctl(fd, PERF_EVENT_IOC_ENABLE, 0))
-			err = -errno;
+		err = ringbuf ? live_add_ringbuf(l, cpu, ring_bytes)
+			      : live_add_perf(l, cpu, pages, wakeup, &mode);
 		if (err)
 			return err;
 	}

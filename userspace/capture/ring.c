@@ -10,12 +10,22 @@
 
 #include "ring.h"
 
+/* A BPF ring buffer record: an 8-byte header (the length with a busy and a
+ * discard bit, then the page offset the kernel uses), the data, padding to 8. */
+#define BPF_REC_HDR 8u
+#define BPF_REC_BUSY (1u << 31)
+#define BPF_REC_DISCARD (1u << 30)
+
 struct ring {
 	int fd;
 	enum ring_mode mode;
 	uint8_t *base;		/* reserved region, MAP_LEN bytes */
 	size_t map_len;
-	struct perf_event_mmap_page *hdr;
+	/* The writer's head and our tail: data_head and data_tail of a perf
+	 * ring's header page, producer_pos and consumer_pos of a BPF ring. */
+	const uint64_t *head_p;
+	uint64_t *tail_p;
+	uint8_t *cons;		/* a BPF ring's consumer page, mapped on its own */
 	uint8_t *data;		/* data ring; readable up to data + 2 * size (double) or + RING_SLACK */
 	uint64_t size;
 	uint64_t mask;
@@ -102,14 +112,13 @@ static int map_slack(struct ring *r, size_t page)
 	return 0;
 }
 
-struct ring *ring__map(int fd, uint32_t data_pages, enum ring_mode mode)
+/* A ring of SIZE bytes of data on FD, not mapped yet: SIZE a power of two of
+ * at least a page (and at most 1 TiB), else EINVAL. */
+static struct ring *ring__alloc(int fd, uint64_t size)
 {
-	size_t page = page_size();
 	struct ring *r;
-	int err;
 
-	if (fd < 0 || !data_pages || (data_pages & (data_pages - 1)) ||
-	    (uint64_t)data_pages * page > (1ull << 40)) {
+	if (fd < 0 || size < page_size() || (size & (size - 1)) || size > (1ull << 40)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -117,8 +126,21 @@ struct ring *ring__map(int fd, uint32_t data_pages, enum ring_mode mode)
 	if (!r)
 		return NULL;
 	r->fd = fd;
-	r->size = (uint64_t)data_pages * page;
-	r->mask = r->size - 1;
+	r->size = size;
+	r->mask = size - 1;
+	return r;
+}
+
+struct ring *ring__map(int fd, uint32_t data_pages, enum ring_mode mode)
+{
+	size_t page = page_size();
+	struct perf_event_mmap_page *hdr;
+	struct ring *r;
+	int err;
+
+	r = ring__alloc(fd, (uint64_t)data_pages * page);
+	if (!r)
+		return NULL;
 	err = -EINVAL;
 	if (mode == RING_AUTO || mode == RING_DOUBLE)
 		err = map_double(r, page);
@@ -126,20 +148,54 @@ struct ring *ring__map(int fd, uint32_t data_pages, enum ring_mode mode)
 		err = map_slack(r, page);
 	if (err)
 		goto fail;
-	r->hdr = (struct perf_event_mmap_page *)r->base;
+	hdr = (struct perf_event_mmap_page *)r->base;
+	r->head_p = (const uint64_t *)&hdr->data_head;
+	r->tail_p = (uint64_t *)&hdr->data_tail;
 	r->data = r->base + page;
 	/* Kernels since 4.1 say where the data is; it must be what we mapped. */
-	if (r->hdr->data_size &&
-	    (r->hdr->data_size != r->size || r->hdr->data_offset != page)) {
+	if (hdr->data_size && (hdr->data_size != r->size || hdr->data_offset != page)) {
 		err = -EINVAL;
 		goto fail;
 	}
-	r->tail = __atomic_load_n(&r->hdr->data_tail, __ATOMIC_RELAXED);
+	r->tail = __atomic_load_n(r->tail_p, __ATOMIC_RELAXED);
 	r->pos = r->head = r->tail;
 	return r;
 fail:
 	ring__unmap(r);
 	errno = -err;
+	return NULL;
+}
+
+struct ring *ring__map_bpf(int fd, uint64_t size)
+{
+	size_t page = page_size();
+	struct ring *r;
+	void *p;
+	int err;
+
+	r = ring__alloc(fd, size);
+	if (!r)
+		return NULL;
+	r->mode = RING_BPF;
+	p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		goto fail;
+	r->cons = p;
+	r->map_len = page + 2 * size;
+	p = mmap(NULL, r->map_len, PROT_READ, MAP_SHARED, fd, page);
+	if (p == MAP_FAILED)
+		goto fail;
+	r->base = p;
+	r->head_p = (const uint64_t *)r->base;
+	r->tail_p = (uint64_t *)r->cons;
+	r->data = r->base + page;
+	r->tail = __atomic_load_n(r->tail_p, __ATOMIC_RELAXED);
+	r->pos = r->head = r->tail;
+	return r;
+fail:
+	err = errno;
+	ring__unmap(r);
+	errno = err;
 	return NULL;
 }
 
@@ -149,6 +205,8 @@ void ring__unmap(struct ring *r)
 		return;
 	if (r->base)
 		munmap(r->base, r->map_len);
+	if (r->cons)
+		munmap(r->cons, page_size());
 	free(r);
 }
 
@@ -162,6 +220,7 @@ const char *ring__mode_name(enum ring_mode mode)
 	switch (mode) {
 	case RING_DOUBLE: return "double-map";
 	case RING_SLACK_COPY: return "slack-copy";
+	case RING_BPF: return "bpf-ringbuf";
 	default: return "auto";
 	}
 }
@@ -194,67 +253,112 @@ static void skip_snapshot(struct ring *r)
 	r->pos = r->head;
 }
 
-bool ring__peek(struct ring *r, struct capture_event *ev, uint64_t *ts)
+/* Checks the frame of LEN bytes at REC and makes it the peeked event, ending at
+ * END. False (counted corrupt) when it is not a frame. */
+static bool ring__take(struct ring *r, const uint8_t *rec, uint32_t len, uint64_t end)
 {
-	while (!r->have_peek && r->pos != r->head) {
-		uint64_t avail = r->head - r->pos;
-		uint64_t off = r->pos & r->mask;
-		struct perf_event_header ph;
-		const uint8_t *rec;
-		uint32_t raw, flen;
+	uint32_t flen;
 
-		if (avail < sizeof(ph)) {
-			skip_snapshot(r);
-			break;
-		}
-		memcpy(&ph, contig(r, off, sizeof(ph)), sizeof(ph));
-		if (ph.size < sizeof(ph) || ph.size > avail) {
-			skip_snapshot(r);
-			break;
-		}
-		rec = contig(r, off, ph.size);
-		if (ph.type == PERF_RECORD_LOST) {
-			uint64_t lost;
+	if (len < PPM_HDR_LEN) {
+		r->st.n_corrupt++;
+		return false;
+	}
+	memcpy(&flen, rec + offsetof(struct ppm_evt_hdr, len), sizeof(flen));
+	if (flen < PPM_HDR_LEN || flen > len) {
+		r->st.n_corrupt++;
+		return false;
+	}
+	memcpy(&r->peek_ts, rec, sizeof(r->peek_ts));
+	r->peek_ev.frame = (const struct ppm_evt_hdr *)rec;
+	r->peek_ev.len = len;
+	r->peek_len = flen;
+	r->peek_end = end;
+	r->have_peek = true;
+	return true;
+}
 
-			if (ph.size < sizeof(ph) + 16) {
-				r->st.n_corrupt++;
-			} else {
-				memcpy(&lost, rec + sizeof(ph) + 8, sizeof(lost));
-				r->st.n_lost += lost;
-			}
-			r->pos += ph.size;
-			continue;
+/* The next record of a perf ring's snapshot: false when the snapshot is used up. */
+static bool ring__next_perf(struct ring *r)
+{
+	uint64_t avail = r->head - r->pos;
+	uint64_t off = r->pos & r->mask;
+	struct perf_event_header ph;
+	const uint8_t *rec;
+	uint32_t raw;
+
+	if (avail < sizeof(ph)) {
+		skip_snapshot(r);
+		return false;
+	}
+	memcpy(&ph, contig(r, off, sizeof(ph)), sizeof(ph));
+	if (ph.size < sizeof(ph) || ph.size > avail) {
+		skip_snapshot(r);
+		return false;
+	}
+	rec = contig(r, off, ph.size);
+	if (ph.type == PERF_RECORD_LOST) {
+		uint64_t lost;
+
+		if (ph.size < sizeof(ph) + 16) {
+			r->st.n_corrupt++;
+		} else {
+			memcpy(&lost, rec + sizeof(ph) + 8, sizeof(lost));
+			r->st.n_lost += lost;
 		}
-		if (ph.type != PERF_RECORD_SAMPLE) {
-			/* Not an event (throttle and the like): nothing to count. */
-			r->pos += ph.size;
-			continue;
-		}
+	} else if (ph.type == PERF_RECORD_SAMPLE) {
 		/* The record size is sane, so a bad sample only costs itself. */
 		if (ph.size < sizeof(ph) + 4) {
 			r->st.n_corrupt++;
-			r->pos += ph.size;
-			continue;
+		} else {
+			memcpy(&raw, rec + sizeof(ph), sizeof(raw));
+			if (raw > ph.size - sizeof(ph) - 4)
+				r->st.n_corrupt++;
+			else if (ring__take(r, rec + sizeof(ph) + 4, raw, r->pos + ph.size))
+				return true;
 		}
-		memcpy(&raw, rec + sizeof(ph), sizeof(raw));
-		if (raw > ph.size - sizeof(ph) - 4 || raw < PPM_HDR_LEN) {
-			r->st.n_corrupt++;
-			r->pos += ph.size;
-			continue;
-		}
-		rec += sizeof(ph) + 4;
-		memcpy(&flen, rec + offsetof(struct ppm_evt_hdr, len), sizeof(flen));
-		if (flen < PPM_HDR_LEN || flen > raw) {
-			r->st.n_corrupt++;
-			r->pos += ph.size;
-			continue;
-		}
-		memcpy(&r->peek_ts, rec, sizeof(r->peek_ts));
-		r->peek_ev.frame = (const struct ppm_evt_hdr *)rec;
-		r->peek_ev.len = raw;
-		r->peek_len = flen;
-		r->peek_end = r->pos + ph.size;
-		r->have_peek = true;
+	}
+	/* Not an event (throttle and the like) or a bad one: on to the next. */
+	r->pos += ph.size;
+	return true;
+}
+
+
+static bool ring__next_bpf(struct ring *r)
+{
+	uint64_t avail = r->head - r->pos;
+	const uint8_t *rec = r->data + (r->pos & r->mask);
+	uint32_t word, len;
+	uint64_t total;
+
+	if (avail < BPF_REC_HDR) {
+		skip_snapshot(r);
+		return false;
+	}
+	/* Acquire: the writer's commit clears BUSY after writing the data. */
+	word = __atomic_load_n((const uint32_t *)rec, __ATOMIC_ACQUIRE);
+	if (word & BPF_REC_BUSY) {
+		/* Reserved, not yet committed: the snapshot ends here for now. */
+		r->head = r->pos;
+		return false;
+	}
+	len = word & ~(BPF_REC_BUSY | BPF_REC_DISCARD);
+	total = ((uint64_t)len + BPF_REC_HDR + 7) & ~7ull;
+	if (total > avail) {
+		skip_snapshot(r);
+		return false;
+	}
+	if (!(word & BPF_REC_DISCARD) &&
+	    ring__take(r, rec + BPF_REC_HDR, len, r->pos + total))
+		return true;
+	r->pos += total;
+	return true;
+}
+
+bool ring__peek(struct ring *r, struct capture_event *ev, uint64_t *ts)
+{
+	while (!r->have_peek && r->pos != r->head) {
+		if (!(r->mode == RING_BPF ? ring__next_bpf(r) : ring__next_perf(r)))
+			break;
 	}
 	if (!r->have_peek)
 		return false;
@@ -288,7 +392,7 @@ void ring__release(struct ring *r)
 		return;
 	/* Our reads of the records must be done before the writer may reuse them. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(&r->hdr->data_tail, r->pos, __ATOMIC_RELAXED);
+	__atomic_store_n(r->tail_p, r->pos, __ATOMIC_RELAXED);
 	r->tail = r->pos;
 }
 
@@ -300,7 +404,7 @@ uint64_t ring__refresh(struct ring *r)
 		return r->head - r->pos;
 	ring__release(r);
 	/* Acquire: the records up to head are written before we read them. */
-	head = __atomic_load_n(&r->hdr->data_head, __ATOMIC_ACQUIRE);
+	head = __atomic_load_n(r->head_p, __ATOMIC_ACQUIRE);
 	if (head - r->tail > r->size) {
 		/* The header page is nonsense (head behind tail or past a full ring):
 		 * nothing in it can be trusted. Resynchronise on head. */
@@ -310,7 +414,13 @@ uint64_t ring__refresh(struct ring *r)
 		return 0;
 	}
 	r->head = head;
-	return head - r->pos;
+	/* A BPF ring's next record may be reserved and not yet committed: then
+	 * nothing is readable yet. */
+	if (r->mode == RING_BPF && head != r->pos &&
+	    (__atomic_load_n((const uint32_t *)(r->data + (r->pos & r->mask)), __ATOMIC_ACQUIRE) &
+	     BPF_REC_BUSY))
+		r->head = r->pos;
+	return r->head - r->pos;
 }
 
 void ring__stats(const struct ring *r, struct capture_cpu_stats *st)
@@ -322,7 +432,7 @@ void ring__stats(const struct ring *r, struct capture_cpu_stats *st)
 	/* What the kernel has written and we have not released yet, read now:
 	 * the ring's fill, for metrics (not per event). */
 	st->ring_size = r->size;
-	st->ring_used = __atomic_load_n(&r->hdr->data_head, __ATOMIC_ACQUIRE) - r->tail;
+	st->ring_used = __atomic_load_n(r->head_p, __ATOMIC_ACQUIRE) - r->tail;
 	if (st->ring_used > r->size)
 		st->ring_used = r->size;
 }

@@ -1,6 +1,7 @@
-/* One perf ring (header page + 2^n data pages) mapped so that every record reads as
- * one contiguous block, and a cursor that walks it one snapshot at a time.
- * Works on any fd that mmaps like a perf ring (a memfd in the unit tests). */
+/* One perf ring (header page + 2^n data pages) or one BPF ring buffer, mapped so
+ * that every record reads as one contiguous block, and a cursor that walks it one
+ * snapshot at a time. Works on any fd that mmaps like either (a memfd in the unit
+ * tests). */
 #ifndef CAPTURE_RING_H
 #define CAPTURE_RING_H
 
@@ -17,6 +18,7 @@ enum ring_mode {
 	RING_AUTO,	/* try the double mapping, fall back to slack */
 	RING_DOUBLE,	/* data mapped twice back to back: no copies */
 	RING_SLACK_COPY,	/* data mapped once; wrapped tails copied into slack */
+	RING_BPF,	/* a BPF ring buffer (the kernel maps its data twice) */
 };
 
 struct ring;
@@ -24,6 +26,10 @@ struct ring;
 /* Maps FD (1 header page + DATA_PAGES pages, a power of two). NULL and errno on
  * failure (EINVAL: bad size or a header page that disagrees with it). */
 struct ring *ring__map(int fd, uint32_t data_pages, enum ring_mode mode);
+/* Maps FD, a BPF_MAP_TYPE_RINGBUF of SIZE bytes (a power of two, in pages): its
+ * consumer page, then its producer page and data mapped twice, as the kernel
+ * lays them out from offset one page. NULL and errno on failure. */
+struct ring *ring__map_bpf(int fd, uint64_t size);
 /* Unmaps; does not close the fd. Accepts NULL. */
 void ring__unmap(struct ring *r);
 

@@ -34,6 +34,7 @@ struct ringset {
 	uint64_t last_ts;	/* of the last event handed out */
 	uint64_t n_reordered;
 	bool last_wait_polled;	/* and it reported readiness */
+	bool sleep_wait;	/* never poll the fds (ringset_opts) */
 	bool has_mask;
 	sigset_t mask;
 };
@@ -72,6 +73,7 @@ struct ringset *ringset__new(const struct ringset_opts *opts)
 	if (s->backoff_max < s->backoff_min)
 		s->backoff_max = s->backoff_min;
 	s->backoff = s->backoff_min;
+	s->sleep_wait = o.sleep_wait;
 	return s;
 }
 
@@ -219,7 +221,7 @@ int ringset__next(struct ringset *s, struct capture_event *ev, int timeout_ms)
 			wait = s->backoff;
 			/* A ready fd that then gave nothing (a memfd, a stale wakeup):
 			 * sleep instead of polling again at once. */
-			poll = !(s->last_wait_polled && s->harvest == 0);
+			poll = !s->sleep_wait && !(s->last_wait_polled && s->harvest == 0);
 		}
 		s->harvest = 0;
 		if (timeout_ms > 0 && wait > deadline - now)

@@ -26,6 +26,10 @@ struct ringset_opts {
 	/* Back-off of the wait when the rings are (nearly) empty; 0: 1 ms .. 30 ms. */
 	uint32_t backoff_min_us;
 	uint32_t backoff_max_us;
+	/* The ring fds are ready whenever a ring is not empty (BPF ring buffers
+	 * written without wakeups): polling them would wake us per event, so the
+	 * wait sleeps its back-off instead. */
+	bool sleep_wait;
 };
 
 struct ringset;

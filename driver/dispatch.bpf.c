@@ -8,9 +8,9 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 /* Common checks of both directions: capture on, not our own process, a wanted
  * syscall, a thread the kernel filter sends. EXIT and RET: the exit side and its
  * return value, REGS its pt_regs (kf__skip_fast). Returns the syscall's route or
- * NULL. */
+ * NULL, and the task's pid_tgid in *PID_TGID when it is wanted. */
 static __always_inline const struct syscall_route *route__wanted(long id, int exit, long ret,
-								 __u64 regs)
+								 __u64 regs, __u64 *pid_tgid_out)
 {
 	/* Cheapest test first: most excluded syscalls stop at the bitmap, an
 	 * excluded thread at its CPU's slot. */
@@ -25,6 +25,7 @@ static __always_inline const struct syscall_route *route__wanted(long id, int ex
 		return 0;
 	if (!kf__wants(id, pid_tgid, exit, ret, regs))
 		return 0;
+	*pid_tgid_out = pid_tgid;
 	return &routes[id];
 }
 
@@ -32,7 +33,8 @@ SEC("raw_tp/sys_enter")
 int sys_enter(struct bpf_raw_tracepoint_args *ctx)
 {
 	long id = (long)ctx->args[1];
-	const struct syscall_route *r = route__wanted(id, 0, 0, ctx->args[0]);
+	__u64 pid_tgid;
+	const struct syscall_route *r = route__wanted(id, 0, 0, ctx->args[0], &pid_tgid);
 	struct filler f;
 
 	if (!r)
@@ -65,7 +67,9 @@ int sys_exit(struct bpf_raw_tracepoint_args *ctx)
 {
 	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
 	long id = regs->orig_ax;
-	const struct syscall_route *r = route__wanted(id, 1, (long)ctx->args[1], (__u64)regs);
+	__u64 pid_tgid;
+	const struct syscall_route *r = route__wanted(id, 1, (long)ctx->args[1], (__u64)regs,
+						      &pid_tgid);
 
 	if (!r)
 		return 0;
@@ -102,7 +106,8 @@ int sys_exit_eo(struct bpf_raw_tracepoint_args *ctx)
 	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
 	long id = regs->orig_ax;
 	long ret = (long)ctx->args[1];
-	const struct syscall_route *r = route__wanted(id, 1, ret, (__u64)regs);
+	__u64 pid_tgid;
+	const struct syscall_route *r = route__wanted(id, 1, ret, (__u64)regs, &pid_tgid);
 	struct scratch *s;
 	struct filler f;
 
@@ -118,8 +123,8 @@ int sys_exit_eo(struct bpf_raw_tracepoint_args *ctx)
 	/* drop_failed: the enter event still goes, as with sys_enter attached */
 	s->chain_ev = settings.drop_failed && ret < 0 ? EO_NO_EXIT : r->exit_event + 1;
 	s->chain_sc = r->ppm_sc;
-	s->chain_owner = bpf_get_current_pid_tgid();
-	stamp__set(s, s->chain_owner);
+	s->chain_owner = pid_tgid;
+	stamp__set(s, pid_tgid);
 	if (r->enter_event != PPME_GENERIC_E)
 		bpf_tail_call(ctx, &fillers_enter, r->enter_event);
 	if (!FILLER_BEGIN(&f, ctx, GENERIC_E)) {

@@ -19,6 +19,9 @@ struct filler {
 	void *ctx;
 	struct pt_regs *regs;	/* the syscall's saved user registers */
 	long ret;		/* exit events: the syscall's return value */
+	/* pid_tgid of this task, read once: the scratch frame's owner while this
+	 * filler builds in it (a task preempting us on the CPU changes that). */
+	__u64 me;
 	/* pt_regs from r10 to orig_ax, read once on the first filler__arg: one probe
 	 * read instead of one per argument. */
 	unsigned long regblock[9];
@@ -76,7 +79,8 @@ static __always_inline int filler__begin(struct filler *f, void *ctx, __u16 type
 	f->regs = (struct pt_regs *)a->args[0];
 	f->ret = (long)a->args[1];
 	f->have_args = 0;
-	f->s->owner = bpf_get_current_pid_tgid();
+	f->me = bpf_get_current_pid_tgid();
+	f->s->owner = f->me;
 	f->s->type = type;
 	f->s->nparams = nparams;
 	f->s->curarg = 0;
@@ -204,7 +208,7 @@ static __always_inline int filler__submit(struct filler *f)
 	struct ppm_evt_hdr *h = (struct ppm_evt_hdr *)s->data;
 	__u32 len = s->off;
 
-	__u64 me = bpf_get_current_pid_tgid();
+	__u64 me = f->me;
 	__u64 ts = s->stamp_owner == me ? s->stamp : 0;
 
 	/* the exit event ends its syscall's chain, sent or not */
@@ -286,7 +290,8 @@ static __always_inline int filler__resume(struct filler *f, void *ctx, __u16 typ
 	struct bpf_raw_tracepoint_args *a = ctx;
 
 	f->s = scratch__get();
-	if (!f->s || f->s->type != type || f->s->owner != bpf_get_current_pid_tgid()) {
+	f->me = bpf_get_current_pid_tgid();
+	if (!f->s || f->s->type != type || f->s->owner != f->me) {
 		DROP(n_drops_bug, type);
 		return -1;
 	}

@@ -218,11 +218,20 @@ static int agent__run(struct agent *a)
 	struct ievt ev;
 	int err;
 
+	uint32_t since_clock = 0;
+
 	capture__set_sigmask(a->cap, &a->wait_mask);
 	while (!signals_stop && !a->stdout_err) {
-		if (deadline && monotonic_ms() >= deadline)
-			break;
-		err = capture__next(a->cap, &cev, WAIT_MS);
+		/* -M: the clock is read whenever the rings run dry and every 256
+		 * events while they do not (a vDSO call costs more than counting
+		 * an event) */
+		err = capture__next(a->cap, &cev, 0);
+		if (err == -EAGAIN || (deadline && !(++since_clock & 255))) {
+			if (deadline && monotonic_ms() >= deadline)
+				break;
+			if (err == -EAGAIN)
+				err = capture__next(a->cap, &cev, WAIT_MS);
+		}
 		if (err == -EAGAIN) {
 			agent__tick(a);
 			continue;

@@ -27,6 +27,10 @@ def num(pat):
 read, matched, dropped, malformed = num(r"^agent: (\d+) events read, (\d+) matched, (\d+) dropped, (\d+) malformed")
 total, full, big, bug, corrupt = num(r"^agent: dropped (\d+) = ring full (\d+) \+ too big (\d+) \+ driver bug (\d+) \+ corrupt records (\d+);")
 assert total == dropped == full + big + bug + corrupt, ("total is not the sum of its parts", err)
+# Stopped mid-storm, the agent still reads what the rings hold: every event
+# the driver sent was read.
+sent, unread = num(r"^agent: the driver sent (\d+) events; (\d+) not read yet$")
+assert unread == 0 and sent == read, ("events left in the rings at stop", sent, read, err)
 assert full > 0, ("the storm did not fill the 16K ring: nothing proved", err)
 lost = num(r"the ring reported (\d+) lost")[0]
 assert lost <= full, ("the ring's lost samples are the ring-full drops: at most as many", lost, full)
@@ -45,6 +49,26 @@ print(f"ok: {sys.argv[3]}: {made} events made = {matched} matched + {storm} drop
 PY
 	expect "$engine: each event of the storm is matched or counted as dropped exactly once" grep -q '^ok' "$TMP/check" || cat "$TMP/check" "$TMP/err"
 	cat "$TMP/check"
+done
+
+# Stopped in the middle of a storm (each engine, default ring size): what the
+# rings hold at the signal is still read, so every event the driver sent is
+# read and counted.
+for engine in ringbuf perf; do
+	start_agent "$TMP/mid" "$TMP/miderr" -q --engine $engine
+	"$STORM" 3000000 2 >/dev/null 2>&1 &
+	storm=$!
+	sleep 1
+	stop_agent
+	wait $storm
+	expect "$engine: stopped mid-storm, every event sent was read" python3 -c "
+import re, sys
+err = open('$TMP/miderr').read()
+read = int(re.search(r'^agent: (\d+) events read', err, re.M).group(1))
+sent, unread = map(int, re.search(r'^agent: the driver sent (\d+) events; (\d+) not read yet$', err, re.M).groups())
+assert read > 100000 and unread == 0 and sent == read, (read, sent, unread)
+print(f'$engine: mid-storm stop: {sent} sent, {read} read')
+" || cat "$TMP/miderr"
 done
 
 # -s 0 captures no buffer bytes (not the default 80).

@@ -210,15 +210,88 @@ static bool agent__count(struct agent *a, const struct capture_event *cev)
 	return a->o.max_events && a->tally.matched >= a->o.max_events;
 }
 
+/* One event: counted, or parsed, filtered, written and emitted. 0, 1 once -n is
+ * reached, or -errno. */
+static int agent__event(struct agent *a, const struct capture_event *cev, bool count_only)
+{
+	struct ievt ev;
+	int err;
+
+	if (count_only)
+		return agent__count(a, cev) ? 1 : 0;
+	if (inspector__process(a->in, cev, &ev)) {
+		a->tally.malformed++;
+		return 0;
+	}
+	/* A filtered -w file's state-only event: it kept the tables right;
+	 * nobody is shown it, and a further -w keeps it as it was. */
+	if (cev->flags & CAPTURE_EVF_STATE_ONLY) {
+		if (a->writer && (err = agent__write_state_only(a, cev)))
+			return err;
+		return 0;
+	}
+	agent__tick_at(a, ev.ts);
+	/* Old drivers' per-process CPU samples: internal, sysdig never shows them. */
+	if (ev.type == PPME_PROCINFO_E)
+		return 0;
+	if (a->flt && !filter__match(a->flt, &ev, &a->fctx)) {
+		if (a->writer && agent__changes_state(ev.type) &&
+		    (err = agent__write_state_only(a, cev)))
+			return err;
+		return 0;
+	}
+	a->tally.matched++;
+	/* -C/-G: a new file (its state written) when the current one is full */
+	if (a->cycle && (err = capfile_cycle__consider(a->cycle, ev.ts)) != 0) {
+		a->writer = capfile_cycle__writer(a->cycle);
+		if (err < 0) {
+			fprintf(stderr, "agent: cannot write %s: %s\n",
+				capfile_cycle__name(a->cycle), strerror(-err));
+			a->reported = true;
+			return err;
+		}
+		if (a->o.verbose)
+			fprintf(stderr, "agent: writing %s\n", capfile_cycle__name(a->cycle));
+	}
+	/* the file names a container before its first event, as sysdig's do */
+	if (a->writer && ((err = capfile_writer__users_new(a->writer, ev.thread, cev->cpu,
+							   ev.ts, &a->users_mark)) ||
+			  (err = capfile_writer__container(a->writer, ev.thread, ev.ts)) ||
+			  (err = capfile_writer__write(a->writer, cev->cpu, cev->frame)))) {
+		fprintf(stderr, "agent: cannot write %s: %s\n", a->o.write_file,
+			strerror(-err));
+		a->reported = true;
+		return err;
+	}
+	if (a->outs.n && (err = agent__emit(a, &ev)))
+		return err;
+	return a->o.max_events && a->tally.matched >= a->o.max_events;
+}
+
+/* After a signal or -M: what the rings still hold was captured before the stop,
+ * so it is handed on too (the driver is detached first), up to -n. */
+static int agent__drain(struct agent *a, bool count_only)
+{
+	struct capture_event cev;
+	int err;
+
+	if (!a->cap || capture__stop(a->cap))
+		return 0;
+	while (!a->stdout_err && capture__next(a->cap, &cev, 0) == 0) {
+		err = agent__event(a, &cev, count_only);
+		if (err)
+			return err < 0 ? err : 0;
+	}
+	return 0;
+}
+
 static int agent__run(struct agent *a)
 {
 	uint64_t deadline = agent__deadline(a);
 	bool count_only = agent__count_only(a);
 	struct capture_event cev;
-	struct ievt ev;
-	int err;
-
 	uint32_t since_clock = 0;
+	int err;
 
 	capture__set_sigmask(a->cap, &a->wait_mask);
 	while (!signals_stop && !a->stdout_err) {
@@ -226,11 +299,10 @@ static int agent__run(struct agent *a)
 		 * events while they do not (a vDSO call costs more than counting
 		 * an event) */
 		err = capture__next(a->cap, &cev, 0);
-		if (err == -EAGAIN || (deadline && !(++since_clock & 255))) {
+		if (err == -EAGAIN) {
 			if (deadline && monotonic_ms() >= deadline)
 				break;
-			if (err == -EAGAIN)
-				err = capture__next(a->cap, &cev, WAIT_MS);
+			err = capture__next(a->cap, &cev, WAIT_MS);
 		}
 		if (err == -EAGAIN) {
 			agent__tick(a);
@@ -239,7 +311,7 @@ static int agent__run(struct agent *a)
 		if (err == -EINTR)
 			continue;
 		if (err == -ENODATA)
-			break;
+			return 0;
 		if (err) {
 			if (a->o.read_file && a->ferr.msg[0]) {
 				fail("%s", a->ferr.msg);
@@ -247,61 +319,13 @@ static int agent__run(struct agent *a)
 			}
 			return err;
 		}
-		if (count_only) {
-			if (agent__count(a, &cev))
-				break;
-			continue;
-		}
-		if (inspector__process(a->in, &cev, &ev)) {
-			a->tally.malformed++;
-			continue;
-		}
-		/* A filtered -w file's state-only event: it kept the tables right;
-		 * nobody is shown it, and a further -w keeps it as it was. */
-		if (cev.flags & CAPTURE_EVF_STATE_ONLY) {
-			if (a->writer && (err = agent__write_state_only(a, &cev)))
-				return err;
-			continue;
-		}
-		agent__tick_at(a, ev.ts);
-		/* Old drivers' per-process CPU samples: internal, sysdig never shows them. */
-		if (ev.type == PPME_PROCINFO_E)
-			continue;
-		if (a->flt && !filter__match(a->flt, &ev, &a->fctx)) {
-			if (a->writer && agent__changes_state(ev.type) &&
-			    (err = agent__write_state_only(a, &cev)))
-				return err;
-			continue;
-		}
-		a->tally.matched++;
-		/* -C/-G: a new file (its state written) when the current one is full */
-		if (a->cycle && (err = capfile_cycle__consider(a->cycle, ev.ts)) != 0) {
-			a->writer = capfile_cycle__writer(a->cycle);
-			if (err < 0) {
-				fprintf(stderr, "agent: cannot write %s: %s\n",
-					capfile_cycle__name(a->cycle), strerror(-err));
-				a->reported = true;
-				return err;
-			}
-			if (a->o.verbose)
-				fprintf(stderr, "agent: writing %s\n", capfile_cycle__name(a->cycle));
-		}
-		/* the file names a container before its first event, as sysdig's do */
-		if (a->writer && ((err = capfile_writer__users_new(a->writer, ev.thread, cev.cpu,
-								   ev.ts, &a->users_mark)) ||
-				  (err = capfile_writer__container(a->writer, ev.thread, ev.ts)) ||
-				  (err = capfile_writer__write(a->writer, cev.cpu, cev.frame)))) {
-			fprintf(stderr, "agent: cannot write %s: %s\n", a->o.write_file,
-				strerror(-err));
-			a->reported = true;
-			return err;
-		}
-		if (a->outs.n && (err = agent__emit(a, &ev)))
-			return err;
-		if (a->o.max_events && a->tally.matched >= a->o.max_events)
+		err = agent__event(a, &cev, count_only);
+		if (err)
+			return err < 0 ? err : 0;
+		if (deadline && !(++since_clock & 255) && monotonic_ms() >= deadline)
 			break;
 	}
-	return 0;
+	return a->stdout_err ? 0 : agent__drain(a, count_only);
 }
 
 static int agent__compile(struct agent *a)

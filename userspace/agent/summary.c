@@ -83,6 +83,9 @@ void summary__print(FILE *out, const struct agent_counters *c, const char *headi
 			PRIu64 " params sent empty (unreadable user memory)\n", summary__dropped(t),
 			t->drv_drops_buffer, t->drv_drops_scratch, t->drv_drops_bug, t->n_corrupt,
 			t->n_lost, t->drv_drops_pf);
+	if (c->live)
+		fprintf(out, "agent: the driver sent %" PRIu64 " events; %" PRIu64 " not read yet\n",
+			t->drv_evts, t->drv_evts > t->n_evts ? t->drv_evts - t->n_evts : 0);
 	if (t->n_reordered)
 		fprintf(out, "agent: %" PRIu64 " events came out of timestamp order (their "
 			"producer was preempted longer than the order window)\n", t->n_reordered);

@@ -50,6 +50,11 @@ struct driver *capture__driver(struct capture *c)
 	return c->ops == &live_engine_ops ? live__driver(c->engine) : NULL;
 }
 
+int capture__stop(struct capture *c)
+{
+	return c->ops == &live_engine_ops ? live__stop(c->engine) : -EOPNOTSUPP;
+}
+
 int capture__set_sigmask(struct capture *c, const sigset_t *mask)
 {
 	if (c->ops == &live_engine_ops)

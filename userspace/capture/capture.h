@@ -124,6 +124,12 @@ struct driver *capture__driver(struct capture *c);
  * failure. */
 struct capture *capture__open_memory(const void *buf, size_t len);
 
+/* Live: detaches the driver (no event is produced any more, none is on its
+ * way) and hands out what the rings still hold, in order, without waiting for
+ * the order window: capture__next then returns -EAGAIN once they are empty.
+ * -EOPNOTSUPP for other engines. */
+int capture__stop(struct capture *c);
+
 /* The signal mask to wait with (ppoll). A handler that runs while capture__next
  * waits makes it return -EINTR; one that runs just before the wait is not seen
  * by it (the wait goes on up to its timeout). To close that gap, block SIGINT/

@@ -13,5 +13,6 @@ struct capture {
 extern const struct capture_engine_ops live_engine_ops;
 struct driver *live__driver(void *engine);
 int live__set_sigmask(void *engine, const sigset_t *mask);
+int live__stop(void *engine);
 
 #endif

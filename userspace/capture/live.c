@@ -235,6 +235,16 @@ struct driver *live__driver(void *engine)
 	return ((struct live *)engine)->drv;
 }
 
+int live__stop(void *engine)
+{
+	struct live *l = engine;
+
+	/* Detaching waits for running programs: every event is then in a ring. */
+	driver__detach(l->drv);
+	ringset__final(l->rs);
+	return 0;
+}
+
 int live__set_sigmask(void *engine, const sigset_t *mask)
 {
 	ringset__set_sigmask(((struct live *)engine)->rs, mask);

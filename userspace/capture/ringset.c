@@ -232,6 +232,11 @@ int ringset__next(struct ringset *s, struct capture_event *ev, int timeout_ms)
 	}
 }
 
+void ringset__final(struct ringset *s)
+{
+	s->window = 0;
+}
+
 int ringset__stats(const struct ringset *s, struct capture_stats *st)
 {
 	memset(st, 0, sizeof(*st));

@@ -43,6 +43,9 @@ int ringset__next(struct ringset *s, struct capture_event *ev, int timeout_ms);
 /* Signal mask to wait with (ppoll), so that a signal blocked by the caller can
  * only arrive during the wait; NULL: keep the current mask. */
 void ringset__set_sigmask(struct ringset *s, const sigset_t *mask);
+/* No more events will be written: hand out what the rings hold in timestamp
+ * order without the order window's wait. */
+void ringset__final(struct ringset *s);
 /* Per-CPU and total ring counters and the mode; drv_* left zero. */
 int ringset__stats(const struct ringset *s, struct capture_stats *st);
 /* Unmaps the rings (their fds stay open). Accepts NULL. */

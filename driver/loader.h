@@ -22,7 +22,7 @@ struct driver_config {
 	/* Exit-only capture: no program on sys_enter; sys_exit sends each wanted
 	 * syscall's enter and exit events (see the README's "Capture modes"). */
 	bool exit_only;
-	/* Events go into one BPF ring buffer per CPU (driver__set_ring_fd), not
+	/* Events go into one BPF ring buffer per CPU (driver__ring_create), not
 	 * into perf rings (driver__set_perf_fd). */
 	bool ringbuf;
 };

@@ -193,20 +193,24 @@ static bool agent__count_only(const struct agent *a)
 	return !a->o.read_file && !a->flt && !a->outs.n && !a->writer && !a->metrics;
 }
 
-/* One event of a count-only run; true when -n is reached. */
-static bool agent__count(struct agent *a, const struct capture_event *cev)
+/* One event of a count-only run. */
+static void agent__count(struct agent *a, const struct capture_event *cev)
 {
 	struct ppm_evt_hdr h;
 
 	if (!cev->frame || schema__validate(cev->frame, cev->len) < 0) {
 		a->tally.malformed++;
-		return false;
+		return;
 	}
 	memcpy(&h, cev->frame, sizeof(h));
 	agent__tick_at(a, h.ts);
-	if (h.type == PPME_PROCINFO_E)
-		return false;
-	a->tally.matched++;
+	if (h.type != PPME_PROCINFO_E)
+		a->tally.matched++;
+}
+
+/* Whether -n is reached. */
+static bool agent__n_reached(const struct agent *a)
+{
 	return a->o.max_events && a->tally.matched >= a->o.max_events;
 }
 
@@ -217,8 +221,10 @@ static int agent__event(struct agent *a, const struct capture_event *cev, bool c
 	struct ievt ev;
 	int err;
 
-	if (count_only)
-		return agent__count(a, cev) ? 1 : 0;
+	if (count_only) {
+		agent__count(a, cev);
+		return agent__n_reached(a);
+	}
 	if (inspector__process(a->in, cev, &ev)) {
 		a->tally.malformed++;
 		return 0;
@@ -265,7 +271,7 @@ static int agent__event(struct agent *a, const struct capture_event *cev, bool c
 	}
 	if (a->outs.n && (err = agent__emit(a, &ev)))
 		return err;
-	return a->o.max_events && a->tally.matched >= a->o.max_events;
+	return agent__n_reached(a);
 }
 
 /* After a signal or -M: what the rings still hold was captured before the stop,

@@ -16,6 +16,11 @@
 #define BPF_REC_BUSY (1u << 31)
 #define BPF_REC_DISCARD (1u << 30)
 
+/* The header word of the BPF ring record at ring offset POS. Acquire: the
+ * writer's commit clears BUSY after writing the data. */
+#define BPF_REC_WORD(r, pos) \
+	__atomic_load_n((const uint32_t *)((r)->data + ((pos) & (r)->mask)), __ATOMIC_ACQUIRE)
+
 struct ring {
 	int fd;
 	enum ring_mode mode;
@@ -334,8 +339,7 @@ static bool ring__next_bpf(struct ring *r)
 		skip_snapshot(r);
 		return false;
 	}
-	/* Acquire: the writer's commit clears BUSY after writing the data. */
-	word = __atomic_load_n((const uint32_t *)rec, __ATOMIC_ACQUIRE);
+	word = BPF_REC_WORD(r, r->pos);
 	if (word & BPF_REC_BUSY) {
 		/* Reserved, not yet committed: the snapshot ends here for now. */
 		r->head = r->pos;
@@ -416,9 +420,7 @@ uint64_t ring__refresh(struct ring *r)
 	r->head = head;
 	/* A BPF ring's next record may be reserved and not yet committed: then
 	 * nothing is readable yet. */
-	if (r->mode == RING_BPF && head != r->pos &&
-	    (__atomic_load_n((const uint32_t *)(r->data + (r->pos & r->mask)), __ATOMIC_ACQUIRE) &
-	     BPF_REC_BUSY))
+	if (r->mode == RING_BPF && head != r->pos && (BPF_REC_WORD(r, r->pos) & BPF_REC_BUSY))
 		r->head = r->pos;
 	return r->head - r->pos;
 }

@@ -39,9 +39,16 @@ struct ring {
 	uint64_t head;
 	uint64_t pos;
 	uint64_t tail;
-	/* The event ring__peek found at POS, ending at PEEK_END. */
+	/* The record at POS being walked: it may hold several frames back to
+	 * back (exit-only capture sends a syscall's enter and exit frames in one
+	 * record). REC_OFF is its next frame; POS moves to REC_END after its last. */
+	bool in_rec;
+	const uint8_t *rec;
+	uint32_t rec_len;
+	uint32_t rec_off;
+	uint64_t rec_end;
+	/* The event ring__peek found at REC + REC_OFF, PEEK_LEN bytes long. */
 	bool have_peek;
-	uint64_t peek_end;
 	uint64_t peek_ts;
 	uint32_t peek_len;
 	struct capture_event peek_ev;
@@ -258,28 +265,53 @@ static void skip_snapshot(struct ring *r)
 	r->pos = r->head;
 }
 
-/* Checks the frame of LEN bytes at REC and makes it the peeked event, ending at
- * END. False (counted corrupt) when it is not a frame. */
-static bool ring__take(struct ring *r, const uint8_t *rec, uint32_t len, uint64_t end)
+/* Leaves the record being walked: POS moves past it. */
+static void rec_done(struct ring *r)
 {
-	uint32_t flen;
+	r->in_rec = false;
+	r->pos = r->rec_end;
+}
 
-	if (len < PPM_HDR_LEN) {
-		r->st.n_corrupt++;
+/* Makes the frame at REC_OFF of the record being walked the peeked event. At
+ * the record's end (less than a header left: none, or a perf sample's padding)
+ * or on a bad frame, which costs the rest of the record and is counted once as
+ * corrupt, leaves the record and returns false. */
+static bool rec_frame(struct ring *r)
+{
+	uint32_t left = r->rec_len - r->rec_off, flen;
+	const uint8_t *f = r->rec + r->rec_off;
+
+	if (left < PPM_HDR_LEN) {
+		if (r->rec_off == 0)
+			r->st.n_corrupt++;
+		rec_done(r);
 		return false;
 	}
-	memcpy(&flen, rec + offsetof(struct ppm_evt_hdr, len), sizeof(flen));
-	if (flen < PPM_HDR_LEN || flen > len) {
+	memcpy(&flen, f + offsetof(struct ppm_evt_hdr, len), sizeof(flen));
+	if (flen < PPM_HDR_LEN || flen > left) {
 		r->st.n_corrupt++;
+		rec_done(r);
 		return false;
 	}
-	memcpy(&r->peek_ts, rec, sizeof(r->peek_ts));
-	r->peek_ev.frame = (const struct ppm_evt_hdr *)rec;
-	r->peek_ev.len = len;
+	memcpy(&r->peek_ts, f, sizeof(r->peek_ts));
+	r->peek_ev.frame = (const struct ppm_evt_hdr *)f;
+	r->peek_ev.len = left;
 	r->peek_len = flen;
-	r->peek_end = end;
 	r->have_peek = true;
 	return true;
+}
+
+/* Starts walking the LEN bytes of record data at REC, whose record ends at
+ * ring offset END: its first frame is peeked, or (bad, counted corrupt) POS is
+ * past the record. */
+static void ring__take(struct ring *r, const uint8_t *rec, uint32_t len, uint64_t end)
+{
+	r->rec = rec;
+	r->rec_len = len;
+	r->rec_off = 0;
+	r->rec_end = end;
+	r->in_rec = true;
+	rec_frame(r);
 }
 
 /* The next record of a perf ring's snapshot: false when the snapshot is used up. */
@@ -316,10 +348,13 @@ static bool ring__next_perf(struct ring *r)
 			r->st.n_corrupt++;
 		} else {
 			memcpy(&raw, rec + sizeof(ph), sizeof(raw));
-			if (raw > ph.size - sizeof(ph) - 4)
+			if (raw > ph.size - sizeof(ph) - 4) {
 				r->st.n_corrupt++;
-			else if (ring__take(r, rec + sizeof(ph) + 4, raw, r->pos + ph.size))
+			} else {
+				/* POS is past the record unless a frame was found */
+				ring__take(r, rec + sizeof(ph) + 4, raw, r->pos + ph.size);
 				return true;
+			}
 		}
 	}
 	/* Not an event (throttle and the like) or a bad one: on to the next. */
@@ -327,7 +362,8 @@ static bool ring__next_perf(struct ring *r)
 	return true;
 }
 
-
+/* The next record of a BPF ring buffer's snapshot: false when the snapshot is
+ * used up or ends at a record not committed yet. */
 static bool ring__next_bpf(struct ring *r)
 {
 	uint64_t avail = r->head - r->pos;
@@ -351,15 +387,17 @@ static bool ring__next_bpf(struct ring *r)
 		skip_snapshot(r);
 		return false;
 	}
-	if (!(word & BPF_REC_DISCARD) &&
-	    ring__take(r, rec + BPF_REC_HDR, len, r->pos + total))
-		return true;
-	r->pos += total;
+	if (word & BPF_REC_DISCARD)
+		r->pos += total;
+	else
+		ring__take(r, rec + BPF_REC_HDR, len, r->pos + total);
 	return true;
 }
 
 bool ring__peek(struct ring *r, struct capture_event *ev, uint64_t *ts)
 {
+	if (!r->have_peek && r->in_rec)
+		rec_frame(r);
 	while (!r->have_peek && r->pos != r->head) {
 		if (!(r->mode == RING_BPF ? ring__next_bpf(r) : ring__next_perf(r)))
 			break;
@@ -380,9 +418,12 @@ void ring__consume(struct ring *r)
 	if (!r->have_peek)
 		return;
 	r->have_peek = false;
-	r->pos = r->peek_end;
+	r->rec_off += r->peek_len;
 	r->st.n_evts++;
 	r->st.n_bytes += r->peek_len;
+	/* Past the record's last frame: the ring may count as exhausted at once. */
+	if (r->rec_len - r->rec_off < PPM_HDR_LEN)
+		rec_done(r);
 }
 
 bool ring__exhausted(const struct ring *r)

@@ -293,6 +293,48 @@ static void test_bad_samples(enum ring_mode mode)
 	memring__close(&m);
 }
 
+/* A sample holding several frames back to back (exit-only capture sends a
+ * syscall's enter and exit frames together), also across the ring's end: each
+ * is an event; a bad frame costs the rest of its sample, counted once. */
+static void test_multi_frame(enum ring_mode mode)
+{
+	struct capture_cpu_stats st;
+	struct memring m;
+	struct got g[16];
+	uint8_t rec[256];
+	struct ring *r;
+
+	CHECK(memring__open(&m, 1, 4096 - 40) == 0);
+	r = map(&m, 1, mode);
+	if (!r)
+		return;
+	frame__make(rec, 41, 1, 1);
+	frame__make(rec + 41, 30, 2, 2);
+	frame__make(rec + 71, 27, 3, 3);
+	CHECK(memring__sample(&m, rec, 98) == 0);	/* wraps; 2 bytes of padding */
+	put(&m, 26, 4, 4);
+	frame__make(rec, 30, 5, 5);
+	frame__make(rec + 30, 30, 6, 6);
+	((struct ppm_evt_hdr *)(rec + 30))->len = 25;	/* below a header */
+	CHECK(memring__sample(&m, rec, 60) == 0);
+	frame__make(rec, 40, 7, 7);
+	frame__make(rec + 40, 26, 8, 8);
+	CHECK(memring__sample(&m, rec, 66) == 0);
+	memring__publish(&m);
+	CHECK_EQ(read_all(r, g, 16), 7);
+	for (int i = 0; i < 7; i++)
+		CHECK(g[i].content_ok);
+	CHECK(g[0].ts == 1 && g[0].len == 41 && g[1].ts == 2 && g[1].len == 30);
+	CHECK(g[2].ts == 3 && g[2].len == 27 && g[3].ts == 4);
+	CHECK(g[4].ts == 5 && g[5].ts == 7 && g[6].ts == 8 && g[6].len == 26);
+	ring__stats(r, &st);
+	CHECK_EQ(st.n_evts, 7);
+	CHECK_EQ(st.n_corrupt, 1);
+	CHECK_EQ(memring__tail(&m), m.head);
+	ring__unmap(r);
+	memring__close(&m);
+}
+
 /* The tail moves only when the snapshot is used up, and only on the next refresh:
  * the last event handed out stays readable until then. */
 static void test_tail(enum ring_mode mode)
@@ -444,6 +486,7 @@ int main(void)
 		test_bad_sizes(modes[i]);
 		test_truncated(modes[i]);
 		test_bad_samples(modes[i]);
+		test_multi_frame(modes[i]);
 		test_tail(modes[i]);
 		test_laps(modes[i]);
 		test_bad_header(modes[i]);

@@ -42,7 +42,7 @@ int sys_enter(struct bpf_raw_tracepoint_args *ctx)
 	if (r->enter_event != PPME_GENERIC_E)
 		bpf_tail_call(ctx, &fillers_enter, r->enter_event);
 	/* No filler (or the tail call failed): the generic event names the syscall. */
-	if (FILLER_BEGIN(&f, ctx, GENERIC_E))
+	if (FILLER_BEGIN_AS(&f, ctx, GENERIC_E, pid_tgid))
 		return 0;
 	filler__u16(&f, r->ppm_sc);
 	filler__u16(&f, (__u16)id);
@@ -51,13 +51,14 @@ int sys_enter(struct bpf_raw_tracepoint_args *ctx)
 
 /* The exit event of route R (RET: the return value): its filler, or the
  * generic one; none for a failed call with drop_failed. */
-static __always_inline int exit__send(void *ctx, const struct syscall_route *r, long ret)
+static __always_inline int exit__send(void *ctx, const struct syscall_route *r, long ret,
+				      __u64 pid_tgid)
 {
 	if (settings.drop_failed && ret < 0)
 		return 0;
 	if (r->exit_event != PPME_GENERIC_X)
 		bpf_tail_call(ctx, &fillers_exit, r->exit_event);
-	return filler__generic_exit(ctx, r->ppm_sc);
+	return filler__generic_exit(ctx, r->ppm_sc, pid_tgid);
 }
 
 /* tp_btf: the pt_regs pointer is typed, so reading the syscall number is a plain
@@ -73,7 +74,7 @@ int sys_exit(struct bpf_raw_tracepoint_args *ctx)
 
 	if (!r)
 		return 0;
-	return exit__send(ctx, r, (long)ctx->args[1]);
+	return exit__send(ctx, r, (long)ctx->args[1], pid_tgid);
 }
 
 /* Exit-only capture: whether the enter event is built here, at exit. A new
@@ -116,9 +117,13 @@ int sys_exit_eo(struct bpf_raw_tracepoint_args *ctx)
 	s = scratch__get();
 	if (!s)
 		return 0;
+	/* An enter frame whose exit frame never came (a chain that failed) goes
+	 * alone, and cannot pair with this syscall's. */
+	if (s->park_len)
+		park__flush(ctx, s);
 	if (!eo__enter_here(r, ret)) {
 		s->stamp = 0;
-		return exit__send(ctx, r, ret);
+		return exit__send(ctx, r, ret, pid_tgid);
 	}
 	/* drop_failed: the enter event still goes, as with sys_enter attached */
 	s->chain_ev = settings.drop_failed && ret < 0 ? EO_NO_EXIT : r->exit_event + 1;
@@ -127,10 +132,10 @@ int sys_exit_eo(struct bpf_raw_tracepoint_args *ctx)
 	stamp__set(s, pid_tgid);
 	if (r->enter_event != PPME_GENERIC_E)
 		bpf_tail_call(ctx, &fillers_enter, r->enter_event);
-	if (!FILLER_BEGIN(&f, ctx, GENERIC_E)) {
+	if (!FILLER_BEGIN_AS(&f, ctx, GENERIC_E, pid_tgid)) {
 		filler__u16(&f, r->ppm_sc);
 		filler__u16(&f, (__u16)id);
 		filler__submit(&f);
 	}
-	return filler__chain(ctx);
+	return filler__chain(ctx, pid_tgid);
 }

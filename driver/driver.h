@@ -10,6 +10,9 @@
  * never leaves the buffer (the verifier can see that). */
 #define FRAME_HALF 65536
 #define FRAME_SIZE (2 * FRAME_HALF)
+/* Exit-only capture parks a syscall's enter frame of at most PARK_SIZE bytes
+ * right before the frame, so that it and the exit frame go out in one record. */
+#define PARK_SIZE 1024
 /* Longest path or string param the driver copies. */
 #define DRIVER_MAX_STR 4096
 #define DRIVER_DEFAULT_SNAPLEN 80

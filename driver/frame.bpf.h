@@ -9,6 +9,7 @@
 
 /* Offsets into data are masked with this so the verifier sees them bounded. */
 #define FRAME_MASK (FRAME_HALF - 1)
+#define PARK_MASK (PARK_SIZE - 1)
 #define PARAMS_MASK 31
 /* errno values are not in vmlinux.h. */
 #define ENOSPC_BPF 28
@@ -22,6 +23,9 @@ struct filler {
 	/* pid_tgid of this task, read once: the scratch frame's owner while this
 	 * filler builds in it (a task preempting us on the CPU changes that). */
 	__u64 me;
+	/* The event's type, a constant where the filler names it: the compiler
+	 * then keeps only the send path of its direction (frame__send). */
+	__u16 type;
 	/* pt_regs from r10 to orig_ax, read once on the first filler__arg: one probe
 	 * read instead of one per argument. */
 	unsigned long regblock[9];
@@ -64,9 +68,11 @@ static __always_inline struct scratch *scratch__get(void)
 	return bpf_map_lookup_elem(&frames, &cpu);
 }
 
-/* Starts event TYPE with NPARAMS params. CTX is the raw tracepoint's context:
+/* Starts event TYPE with NPARAMS params for the current task, whose pid_tgid
+ * (read once by the program: a helper call) is PID_TGID. CTX is the raw tracepoint's context:
  * args[0] the pt_regs, args[1] the syscall id (enter) or return value (exit). */
-static __always_inline int filler__begin(struct filler *f, void *ctx, __u16 type, __u32 nparams)
+static __always_inline int filler__begin_as(struct filler *f, void *ctx, __u16 type,
+					     __u32 nparams, __u64 pid_tgid)
 {
 	struct bpf_raw_tracepoint_args *a = ctx;
 
@@ -79,7 +85,8 @@ static __always_inline int filler__begin(struct filler *f, void *ctx, __u16 type
 	f->regs = (struct pt_regs *)a->args[0];
 	f->ret = (long)a->args[1];
 	f->have_args = 0;
-	f->me = bpf_get_current_pid_tgid();
+	f->me = pid_tgid;
+	f->type = type;
 	f->s->owner = f->me;
 	f->s->type = type;
 	f->s->nparams = nparams;
@@ -87,6 +94,11 @@ static __always_inline int filler__begin(struct filler *f, void *ctx, __u16 type
 	f->s->overflow = 0;
 	f->s->off = PPM_HDR_LEN + nparams * 2;
 	return 0;
+}
+
+static __always_inline int filler__begin(struct filler *f, void *ctx, __u16 type, __u32 nparams)
+{
+	return filler__begin_as(f, ctx, type, nparams, bpf_get_current_pid_tgid());
 }
 
 /* Records that the param just written at s->off is LEN bytes long. */
@@ -201,7 +213,122 @@ static __always_inline long frame__output(void *ctx, void *data, __u32 len)
 	return bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, data, len);
 }
 
-/* Writes the header and sends the event into this CPU's ring. */
+/* Counts the outcome ERR of sending N (1 or 2) events, of types TYPE and
+ * TYPE2: each sent, or each dropped once by reason and type. One place, so
+ * that each send site costs the verifier little. */
+static __always_inline void frame__account(long err, __u16 type, __u16 type2, int n)
+{
+	struct driver_counters *c = counters__get();
+	__u32 key = type;
+	__u64 *by;
+
+	if (!err) {
+		if (c)
+			c->n_evts += n;
+		return;
+	}
+	/* Only -ENOSPC (perf) or -EAGAIN (ring buffer) is a full ring; anything
+	 * else (no ring on this CPU, a bad size) is ours to fix. Atomic: see DROP. */
+	if (c)
+		__sync_fetch_and_add(err == -ENOSPC_BPF || err == -EAGAIN_BPF ?
+				     &c->n_drops_buffer : &c->n_drops_bug, n);
+	by = bpf_map_lookup_elem(&drops_by_type, &key);
+	if (by)
+		__sync_fetch_and_add(by, 1);
+	if (n < 2)
+		return;
+	key = type2;
+	by = bpf_map_lookup_elem(&drops_by_type, &key);
+	if (by)
+		__sync_fetch_and_add(by, 1);
+}
+
+/* Where a parked frame of LEN (<= PARK_SIZE) bytes starts in scratch.park.
+ * The mask is for the verifier; the barrier stops the compiler from dropping
+ * it as redundant with the caller's bound. */
+static __always_inline __u32 park__start(__u32 len)
+{
+	__u64 off = PARK_SIZE - (__u64)len;
+
+	asm volatile("" : "+r"(off));
+	return off & PARK_MASK;
+}
+
+/* Enter frames up to this size are parked by an inline copy of PARK_INLINE
+ * bytes in 8-byte words, with no branch and no helper call; longer ones by
+ * bpf_probe_read_kernel. */
+#define PARK_INLINE 128
+
+/* Parks the LEN-byte (<= PARK_SIZE) frame at data so that it ends where data
+ * begins. The words past LEN land in data's first bytes, below any word still
+ * to be read (a frame has at least a header): the next event is built over
+ * them anyway. */
+static __always_inline long park__copy(struct scratch *s, __u32 len)
+{
+	__u32 start = park__start(len);
+
+	if (len > PARK_INLINE)
+		return bpf_probe_read_kernel(&s->park[start], len, s->data);
+#pragma unroll
+	for (int i = 0; i < PARK_INLINE / 8; i++)
+		*(__u64 *)&s->park[start + i * 8] = *(__u64 *)&s->data[i * 8];
+	return 0;
+}
+
+/* The frame parked on this CPU, if any, sent alone: its exit frame is not
+ * coming (dropped, or a failed chain), or another event goes first. */
+static __always_inline void park__flush(void *ctx, struct scratch *s)
+{
+	__u32 len = s->park_len;
+
+	if (!len)
+		return;
+	s->park_len = 0;
+	if (len > PARK_SIZE)
+		len = 0;	/* cannot be: sent empty, counted as ours to fix */
+	frame__account(len ? frame__output(ctx, &s->park[park__start(len)], len) : -1,
+		       s->park_type, 0, 1);
+}
+
+/* scratch.chain_ev of an enter event sent alone (drop_failed, a failed call). */
+#define EO_NO_EXIT 0xffff
+
+/* Sends the finished frame of LEN bytes and type TYPE. In exit-only mode the
+ * enter frame of a syscall whose exit frame follows is parked instead, and
+ * goes out with that exit frame in one record: the reserve, commit and copy of
+ * a ring write are paid once per syscall. The reader walks the frames of a
+ * record (userspace/capture/ring.c). */
+static __always_inline void frame__send(struct filler *f, struct scratch *s, __u32 len, __u16 type)
+{
+	void *from = s->data;
+	__u16 first = type;
+	int n = 1;
+
+	if (s->park_len) {
+		__u32 plen = s->park_len;
+
+		if (PPME_IS_EXIT(type) && s->park_owner == f->me && plen <= PARK_SIZE) {
+			s->park_len = 0;
+			from = &s->park[park__start(plen)];
+			len += plen;
+			first = s->park_type;
+			n = 2;
+		} else {
+			park__flush(f->ctx, s);
+		}
+	} else if (settings.exit_only && !PPME_IS_EXIT(type) && len <= PARK_SIZE &&
+		   s->chain_ev && s->chain_ev != EO_NO_EXIT && s->chain_owner == f->me &&
+		   !park__copy(s, len)) {
+		s->park_type = type;
+		s->park_owner = f->me;
+		s->park_len = len;
+		return;
+	}
+	frame__account(frame__output(f->ctx, from, len), first, type, n);
+}
+
+/* Writes the header and sends the event into this CPU's ring. An event that
+ * is not sent first lets a parked enter frame go alone. */
 static __always_inline int filler__submit(struct filler *f)
 {
 	struct scratch *s = f->s;
@@ -212,37 +339,24 @@ static __always_inline int filler__submit(struct filler *f)
 	__u64 ts = s->stamp_owner == me ? s->stamp : 0;
 
 	/* the exit event ends its syscall's chain, sent or not */
-	if (PPME_IS_EXIT(s->type))
+	if (PPME_IS_EXIT(f->type))
 		s->stamp = 0;
-	if (s->overflow || len > PPM_MAX_EVENT_SIZE) {
-		DROP(n_drops_scratch, s->type);
-		return 0;
-	}
-	if (s->curarg != s->nparams || s->owner != me) {
-		DROP(n_drops_bug, s->type);
+	if (s->overflow || len > PPM_MAX_EVENT_SIZE || s->curarg != s->nparams ||
+	    s->owner != me || s->type != f->type || len < PPM_HDR_LEN) {
+		if (s->overflow || len > PPM_MAX_EVENT_SIZE)
+			DROP(n_drops_scratch, f->type);
+		else
+			DROP(n_drops_bug, f->type);
+		/* a parked enter frame still goes */
+		park__flush(f->ctx, s);
 		return 0;
 	}
 	h->ts = ts ? ts : settings.boot_time + bpf_ktime_get_boot_ns();
 	h->tid = (__u32)me;
 	h->len = len;
-	h->type = s->type;
+	h->type = f->type;
 	h->nparams = s->nparams;
-	if (len < PPM_HDR_LEN) {
-		DROP(n_drops_bug, h->type);
-		return 0;
-	}
-	long err = frame__output(f->ctx, s->data, len);
-
-	if (err) {
-		/* Only -ENOSPC (perf) or -EAGAIN (ring buffer) is a full ring;
-		 * anything else (no ring on this CPU, a bad size) is ours to fix. */
-		if (err == -ENOSPC_BPF || err == -EAGAIN_BPF)
-			DROP(n_drops_buffer, h->type);
-		else
-			DROP(n_drops_bug, h->type);
-		return 0;
-	}
-	COUNT(n_evts);
+	frame__send(f, s, len, f->type);
 	return 0;
 }
 
@@ -295,6 +409,7 @@ static __always_inline int filler__resume(struct filler *f, void *ctx, __u16 typ
 		DROP(n_drops_bug, type);
 		return -1;
 	}
+	f->type = type;
 	f->ctx = ctx;
 	f->regs = (struct pt_regs *)a->args[0];
 	f->ret = (long)a->args[1];
@@ -323,13 +438,15 @@ static __always_inline int filler__no_params(void *ctx, __u16 type)
 
 /* The event's size must match the table: generated counts keep fillers honest. */
 #define FILLER_BEGIN(f, ctx, ID) filler__begin(f, ctx, PPME_##ID, PPME_##ID##_NPARAMS)
+#define FILLER_BEGIN_AS(f, ctx, ID, me) \
+	filler__begin_as(f, ctx, PPME_##ID, PPME_##ID##_NPARAMS, me)
 
 /* The generic exit event of a syscall without an exit filler. */
-static __always_inline int filler__generic_exit(void *ctx, __u16 ppm_sc)
+static __always_inline int filler__generic_exit(void *ctx, __u16 ppm_sc, __u64 pid_tgid)
 {
 	struct filler f;
 
-	if (FILLER_BEGIN(&f, ctx, GENERIC_X))
+	if (FILLER_BEGIN_AS(&f, ctx, GENERIC_X, pid_tgid))
 		return 0;
 	filler__u16(&f, ppm_sc);
 	return filler__submit(&f);
@@ -352,13 +469,10 @@ static __always_inline void stamp__clear(void)
 		s->stamp = 0;
 }
 
-/* scratch.chain_ev of an enter event sent alone (drop_failed, a failed call). */
-#define EO_NO_EXIT 0xffff
-
 /* Exit-only capture, after the enter event: continues with the exit event the
  * sys_exit dispatcher left in this CPU's frame. A task that preempted this one
  * on the CPU may have taken the chain over: that exit event is counted lost. */
-static __always_inline int filler__chain(void *ctx)
+static __always_inline int filler__chain(void *ctx, __u64 pid_tgid)
 {
 	struct scratch *s;
 	__u16 ev, sc;
@@ -366,8 +480,10 @@ static __always_inline int filler__chain(void *ctx)
 	if (!settings.exit_only)
 		return 0;
 	s = scratch__get();
-	if (!s || !s->chain_ev || s->chain_owner != bpf_get_current_pid_tgid()) {
+	if (!s || !s->chain_ev || s->chain_owner != pid_tgid) {
 		DROP(n_drops_bug, PPME_GENERIC_X);
+		if (s)
+			park__flush(ctx, s);
 		return 0;
 	}
 	ev = s->chain_ev - 1;
@@ -377,7 +493,7 @@ static __always_inline int filler__chain(void *ctx)
 		return 0;
 	if (ev != PPME_GENERIC_X)
 		bpf_tail_call(ctx, &fillers_chain, ev);
-	return filler__generic_exit(ctx, sc);
+	return filler__generic_exit(ctx, sc, pid_tgid);
 }
 
 /* Declares the filler program of an enter event; its name (the event id in lower
@@ -388,7 +504,7 @@ static __always_inline int filler__chain(void *ctx)
 	SEC("raw_tp") int name(struct bpf_raw_tracepoint_args *ctx)                   \
 	{                                                                             \
 		name##__fill(ctx);                                                    \
-		return filler__chain(ctx);                                            \
+		return filler__chain(ctx, bpf_get_current_pid_tgid());                \
 	}                                                                             \
 	static __always_inline int name##__fill(struct bpf_raw_tracepoint_args *ctx)
 /* The same for exit events and their parts: typed tp_btf programs on sys_exit,

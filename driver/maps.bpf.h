@@ -34,8 +34,20 @@ struct scratch {
 	 * programs that start an event outside that chain clear it. */
 	__u64 stamp;
 	__u64 stamp_owner;
+	/* Exit-only capture: PARK_OWNER's enter frame, PARK_LEN bytes ending where
+	 * data begins, waits here for its exit frame: the two go out in one ring
+	 * record, one write per syscall instead of two (frame.bpf.h, frame__send). */
+	__u32 park_len;
+	__u16 park_type;
+	__u16 park_pad;
+	__u64 park_owner;
+	__u8 park[PARK_SIZE];
 	__u8 data[FRAME_SIZE];
 };
+
+_Static_assert(__builtin_offsetof(struct scratch, data) ==
+	       __builtin_offsetof(struct scratch, park) + PARK_SIZE,
+	       "the parked frame and the frame must be contiguous");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);

@@ -27,6 +27,7 @@ struct harness {
 	struct hevt *evts;
 	int n, cap;
 	uint64_t lost;
+	uint32_t nrec;		/* ring records walked in this drain */
 };
 
 /* Skips the test, unless CI said live tests must run (AGENT_REQUIRE_LIVE=1). */
@@ -161,6 +162,38 @@ static void keep(struct harness *h, const uint8_t *raw, uint32_t size, int cpu)
 	memcpy(&e->hdr, raw, sizeof(e->hdr));
 	schema__params(e->frame, &e->p);
 	e->cpu = cpu;
+	e->rec = h->nrec;
+}
+
+/* Keeps the frames of one ring record (LEN bytes at REC) of thread TID (all
+ * when < 0): exit-only capture sends a syscall's enter and exit frames back to
+ * back in one record. What is left after the last frame must be a perf
+ * sample's padding (PAD_OK) or nothing. */
+static void keep_record(struct harness *h, const uint8_t *rec, uint32_t len, int cpu,
+			int64_t tid, int pad_ok)
+{
+	uint32_t off = 0;
+
+	h->nrec++;
+	while (len - off >= PPM_HDR_LEN) {
+		struct ppm_evt_hdr hd;
+
+		memcpy(&hd, rec + off, sizeof(hd));
+		if (hd.len < PPM_HDR_LEN || hd.len > len - off) {
+			fprintf(stderr, "harness: frame of %u bytes in a record of %u on cpu %d\n",
+				hd.len, len - off, cpu);
+			harness_failures++;
+			return;
+		}
+		if (tid < 0 || (int64_t)hd.tid == tid)
+			keep(h, rec + off, hd.len, cpu);
+		off += hd.len;
+	}
+	if (off != len && !(pad_ok && len - off < 8)) {
+		fprintf(stderr, "harness: %u stray bytes after a record's frames on cpu %d\n",
+			len - off, cpu);
+		harness_failures++;
+	}
 }
 
 static int by_ts(const void *a, const void *b)
@@ -184,17 +217,12 @@ static void drain_bpf(struct harness *h, struct ring *r, int c, int64_t tid)
 		uint8_t *rec = data + (cons & (r->data_size - 1));
 		uint32_t word = __atomic_load_n((uint32_t *)rec, __ATOMIC_ACQUIRE);
 		uint32_t len = word & ~(3u << 30);
-		struct ppm_evt_hdr hd;
-
 		if (word & (1u << 31))
 			break;	/* not committed yet */
 		if (cons + 8 + len > prod)
 			die("corrupt ring buffer record", EIO);
-		if (!(word & (1u << 30)) && len >= sizeof(hd)) {
-			memcpy(&hd, rec + 8, sizeof(hd));
-			if (tid < 0 || (int64_t)hd.tid == tid)
-				keep(h, rec + 8, len, c);
-		}
+		if (!(word & (1u << 30)))
+			keep_record(h, rec + 8, len, c, tid, 0);
 		cons += (8 + len + 7) & ~7ull;
 	}
 	__atomic_store_n(consp, cons, __ATOMIC_RELEASE);
@@ -207,6 +235,7 @@ int harness__drain(struct harness *h, int64_t tid)
 	for (int i = 0; i < h->n; i++)
 		free(h->evts[i].frame);
 	h->n = 0;
+	h->nrec = 0;
 	for (int c = 0; c < h->ncpus; c++) {
 		struct ring *r = &h->rings[c];
 		struct perf_event_mmap_page *mp = r->base;
@@ -238,10 +267,9 @@ int harness__drain(struct harness *h, int64_t tid)
 				uint32_t raw;
 
 				memcpy(&raw, rec + sizeof(eh), 4);
-				struct ppm_evt_hdr hd;
-				memcpy(&hd, rec + sizeof(eh) + 4, sizeof(hd));
-				if (tid < 0 || (int64_t)hd.tid == tid)
-					keep(h, rec + sizeof(eh) + 4, raw, c);
+				if (raw > eh.size - sizeof(eh) - 4)
+					die("corrupt perf sample", EIO);
+				keep_record(h, rec + sizeof(eh) + 4, raw, c, tid, 1);
 			} else if (eh.type == PERF_RECORD_LOST) {
 				uint64_t lost;
 

@@ -18,6 +18,7 @@ struct hevt {
 	struct schema_params p;
 	uint8_t *frame;		/* owned copy */
 	uint16_t cpu;
+	uint32_t rec;		/* the ring record it came in, numbered per drain */
 };
 
 /* Opens, loads and attaches the driver capturing every process (the test's own

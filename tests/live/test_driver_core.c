@@ -2,7 +2,9 @@
  * generic event, procexit, timestamps, the interesting-syscalls bitmap, skipping the
  * agent's own process, and drops counted when the ring is full. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -179,6 +181,49 @@ static void test_full_ring_counts_drops(void)
 	harness__close(h);
 }
 
+/* Exit-only mode sends a syscall's enter and exit frames in one ring record
+ * (one ring write per syscall); an enter frame too big to park before the
+ * exit frame goes in a record of its own. With sys_enter attached each frame
+ * is a record. */
+static void test_records(void)
+{
+	struct harness *h = harness__open(64, &capture_self);
+	int64_t tid = syscall(SYS_gettid);
+	char path[PARK_SIZE + 200];
+	struct hevt *ce, *cx, *oe, *ox, *ge, *gx;
+	int at = 0;
+
+	memset(path, 'p', sizeof(path) - 1);
+	path[0] = '/';
+	path[sizeof(path) - 1] = '\0';
+	harness__drain(h, -1);
+	close(-5151);
+	syscall(SYS_getppid);
+	EXPECT(syscall(SYS_open, path, O_RDONLY) == -1);	/* no such file */
+	harness__drain(h, tid);
+	ce = harness__find(h, PPME_SYSCALL_CLOSE_E, &at);
+	cx = harness__find(h, PPME_SYSCALL_CLOSE_X, &at);
+	ge = harness__find(h, PPME_GENERIC_E, &at);
+	gx = harness__find(h, PPME_GENERIC_X, &at);
+	oe = harness__find(h, PPME_SYSCALL_OPEN_E, &at);
+	ox = harness__find(h, PPME_SYSCALL_OPEN_X, &at);
+	EXPECT(ce && cx && ge && gx && oe && ox);
+	if (!(ce && cx && ge && gx && oe && ox)) {
+		harness__close(h);
+		return;
+	}
+	EXPECT_PARAM_INT(ce, 0, -5151);
+	EXPECT(oe->hdr.len > PARK_SIZE);
+	EXPECT(cx->rec != ge->rec && gx->rec != oe->rec && oe->rec != ox->rec);
+	if (harness__exit_only()) {
+		EXPECT(ce->rec == cx->rec && ge->rec == gx->rec);
+		EXPECT(ce->hdr.ts == cx->hdr.ts && ge->hdr.ts == gx->hdr.ts);
+	} else {
+		EXPECT(ce->rec != cx->rec && ge->rec != gx->rec);
+	}
+	harness__close(h);
+}
+
 /* drop_failed: a failing syscall sends its enter event but no exit event; a
  * succeeding one sends both. */
 static void test_drop_failed(void)
@@ -210,6 +255,7 @@ int main(void)
 {
 	test_drop_failed();
 	test_close_and_generic();
+	test_records();
 	test_procexit();
 	test_bitmap();
 	test_own_process_skipped();

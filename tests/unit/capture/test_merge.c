@@ -63,13 +63,19 @@ static int run_merge(enum ring_mode mode, struct seen *out, int max, int *writte
 
 		for (int j = 0; j < k; j++) {
 			int i = rand() % NR;
-			uint32_t len = 26 + rand() % 500;
-			uint8_t f[600];
+			uint32_t len = 26 + rand() % 500, len2 = 0;
+			uint8_t f[1200];
 
 			ts += rand() % 3;	/* ties across rings happen */
 			frame__make(f, len, ts, 3 * i);
-			if (memring__sample(&m[i], f, len) == 0)
-				(*written)++;
+			/* A third are pairs: two frames with one timestamp in one
+			 * sample, as exit-only capture sends a syscall. */
+			if (rand() % 3 == 0) {
+				len2 = 26 + rand() % 500;
+				frame__make(f + len, len2, ts, 3 * i);
+			}
+			if (memring__sample(&m[i], f, len + len2) == 0)
+				*written += len2 ? 2 : 1;
 		}
 		for (int i = 0; i < NR; i++)
 			memring__publish(&m[i]);

@@ -8,7 +8,7 @@
 
 #include <linux/perf_event.h>
 
-#include "ring.h"
+#include "ring_cursor.h"
 
 /* A BPF ring buffer record: an 8-byte header (the length with a busy and a
  * discard bit, then the page offset the kernel uses), the data, padding to 8. */
@@ -21,39 +21,6 @@
 #define BPF_REC_WORD(r, pos) \
 	__atomic_load_n((const uint32_t *)((r)->data + ((pos) & (r)->mask)), __ATOMIC_ACQUIRE)
 
-struct ring {
-	int fd;
-	enum ring_mode mode;
-	uint8_t *base;		/* reserved region, MAP_LEN bytes */
-	size_t map_len;
-	/* The writer's head and our tail: data_head and data_tail of a perf
-	 * ring's header page, producer_pos and consumer_pos of a BPF ring. */
-	const uint64_t *head_p;
-	uint64_t *tail_p;
-	uint8_t *cons;		/* a BPF ring's consumer page, mapped on its own */
-	uint8_t *data;		/* data ring; readable up to data + 2 * size (double) or + RING_SLACK */
-	uint64_t size;
-	uint64_t mask;
-	/* Cursor: [pos, head) is the unconsumed part of the snapshot; TAIL is what we
-	 * last stored in data_tail. */
-	uint64_t head;
-	uint64_t pos;
-	uint64_t tail;
-	/* The record at POS being walked: it may hold several frames back to
-	 * back (exit-only capture sends a syscall's enter and exit frames in one
-	 * record). REC_OFF is its next frame; POS moves to REC_END after its last. */
-	bool in_rec;
-	const uint8_t *rec;
-	uint32_t rec_len;
-	uint32_t rec_off;
-	uint64_t rec_end;
-	/* The event ring__peek found at REC + REC_OFF, PEEK_LEN bytes long. */
-	bool have_peek;
-	uint64_t peek_ts;
-	uint32_t peek_len;
-	struct capture_event peek_ev;
-	struct capture_cpu_stats st;
-};
 
 static size_t page_size(void)
 {

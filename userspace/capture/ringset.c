@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ring_cursor.h"
 #include "ringset.h"
 
 #define NS_PER_MS 1000000ull
@@ -125,7 +126,7 @@ static struct member *pick(struct ringset *s, uint64_t *block_ns)
 
 	*block_ns = 0;
 	for (i = 0; i < s->n; i++) {
-		if (ring__peek(s->m[i].ring, NULL, &ts) && (!best || ts < best_ts)) {
+		if (ring__peek_fast(s->m[i].ring, NULL, &ts) && (!best || ts < best_ts)) {
 			best = &s->m[i];
 			best_ts = ts;
 		}
@@ -133,7 +134,7 @@ static struct member *pick(struct ringset *s, uint64_t *block_ns)
 	for (i = 0; i < s->n; i++) {
 		struct member *m = &s->m[i];
 
-		if (!ring__exhausted(m->ring))
+		if (!ring__exhausted_fast(m->ring))
 			continue;
 		/* Give consumed space back at once, even if we do not read further. */
 		ring__release(m->ring);
@@ -146,7 +147,7 @@ static struct member *pick(struct ringset *s, uint64_t *block_ns)
 			m->horizon = now > s->window ? now - s->window : 0;
 		}
 		s->harvest += ring__refresh(m->ring);
-		if (ring__peek(m->ring, NULL, &ts) && (!best || ts < best_ts)) {
+		if (ring__peek_fast(m->ring, NULL, &ts) && (!best || ts < best_ts)) {
 			best = m;
 			best_ts = ts;
 		}
@@ -159,7 +160,7 @@ static struct member *pick(struct ringset *s, uint64_t *block_ns)
 
 		/* A ts far past the clock is garbage or a skewed clock: waiting for
 		 * it could stall the stream for good, so it goes out at once. */
-		if (ring__exhausted(m->ring) && best_ts > m->horizon &&
+		if (ring__exhausted_fast(m->ring) && best_ts > m->horizon &&
 		    ahead <= s->window + ORDER_MAX_FUTURE_NS && ahead > *block_ns)
 			*block_ns = ahead;
 	}
@@ -193,7 +194,7 @@ int ringset__next(struct ringset *s, struct capture_event *ev, int timeout_ms)
 		struct member *h = &s->m[s->hot - 1];
 		uint64_t ts;
 
-		if (ring__peek(h->ring, ev, &ts) && ts == s->hot_ts) {
+		if (ring__peek_fast(h->ring, ev, &ts) && ts == s->hot_ts) {
 			ev->cpu = h->cpu;
 			ring__consume(h->ring);
 			return 0;
@@ -204,7 +205,7 @@ int ringset__next(struct ringset *s, struct capture_event *ev, int timeout_ms)
 		if (m) {
 			uint64_t ts;
 
-			ring__peek(m->ring, ev, &ts);
+			ring__peek_fast(m->ring, ev, &ts);
 			ev->cpu = m->cpu;
 			ring__consume(m->ring);
 			s->hot = (int)(m - s->m) + 1;

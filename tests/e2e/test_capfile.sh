@@ -110,8 +110,14 @@ PY
 hpid=$!
 for _ in $(seq 1 100); do [ -s "$TMP/holder" ] && break; sleep 0.05; done
 read -r pid ffd cfd mfd wfd cport lport <"$TMP/holder"
-( sleep 1; touch "$TMP/go" ) &
-timeout 30 "$AGENT" -q -w "$TMP/state.scap" -n 24 "evt.type=write and proc.pid=$pid" 2>/dev/null
+# The holder writes once the agent captures (not after a fixed time: loading
+# the driver takes longer on a slow machine).
+timeout 30 "$AGENT" -v -q -w "$TMP/state.scap" -n 24 "evt.type=write and proc.pid=$pid" \
+	2>"$TMP/state.err" &
+spid=$!
+wait_capturing "$TMP/state.err" "$spid" 200
+touch "$TMP/go"
+wait "$spid"
 wait "$hpid"
 SFMT='%evt.dir %proc.name %proc.args %proc.cwd %proc.pname %fd.num %fd.typechar %fd.name'
 "$AGENT" -r "$TMP/state.scap" -p "$SFMT" 'evt.dir=<' >"$TMP/sback" 2>"$TMP/sbe"

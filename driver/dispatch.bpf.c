@@ -119,8 +119,7 @@ int sys_exit_eo(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	/* An enter frame whose exit frame never came (a chain that failed) goes
 	 * alone, and cannot pair with this syscall's. */
-	if (s->park_len)
-		park__flush(ctx, s);
+	park__flush(ctx, s);
 	if (!eo__enter_here(r, ret)) {
 		s->stamp = 0;
 		return exit__send(ctx, r, ret, pid_tgid);

@@ -50,15 +50,20 @@ static __always_inline struct driver_counters *counters__get(void)
 /* An event of type TYPE that will not be sent: counted once, by reason and type.
  * Atomic adds (a drop is rare): a program preempted mid-increment by another
  * on the same CPU would lose one, and the two counts would disagree. */
-#define DROP(field, evtype)                                                   \
-	do {                                                                  \
-		__u32 __type = (evtype);                                      \
-		__u64 *__n = bpf_map_lookup_elem(&drops_by_type, &__type);    \
-		struct driver_counters *__c = counters__get();                \
-		if (__c)                                                      \
-			__sync_fetch_and_add(&__c->field, 1);                 \
-		if (__n)                                                      \
-			__sync_fetch_and_add(__n, 1);                         \
+static __always_inline void drop__type(__u32 type)
+{
+	__u64 *n = bpf_map_lookup_elem(&drops_by_type, &type);
+
+	if (n)
+		__sync_fetch_and_add(n, 1);
+}
+
+#define DROP(field, evtype)                                             \
+	do {                                                            \
+		struct driver_counters *__c = counters__get();          \
+		if (__c)                                                \
+			__sync_fetch_and_add(&__c->field, 1);           \
+		drop__type(evtype);                                     \
 	} while (0)
 
 static __always_inline struct scratch *scratch__get(void)
@@ -69,8 +74,8 @@ static __always_inline struct scratch *scratch__get(void)
 }
 
 /* Starts event TYPE with NPARAMS params for the current task, whose pid_tgid
- * (read once by the program: a helper call) is PID_TGID. CTX is the raw tracepoint's context:
- * args[0] the pt_regs, args[1] the syscall id (enter) or return value (exit). */
+ * (read once per program: a helper call) is PID_TGID. CTX is the raw
+ * tracepoint's context: args[0] the pt_regs, args[1] the syscall id (enter) or return value (exit). */
 static __always_inline int filler__begin_as(struct filler *f, void *ctx, __u16 type,
 					     __u32 nparams, __u64 pid_tgid)
 {
@@ -219,8 +224,6 @@ static __always_inline long frame__output(void *ctx, void *data, __u32 len)
 static __always_inline void frame__account(long err, __u16 type, __u16 type2, int n)
 {
 	struct driver_counters *c = counters__get();
-	__u32 key = type;
-	__u64 *by;
 
 	if (!err) {
 		if (c)
@@ -232,15 +235,9 @@ static __always_inline void frame__account(long err, __u16 type, __u16 type2, in
 	if (c)
 		__sync_fetch_and_add(err == -ENOSPC_BPF || err == -EAGAIN_BPF ?
 				     &c->n_drops_buffer : &c->n_drops_bug, n);
-	by = bpf_map_lookup_elem(&drops_by_type, &key);
-	if (by)
-		__sync_fetch_and_add(by, 1);
-	if (n < 2)
-		return;
-	key = type2;
-	by = bpf_map_lookup_elem(&drops_by_type, &key);
-	if (by)
-		__sync_fetch_and_add(by, 1);
+	drop__type(type);
+	if (n == 2)
+		drop__type(type2);
 }
 
 /* Where a parked frame of LEN (<= PARK_SIZE) bytes starts in scratch.park.
@@ -280,14 +277,15 @@ static __always_inline long park__copy(struct scratch *s, __u32 len)
 static __always_inline void park__flush(void *ctx, struct scratch *s)
 {
 	__u32 len = s->park_len;
+	long err = -1;
 
 	if (!len)
 		return;
 	s->park_len = 0;
-	if (len > PARK_SIZE)
-		len = 0;	/* cannot be: sent empty, counted as ours to fix */
-	frame__account(len ? frame__output(ctx, &s->park[park__start(len)], len) : -1,
-		       s->park_type, 0, 1);
+	/* A length past the park cannot be: not sent, counted as ours to fix. */
+	if (len <= PARK_SIZE)
+		err = frame__output(ctx, &s->park[park__start(len)], len);
+	frame__account(err, s->park_type, 0, 1);
 }
 
 /* scratch.chain_ev of an enter event sent alone (drop_failed, a failed call). */
@@ -337,13 +335,14 @@ static __always_inline int filler__submit(struct filler *f)
 
 	__u64 me = f->me;
 	__u64 ts = s->stamp_owner == me ? s->stamp : 0;
+	int too_big = s->overflow || len > PPM_MAX_EVENT_SIZE;
 
 	/* the exit event ends its syscall's chain, sent or not */
 	if (PPME_IS_EXIT(f->type))
 		s->stamp = 0;
-	if (s->overflow || len > PPM_MAX_EVENT_SIZE || s->curarg != s->nparams ||
-	    s->owner != me || s->type != f->type || len < PPM_HDR_LEN) {
-		if (s->overflow || len > PPM_MAX_EVENT_SIZE)
+	if (too_big || s->curarg != s->nparams || s->owner != me || s->type != f->type ||
+	    len < PPM_HDR_LEN) {
+		if (too_big)
 			DROP(n_drops_scratch, f->type);
 		else
 			DROP(n_drops_bug, f->type);

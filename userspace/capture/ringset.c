@@ -180,6 +180,24 @@ static int wait_rings(struct ringset *s, uint64_t ns, bool poll)
 	return 0;
 }
 
+/* Hands out M's peeked event into EV. */
+static void hand_out(struct ringset *s, struct member *m, struct capture_event *ev)
+{
+	uint64_t ts;
+
+	ring__peek_fast(m->ring, ev, &ts);
+	ev->cpu = m->cpu;
+	ring__consume(m->ring);
+	s->hot = (int)(m - s->m) + 1;
+	s->hot_ts = ts;
+	/* Order is kept by the window; a producer preempted for longer still
+	 * breaks it, and that must not pass unseen. */
+	if (ts < s->last_ts)
+		s->n_reordered++;
+	else
+		s->last_ts = ts;
+}
+
 int ringset__next(struct ringset *s, struct capture_event *ev, int timeout_ms)
 {
 	uint64_t deadline = 0, now, block_ns, wait;
@@ -191,31 +209,18 @@ int ringset__next(struct ringset *s, struct capture_event *ev, int timeout_ms)
 	 * record with one timestamp: the second needs no look at the other
 	 * rings, which halves the merge's work per syscall. */
 	if (s->hot) {
-		struct member *h = &s->m[s->hot - 1];
 		uint64_t ts;
 
-		if (ring__peek_fast(h->ring, ev, &ts) && ts == s->hot_ts) {
-			ev->cpu = h->cpu;
-			ring__consume(h->ring);
+		m = &s->m[s->hot - 1];
+		if (ring__peek_fast(m->ring, NULL, &ts) && ts == s->hot_ts) {
+			hand_out(s, m, ev);
 			return 0;
 		}
 	}
 	for (;;) {
 		m = pick(s, &block_ns);
 		if (m) {
-			uint64_t ts;
-
-			ring__peek_fast(m->ring, ev, &ts);
-			ev->cpu = m->cpu;
-			ring__consume(m->ring);
-			s->hot = (int)(m - s->m) + 1;
-			s->hot_ts = ts;
-			/* Order is kept by the window; a producer preempted for longer
-			 * still breaks it, and that must not pass unseen. */
-			if (ts < s->last_ts)
-				s->n_reordered++;
-			else
-				s->last_ts = ts;
+			hand_out(s, m, ev);
 			return 0;
 		}
 		if (timeout_ms == 0)

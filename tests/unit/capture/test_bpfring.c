@@ -268,7 +268,6 @@ static void test_multi_frame(void)
 	struct bpfmem b;
 	uint64_t ts[16];
 	struct ring *r;
-	int n = 0;
 
 	CHECK(bpfmem__open(&b, page(), page() - 48) == 0);
 	r = map(&b);
@@ -286,20 +285,7 @@ static void test_multi_frame(void)
 	frame__make(rec, 40, 700, 7);
 	frame__make(rec + 40, 26, 800, 8);
 	bpfmem__put(&b, rec, 66, 0);
-	do {
-		struct capture_event ev;
-		uint64_t t;
-
-		while (ring__peek(r, &ev, &t)) {
-			if (n < 16)
-				ts[n] = t;
-			CHECK(frame__check(ev.frame, ev.frame->len, t, ev.frame->tid));
-			CHECK(ev.len >= ev.frame->len);
-			n++;
-			ring__consume(r);
-		}
-	} while (ring__refresh(r));
-	CHECK_EQ(n, 7);
+	CHECK_EQ(read_all(r, ts, 16), 7);
 	CHECK(ts[0] == 100 && ts[1] == 200 && ts[2] == 300 && ts[3] == 400);
 	CHECK(ts[4] == 500 && ts[5] == 700 && ts[6] == 800);
 	ring__stats(r, &st);

@@ -54,11 +54,19 @@ int sys_enter(struct bpf_raw_tracepoint_args *ctx)
 static __always_inline int exit__send(void *ctx, const struct syscall_route *r, long ret,
 				      __u64 pid_tgid)
 {
+	int eo_synth = settings.exit_only && (r->flags & UF_EO_SYNTH);
+
 	if (settings.drop_failed && ret < 0)
 		return 0;
-	if (r->exit_event != PPME_GENERIC_X)
+	if (r->exit_event != PPME_GENERIC_X) {
 		bpf_tail_call(ctx, &fillers_exit, r->exit_event);
-	return filler__generic_exit(ctx, r->ppm_sc, pid_tgid);
+		/* No filler: the generic event goes, and a left-out enter event
+		 * is lost (the reader rebuilds none for it). */
+		if (eo_synth)
+			DROP(n_drops_bug, r->enter_event);
+		eo_synth = 0;
+	}
+	return filler__generic_exit(ctx, r->ppm_sc, pid_tgid, eo_synth);
 }
 
 /* tp_btf: the pt_regs pointer is typed, so reading the syscall number is a plain
@@ -120,7 +128,12 @@ int sys_exit_eo(struct bpf_raw_tracepoint_args *ctx)
 	/* An enter frame whose exit frame never came (a chain that failed) goes
 	 * alone, and cannot pair with this syscall's. */
 	park__flush(ctx, s);
-	if (!eo__enter_here(r, ret)) {
+	/* No enter event here: a new thread's clone, an exec (see above), or a
+	 * call whose enter event says nothing its exit event does not (proto's
+	 * UF_EO_SYNTH): userspace rebuilds that one, and the syscall costs one
+	 * frame. With drop_failed a failed call sends its enter event alone. */
+	if (!eo__enter_here(r, ret) ||
+	    ((r->flags & UF_EO_SYNTH) && !(settings.drop_failed && ret < 0))) {
 		s->stamp = 0;
 		return exit__send(ctx, r, ret, pid_tgid);
 	}

@@ -26,6 +26,9 @@ struct filler {
 	/* The event's type, a constant where the filler names it: the compiler
 	 * then keeps only the send path of its direction (frame__send). */
 	__u16 type;
+	/* A generic exit event whose enter event exit-only capture left out
+	 * (UF_EO_SYNTH); for other exit events the type says it. */
+	__u8 eo_generic;
 	/* pt_regs from r10 to orig_ax, read once on the first filler__arg: one probe
 	 * read instead of one per argument. */
 	unsigned long regblock[9];
@@ -92,6 +95,7 @@ static __always_inline int filler__begin_as(struct filler *f, void *ctx, __u16 t
 	f->have_args = 0;
 	f->me = pid_tgid;
 	f->type = type;
+	f->eo_generic = 0;
 	f->s->owner = f->me;
 	f->s->type = type;
 	f->s->nparams = nparams;
@@ -322,6 +326,14 @@ static __always_inline void frame__send(struct filler *f, struct scratch *s, __u
 		s->park_len = len;
 		return;
 	}
+	/* An exit event whose enter event was left out stands for both: sent
+	 * or dropped, it counts as two, as the enter event the reader rebuilds
+	 * from it (proto/schema_eo.c) counts there. */
+	if (n == 1 && PPME_IS_EXIT(type) && settings.exit_only &&
+	    (PPME_EO_SYNTH_BARE(type) || f->eo_generic)) {
+		first = f->eo_generic ? PPME_GENERIC_E : type - 1;
+		n = 2;
+	}
 	frame__account(frame__output(f->ctx, from, len), first, type, n);
 }
 
@@ -409,6 +421,7 @@ static __always_inline int filler__resume(struct filler *f, void *ctx, __u16 typ
 		return -1;
 	}
 	f->type = type;
+	f->eo_generic = 0;
 	f->ctx = ctx;
 	f->regs = (struct pt_regs *)a->args[0];
 	f->ret = (long)a->args[1];
@@ -440,13 +453,16 @@ static __always_inline int filler__no_params(void *ctx, __u16 type)
 #define FILLER_BEGIN_AS(f, ctx, ID, me) \
 	filler__begin_as(f, ctx, PPME_##ID, PPME_##ID##_NPARAMS, me)
 
-/* The generic exit event of a syscall without an exit filler. */
-static __always_inline int filler__generic_exit(void *ctx, __u16 ppm_sc, __u64 pid_tgid)
+/* The generic exit event of a syscall without an exit filler; EO_SYNTH: its
+ * enter event was left out (exit-only capture, a UF_EO_SYNTH route). */
+static __always_inline int filler__generic_exit(void *ctx, __u16 ppm_sc, __u64 pid_tgid,
+						int eo_synth)
 {
 	struct filler f;
 
 	if (FILLER_BEGIN_AS(&f, ctx, GENERIC_X, pid_tgid))
 		return 0;
+	f.eo_generic = eo_synth;
 	filler__u16(&f, ppm_sc);
 	return filler__submit(&f);
 }
@@ -492,7 +508,7 @@ static __always_inline int filler__chain(void *ctx, __u64 pid_tgid)
 		return 0;
 	if (ev != PPME_GENERIC_X)
 		bpf_tail_call(ctx, &fillers_chain, ev);
-	return filler__generic_exit(ctx, sc, pid_tgid);
+	return filler__generic_exit(ctx, sc, pid_tgid, 0);
 }
 
 /* Declares the filler program of an enter event; its name (the event id in lower

@@ -45,6 +45,9 @@ enum ppm_syscall_flags {
 	UF_SIMPLEDRIVER_KEEP = 1 << 3,
 	UF_ATOMIC = 1 << 4,
 	UF_UNINTERESTING = 1 << 5,
+	/* The agent's own: in exit-only capture the call's enter event is left
+	 * out, and userspace rebuilds it from the exit event (schema__eo_enter). */
+	UF_EO_SYNTH = 1 << 8,
 };
 
 /* Where a native syscall number goes: its event pair and its PPM_SC code. */

@@ -4,6 +4,7 @@
 #ifndef SCHEMA_H
 #define SCHEMA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -161,6 +162,31 @@ const char *schema__ppm_sc_name(uint16_t sc);
  * NULL), else the syscall routed to generic with its ID (PPM_SC) code. -1 when
  * none: an exit of a call newer than sysdig's table whose enter was missed. */
 int schema__generic_nr(const struct schema_params *p, const struct schema_params *enter);
+
+/* Exit-only capture leaves out the enter event of some calls (UF_EO_SYNTH
+ * routes): one without params (SCHEMA_EO_BARE, by the exit event's type), or a
+ * generic pair whose ID param names one call (SCHEMA_EO_GENERIC, by that code).
+ * The exit event alone carries all of it. */
+enum { SCHEMA_EO_NONE, SCHEMA_EO_BARE, SCHEMA_EO_GENERIC };
+extern const uint8_t schema_eo_synth[PPM_EVENT_MAX];
+extern const int16_t schema_eo_sc_nr[PPM_SC_MAX];	/* native number, or -1 */
+
+/* The largest enter frame schema__eo_enter builds (the generic one). */
+#define SCHEMA_EO_ENTER_MAX (PPM_HDR_LEN + 2 * 2 + 2 + 2)
+
+/* Whether an exit frame of TYPE may have had its enter left out: the one test
+ * per event before schema__eo_enter. */
+static inline bool schema__eo_maybe(uint16_t type)
+{
+	return type < PPM_EVENT_MAX && schema_eo_synth[type];
+}
+
+/* Rebuilds, into BUF (SIZE >= SCHEMA_EO_ENTER_MAX bytes), the enter frame that
+ * exit-only capture left out for the exit frame EXIT of LEN bytes: same time
+ * and thread, the enter type, its params from the exit's. Returns the enter
+ * frame's length, 0 when EXIT's enter was not left out, -EINVAL when EXIT is
+ * too short for what it claims (the caller's validation then rejects it). */
+int schema__eo_enter(const void *exit, size_t len, void *buf, size_t size);
 
 /* The flagset named NAME, or NULL. */
 const struct ppm_name_value *schema__flagset(const char *name);

@@ -28,6 +28,7 @@ struct harness {
 	int n, cap;
 	uint64_t lost;
 	uint32_t nrec;		/* ring records walked in this drain */
+	bool exit_only;		/* the driver runs in exit-only mode */
 };
 
 /* Skips the test, unless CI said live tests must run (AGENT_REQUIRE_LIVE=1). */
@@ -96,10 +97,13 @@ struct harness *harness__open(uint32_t ring_pages, const struct driver_config *c
 
 		mode.exit_only |= harness__exit_only();
 		mode.ringbuf = harness__ringbuf();
+		h->exit_only = mode.exit_only;
 		if ((err = driver__configure(h->d, &mode)))
 			die("driver__configure", err);
 	} else if (cfg && (err = driver__configure(h->d, cfg))) {
 		die("driver__configure", err);
+	} else if (cfg) {
+		h->exit_only = cfg->exit_only;
 	}
 	err = driver__load(h->d);
 	if (err == -EPERM || err == -ENOSYS)
@@ -143,7 +147,8 @@ struct driver *harness__driver(struct harness *h)
 	return h->d;
 }
 
-static void keep(struct harness *h, const uint8_t *raw, uint32_t size, int cpu)
+static void keep_frame(struct harness *h, const uint8_t *raw, uint32_t size, int cpu,
+		       bool rebuilt)
 {
 	struct hevt *e;
 
@@ -163,6 +168,19 @@ static void keep(struct harness *h, const uint8_t *raw, uint32_t size, int cpu)
 	schema__params(e->frame, &e->p);
 	e->cpu = cpu;
 	e->rec = h->nrec;
+	e->rebuilt = rebuilt;
+}
+
+/* Keeps a frame of the ring, after the enter event rebuilt for it when
+ * exit-only capture left that out. */
+static void keep(struct harness *h, const uint8_t *raw, uint32_t size, int cpu)
+{
+	uint8_t enter[SCHEMA_EO_ENTER_MAX];
+	int n = h->exit_only ? schema__eo_enter(raw, size, enter, sizeof(enter)) : 0;
+
+	if (n > 0)
+		keep_frame(h, enter, n, cpu, true);
+	keep_frame(h, raw, size, cpu, false);
 }
 
 /* Keeps the frames of one ring record (LEN bytes at REC) of thread TID (all

@@ -19,6 +19,9 @@ struct hevt {
 	uint8_t *frame;		/* owned copy */
 	uint16_t cpu;
 	uint32_t rec;		/* the ring record it came in, numbered per drain */
+	/* An enter event exit-only capture left out, rebuilt here from its exit
+	 * event (schema__eo_enter), as the capture layer rebuilds it. */
+	bool rebuilt;
 };
 
 /* Opens, loads and attaches the driver capturing every process (the test's own

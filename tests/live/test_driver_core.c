@@ -190,7 +190,7 @@ static void test_records(void)
 	struct harness *h = harness__open(64, &capture_self);
 	int64_t tid = syscall(SYS_gettid);
 	char path[PARK_SIZE + 200];
-	struct hevt *ce, *cx, *oe, *ox, *ge, *gx;
+	struct hevt *ce, *cx, *oe, *ox, *ge, *gx, *ue, *ux;
 	int at = 0;
 
 	memset(path, 'p', sizeof(path) - 1);
@@ -200,6 +200,7 @@ static void test_records(void)
 	close(-5151);
 	syscall(SYS_getppid);
 	EXPECT(syscall(SYS_open, path, O_RDONLY) == -1);	/* no such file */
+	syscall(SYS_getuid);
 	harness__drain(h, tid);
 	ce = harness__find(h, PPME_SYSCALL_CLOSE_E, &at);
 	cx = harness__find(h, PPME_SYSCALL_CLOSE_X, &at);
@@ -207,20 +208,39 @@ static void test_records(void)
 	gx = harness__find(h, PPME_GENERIC_X, &at);
 	oe = harness__find(h, PPME_SYSCALL_OPEN_E, &at);
 	ox = harness__find(h, PPME_SYSCALL_OPEN_X, &at);
-	EXPECT(ce && cx && ge && gx && oe && ox);
-	if (!(ce && cx && ge && gx && oe && ox)) {
+	ue = harness__find(h, PPME_SYSCALL_GETUID_E, &at);
+	ux = harness__find(h, PPME_SYSCALL_GETUID_X, &at);
+	EXPECT(ce && cx && ge && gx && oe && ox && ue && ux);
+	if (!(ce && cx && ge && gx && oe && ox && ue && ux)) {
 		harness__close(h);
 		return;
 	}
 	EXPECT_PARAM_INT(ce, 0, -5151);
 	EXPECT(oe->hdr.len > PARK_SIZE);
-	EXPECT(cx->rec != ge->rec && gx->rec != oe->rec && oe->rec != ox->rec);
+	EXPECT(cx->rec != ge->rec && gx->rec != oe->rec && oe->rec != ox->rec && ox->rec != ue->rec);
+	/* Only exits are ever read from the ring with a rebuilt enter before them. */
+	EXPECT(!cx->rebuilt && !gx->rebuilt && !ox->rebuilt && !ux->rebuilt && !ce->rebuilt &&
+	       !oe->rebuilt);
 	if (harness__exit_only()) {
-		EXPECT(ce->rec == cx->rec && ge->rec == gx->rec);
-		EXPECT(ce->hdr.ts == cx->hdr.ts && ge->hdr.ts == gx->hdr.ts);
+		EXPECT(ce->rec == cx->rec && ge->rec == gx->rec && ue->rec == ux->rec);
+		EXPECT(ce->hdr.ts == cx->hdr.ts && ge->hdr.ts == gx->hdr.ts &&
+		       ue->hdr.ts == ux->hdr.ts);
+		/* getppid (a generic pair whose ID names one call) and getuid (an
+		 * enter event without params) cost one frame: their enter events
+		 * are rebuilt from it. close's enter event carries the fd, which
+		 * its exit does not: both frames are sent. */
+		EXPECT(ge->rebuilt && ue->rebuilt && !(ce->rebuilt));
+		EXPECT(schema_syscall_routes[SYS_getppid].flags & UF_EO_SYNTH);
+		EXPECT(schema_syscall_routes[SYS_getuid].flags & UF_EO_SYNTH);
+		EXPECT(!(schema_syscall_routes[SYS_close].flags & UF_EO_SYNTH));
 	} else {
-		EXPECT(ce->rec != cx->rec && ge->rec != gx->rec);
+		EXPECT(ce->rec != cx->rec && ge->rec != gx->rec && ue->rec != ux->rec);
+		EXPECT(!ge->rebuilt && !ue->rebuilt);
 	}
+	hevt__expect_header(ue, PPME_SYSCALL_GETUID_E, tid);
+	hevt__expect_header(ge, PPME_GENERIC_E, tid);
+	EXPECT_PARAM_INT(ge, 0, schema_syscall_routes[SYS_getppid].ppm_sc);
+	EXPECT_PARAM_INT(ge, 1, SYS_getppid);
 	harness__close(h);
 }
 
@@ -233,12 +253,28 @@ static void test_drop_failed(void)
 	int64_t tid = syscall(SYS_gettid);
 	int fd = dup(1);
 	struct hevt *e;
-	int at = 0, enters = 0, exits = 0;
+	int at = 0, enters = 0, exits = 0, msyncs = 0;
 
 	harness__drain(h, -1);
 	close(-4242);		/* EBADF */
 	close(fd);		/* succeeds */
+	/* A failing call whose enter event exit-only capture would leave out
+	 * (a generic pair): its enter event is sent, as the driver's own. */
+	EXPECT(syscall(SYS_msync, (void *)1, 1, 0) == -1);
 	harness__drain(h, tid);
+	while ((e = harness__find(h, PPME_GENERIC_E, &at))) {
+		if (hevt__int(e, 1) != SYS_msync)
+			continue;
+		msyncs++;
+		EXPECT(!e->rebuilt);
+		EXPECT_PARAM_INT(e, 0, schema_syscall_routes[SYS_msync].ppm_sc);
+	}
+	EXPECT(msyncs == 1);
+	EXPECT(schema_syscall_routes[SYS_msync].flags & UF_EO_SYNTH);
+	at = 0;
+	while ((e = harness__find(h, PPME_GENERIC_X, &at)))
+		EXPECT(hevt__int(e, 0) != schema_syscall_routes[SYS_msync].ppm_sc);
+	at = 0;
 	while ((e = harness__find(h, PPME_SYSCALL_CLOSE_E, &at)))
 		enters += hevt__int(e, 0) == -4242 || hevt__int(e, 0) == fd;
 	at = 0;

@@ -12,6 +12,7 @@
 #include "loader.h"
 #include "perf.h"
 #include "ringset.h"
+#include "schema.h"
 
 #define DEFAULT_RING_PAGES 2048	/* 8 MiB with 4 KiB pages */
 /* Long enough to cover a producer preempted for a few scheduler slices between
@@ -28,6 +29,15 @@ struct live {
 	struct driver_counters *drv_cpu;	/* one per possible CPU */
 	int ncpu_possible;
 	bool exit_only;
+	/* Exit-only capture: the enter event rebuilt for an exit event whose
+	 * enter event the driver left out, handed out first; then HELD, the
+	 * exit event, without a look at the rings. */
+	bool held;
+	struct capture_event held_ev;
+	uint8_t synth[SCHEMA_EO_ENTER_MAX];
+	/* Rebuilt enter events per CPU: handed out like the rings' own. */
+	uint64_t synth_evts[CAPTURE_MAX_CPUS];
+	uint64_t synth_bytes[CAPTURE_MAX_CPUS];
 };
 
 static void live_free(struct live *l)
@@ -184,8 +194,29 @@ fail:
 static int live_next(void *e, struct capture_event *ev, int timeout_ms)
 {
 	struct live *l = e;
+	int err, n;
 
-	return ringset__next(l->rs, ev, timeout_ms);
+	if (l->held) {
+		*ev = l->held_ev;
+		l->held = false;
+		return 0;
+	}
+	err = ringset__next(l->rs, ev, timeout_ms);
+	if (err || !l->exit_only || !schema__eo_maybe(ev->frame->type))
+		return err;
+	/* 0: its enter event came (or is not rebuilt); < 0: malformed, which
+	 * the caller's validation counts. The exit frame stays valid: the rings
+	 * release nothing until the next ringset__next. */
+	n = schema__eo_enter(ev->frame, ev->len, l->synth, sizeof(l->synth));
+	if (n <= 0)
+		return 0;
+	l->held_ev = *ev;
+	l->held = true;
+	ev->frame = (const struct ppm_evt_hdr *)l->synth;
+	ev->len = n;
+	l->synth_evts[ev->cpu]++;
+	l->synth_bytes[ev->cpu] += n;
+	return 0;
 }
 
 static int live_stats(void *e, struct capture_stats *st)
@@ -198,6 +229,12 @@ static int live_stats(void *e, struct capture_stats *st)
 	if (err)
 		return err;
 	st->exit_only = l->exit_only;
+	for (int c = 0; c < CAPTURE_MAX_CPUS; c++) {
+		st->cpu[c].n_evts += l->synth_evts[c];
+		st->cpu[c].n_bytes += l->synth_bytes[c];
+		st->total.n_evts += l->synth_evts[c];
+		st->total.n_bytes += l->synth_bytes[c];
+	}
 	n = driver__counters(l->drv, l->drv_cpu, l->ncpu_possible, &tot);
 	if (n < 0)
 		return n;

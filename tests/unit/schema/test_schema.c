@@ -91,11 +91,96 @@ static void test_validate(void)
 	CHECK(schema__param_int(PT_UINT32, p.val[0], p.len[0], &v) == -EINVAL);
 }
 
+/* Exit-only capture's left-out enter events: which calls, and each byte of
+ * the rebuilt frame against the one the driver builds when it sends it. */
+static void test_eo_enter(void)
+{
+	uint8_t x[64], e[64], want[64], big[SCHEMA_EO_ENTER_MAX];
+	struct frame_builder fb;
+	uint32_t xlen, wlen;
+	int n, generic = 0, bare = 0;
+
+	/* Which routes: a generic pair whose code names one call, an enter
+	 * event without params; never a call whose enter event carries
+	 * something (close's fd) or is sent elsewhere (clone, execve, exit). */
+	CHECK(schema_syscall_routes[110].flags & UF_EO_SYNTH);		/* getppid */
+	CHECK(schema_syscall_routes[102].flags & UF_EO_SYNTH);		/* getuid */
+	CHECK(schema_syscall_routes[4].flags & UF_EO_SYNTH);		/* stat */
+	CHECK(!(schema_syscall_routes[3].flags & UF_EO_SYNTH));		/* close */
+	CHECK(!(schema_syscall_routes[56].flags & UF_EO_SYNTH));	/* clone */
+	CHECK(!(schema_syscall_routes[57].flags & UF_EO_SYNTH));	/* fork */
+	CHECK(!(schema_syscall_routes[59].flags & UF_EO_SYNTH));	/* execve */
+	CHECK(!(schema_syscall_routes[60].flags & UF_EO_SYNTH));	/* exit */
+	CHECK(!(schema_syscall_routes[231].flags & UF_EO_SYNTH));	/* exit_group */
+	/* modify_ldt and others share PPM_SC 0: no nativeID to rebuild */
+	CHECK(!(schema_syscall_routes[154].flags & UF_EO_SYNTH));
+	for (int nr = 0; nr < SYSCALL_TABLE_SIZE; nr++) {
+		const struct syscall_route *r = &schema_syscall_routes[nr];
+
+		if (!(r->flags & UF_EO_SYNTH))
+			continue;
+		CHECK(schema__eo_maybe(r->exit_event));
+		if (r->exit_event == PPME_GENERIC_X) {
+			CHECK(schema_eo_sc_nr[r->ppm_sc] == nr);
+			generic++;
+		} else {
+			CHECK(schema_events[r->enter_event].nparams == 0 &&
+			      r->enter_event + 1 == r->exit_event);
+			bare++;
+		}
+	}
+	/* the README's counts (Engines) */
+	CHECK(generic == 167 && bare == 51);
+
+	/* getppid's exit frame: GENERIC_E(ID, nativeID) at its time, thread. */
+	fb__begin(&fb, x, sizeof(x), PPME_GENERIC_X, 4242, 1700000000123456789ull);
+	fb__u16(&fb, schema_syscall_routes[110].ppm_sc);
+	xlen = fb__end(&fb, 0);
+	fb__begin(&fb, want, sizeof(want), PPME_GENERIC_E, 4242, 1700000000123456789ull);
+	fb__u16(&fb, schema_syscall_routes[110].ppm_sc);
+	fb__u16(&fb, 110);
+	wlen = fb__end(&fb, 0);
+	n = schema__eo_enter(x, xlen, e, sizeof(e));
+	CHECK(n == (int)wlen && wlen == SCHEMA_EO_ENTER_MAX && memcmp(e, want, wlen) == 0);
+	CHECK(schema__validate(e, n) == 0);
+	CHECK(schema__eo_enter(x, xlen, big, sizeof(big)) == (int)wlen);
+	CHECK(schema__eo_enter(x, xlen, e, SCHEMA_EO_ENTER_MAX - 1) == -ENOSPC);
+	/* a generic exit of a code shared by several calls: not left out */
+	fb__begin(&fb, x, sizeof(x), PPME_GENERIC_X, 1, 2);
+	fb__u16(&fb, 0);
+	xlen = fb__end(&fb, 0);
+	CHECK(schema__eo_enter(x, xlen, e, sizeof(e)) == 0);
+	/* a generic exit without its ID, or with one of the wrong size */
+	fb__begin(&fb, x, sizeof(x), PPME_GENERIC_X, 1, 2);
+	fb__u8(&fb, 41);
+	xlen = fb__end(&fb, 0);
+	CHECK(schema__eo_enter(x, xlen, e, sizeof(e)) == -EINVAL);
+	CHECK(schema__eo_enter(x, PPM_HDR_LEN + 1, e, sizeof(e)) == -EINVAL);
+	CHECK(schema__eo_enter(x, PPM_HDR_LEN - 1, e, sizeof(e)) == -EINVAL);
+
+	/* getuid's exit frame: a bare GETUID_E header. */
+	fb__begin(&fb, x, sizeof(x), PPME_SYSCALL_GETUID_X, 77, 99);
+	fb__u32(&fb, 1000);
+	xlen = fb__end(&fb, 0);
+	fb__begin(&fb, want, sizeof(want), PPME_SYSCALL_GETUID_E, 77, 99);
+	wlen = fb__end(&fb, 0);
+	n = schema__eo_enter(x, xlen, e, sizeof(e));
+	CHECK(n == PPM_HDR_LEN && (int)wlen == n && memcmp(e, want, wlen) == 0);
+	/* close's exit: its enter event is always sent */
+	fb__begin(&fb, x, sizeof(x), PPME_SYSCALL_CLOSE_X, 77, 99);
+	fb__u64(&fb, 0);
+	xlen = fb__end(&fb, 0);
+	CHECK(schema__eo_enter(x, xlen, e, sizeof(e)) == 0);
+	CHECK(!schema__eo_maybe(PPME_SYSCALL_CLOSE_X) && !schema__eo_maybe(PPM_EVENT_MAX));
+	CHECK(!schema__eo_maybe(PPME_SYSCALL_GETUID_E));
+}
+
 int main(void)
 {
 	test_codes();
 	test_routes();
 	test_validate();
+	test_eo_enter();
 	printf("%s\n", failures ? "FAIL" : "ok");
 	return failures ? 1 : 0;
 }

@@ -2,7 +2,10 @@
  * CPU for a few seconds; the stream must be in timestamp order, and every marker
  * syscall the workload made must be delivered or counted as dropped.
  * Usage: capture_stream [seconds [order_window_us [ring_pages [slow]]]]
- * (window: 0 default, -1 off; slow: the reader naps to force drops). */
+ * (window: 0 default, -1 off; slow: the reader naps to force drops).
+ * AGENT_TEST_EXIT_ONLY=1: exit-only capture, where getppid's enter event is
+ * left out by the driver and rebuilt by the capture layer: each must come,
+ * flagged, right before its exit event, with the params the driver sends. */
 #include <errno.h>
 #include <sched.h>
 #include <signal.h>
@@ -30,6 +33,8 @@ struct child {
 	uint64_t made;		/* marker closes it made */
 	uint64_t enters;	/* close enter events with the marker fd */
 	uint64_t exits;		/* close exit events with -EBADF */
+	uint64_t ppid_enters;	/* getppid's generic enter events */
+	uint64_t ppid_exits;	/* and exit events */
 	bool reaped;
 };
 
@@ -97,6 +102,16 @@ static struct child *find_child(struct child *ch, int n, uint64_t tid)
 	return NULL;
 }
 
+static int64_t param_i64_16(const struct ppm_evt_hdr *f, uint32_t i)
+{
+	const uint8_t *v;
+	uint16_t len;
+
+	if (schema__param(f, i, &v, &len) || len != 2)
+		return INT64_MIN;
+	return schema__u16(v);
+}
+
 static int64_t param_i64(const struct ppm_evt_hdr *f, uint32_t i)
 {
 	const uint8_t *v;
@@ -119,6 +134,11 @@ int main(int argc, char **argv)
 	uint64_t end_ts = 0, t0, t_reaped = 0, t_loop, made = 0, enters = 0, exits = 0, drops;
 	int nch = 0, alive, quiet = 0;
 	bool slow = argc > 4 && atoi(argv[4]);
+	const char *eo = getenv("AGENT_TEST_EXIT_ONLY");
+	uint64_t rebuilt = 0, rebuilt_bad = 0, ppid_enters = 0, ppid_exits = 0;
+	struct ppm_evt_hdr last_rebuilt = {0};
+	bool after_rebuilt = false;
+	int64_t last_sc = -1;	/* a rebuilt generic enter event's ID */
 	cpu_set_t cpus;
 
 	if (argc > 2)
@@ -129,6 +149,7 @@ int main(int argc, char **argv)
 	if (getenv("AGENT_TEST_ENGINE"))
 		opts.engine = !strcmp(getenv("AGENT_TEST_ENGINE"), "ringbuf") ? CAPTURE_ENGINE_RINGBUF
 									  : CAPTURE_ENGINE_PERF;
+	opts.exit_only = eo && !strcmp(eo, "1");
 	if (geteuid() != 0)
 		skip("live capture tests need root");
 	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
@@ -188,7 +209,38 @@ int main(int argc, char **argv)
 				malformed++;
 				continue;
 			}
+			/* A rebuilt enter event: its exit event is next, same
+			 * time and thread, and says the same call. */
+			if (after_rebuilt) {
+				const uint8_t *v;
+				uint16_t len;
+
+				after_rebuilt = false;
+				if (f->ts != last_rebuilt.ts || f->tid != last_rebuilt.tid ||
+				    f->type != last_rebuilt.type + 1 || (ev.flags & CAPTURE_EVF_REBUILT))
+					rebuilt_bad++;
+				if (f->type == PPME_GENERIC_X &&
+				    (schema__param(f, 0, &v, &len) || len != 2 ||
+				     schema__u16(v) != last_sc))
+					rebuilt_bad++;
+			}
+			if (ev.flags & CAPTURE_EVF_REBUILT) {
+				rebuilt++;
+				after_rebuilt = true;
+				memcpy(&last_rebuilt, f, sizeof(last_rebuilt));
+				last_sc = param_i64_16(f, 0);
+			}
 			k = find_child(ch, nch, f->tid);
+			if (k && f->type == PPME_GENERIC_E && param_i64_16(f, 1) == SYS_getppid) {
+				k->ppid_enters++;
+				if (!(ev.flags & CAPTURE_EVF_REBUILT) == opts.exit_only)
+					rebuilt_bad++;
+				if (param_i64_16(f, 0) != schema_syscall_routes[SYS_getppid].ppm_sc)
+					rebuilt_bad++;
+			}
+			if (k && f->type == PPME_GENERIC_X &&
+			    param_i64_16(f, 0) == schema_syscall_routes[SYS_getppid].ppm_sc)
+				k->ppid_exits++;
 			if (k && f->type == PPME_SYSCALL_CLOSE_E && param_i64(f, 0) == MARKER_FD)
 				k->enters++;
 			if (k && f->type == PPME_SYSCALL_CLOSE_X && param_i64(f, 0) == -EBADF)
@@ -251,7 +303,13 @@ int main(int argc, char **argv)
 		made += ch[i].made;
 		enters += ch[i].enters;
 		exits += ch[i].exits;
+		ppid_enters += ch[i].ppid_enters;
+		ppid_exits += ch[i].ppid_exits;
 	}
+	printf("exit-only %d: %llu rebuilt enter events, %llu wrong; getppid: %llu enter, "
+	       "%llu exit events\n", opts.exit_only, (unsigned long long)rebuilt,
+	       (unsigned long long)rebuilt_bad, (unsigned long long)ppid_enters,
+	       (unsigned long long)ppid_exits);
 	printf("mode %s, %llu events (%.2f M/s while running), driver sent %llu, drops: buffer %llu "
 	       "bug %llu scratch %llu lost %llu, corrupt %llu\n", st.mode,
 	       (unsigned long long)n_evts, n_evts / ((t_loop - t0) / 1e3),
@@ -283,6 +341,12 @@ int main(int argc, char **argv)
 	/* Nothing vanishes: what was not delivered was counted as dropped. */
 	EXPECT(enters <= made && made - enters <= drops);
 	EXPECT(exits <= made && made - exits <= drops);
+	/* getppid: made as often as the marker close; its enter event rebuilt
+	 * exactly when exit-only, and counted (driver and rings) as sent. */
+	EXPECT(ppid_enters <= made && made - ppid_enters <= drops);
+	EXPECT(ppid_exits <= made && made - ppid_exits <= drops);
+	EXPECT(rebuilt_bad == 0);
+	EXPECT(opts.exit_only ? rebuilt >= ppid_enters && ppid_enters >= 1000 : rebuilt == 0);
 	EXPECT(st.total.n_evts == n_evts);
 	EXPECT(st.total.drv_evts == n_evts);
 	/* Both sides count a full ring: the driver's failed output, the kernel's

@@ -198,7 +198,8 @@ static void agent__count(struct agent *a, const struct capture_event *cev)
 {
 	struct ppm_evt_hdr h;
 
-	if (!cev->frame || schema__validate(cev->frame, cev->len) < 0) {
+	if (!cev->frame || (!(cev->flags & CAPTURE_EVF_REBUILT) &&
+			    schema__validate(cev->frame, cev->len) < 0)) {
 		a->tally.malformed++;
 		return;
 	}

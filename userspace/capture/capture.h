@@ -19,11 +19,15 @@ struct capture_event {
 	uint32_t len;	/* bytes available at frame (>= frame->len once validated) */
 	uint16_t cpu;
 	/* Capture files: the block's flags. CAPTURE_EVF_STATE_ONLY: the event keeps
-	 * the tables right but was not captured to be shown (a filtered -w). */
+	 * the tables right but was not captured to be shown (a filtered -w).
+	 * Live: CAPTURE_EVF_REBUILT, an enter event exit-only capture left out,
+	 * rebuilt here from its exit event (schema__eo_enter): well formed by
+	 * construction, so a consumer need not validate it again. */
 	uint32_t flags;
 };
 
 #define CAPTURE_EVF_STATE_ONLY 1u
+#define CAPTURE_EVF_REBUILT 2u
 
 /* Counters of one CPU (or the total). The drv_* ones are the driver's own. */
 struct capture_cpu_stats {

@@ -197,7 +197,7 @@ static int live_next(void *e, struct capture_event *ev, int timeout_ms)
 	int err, n;
 
 	if (l->held) {
-		*ev = l->held_ev;
+		*ev = l->held_ev;	/* flags 0: a frame of the ring */
 		l->held = false;
 		return 0;
 	}
@@ -214,6 +214,7 @@ static int live_next(void *e, struct capture_event *ev, int timeout_ms)
 	l->held = true;
 	ev->frame = (const struct ppm_evt_hdr *)l->synth;
 	ev->len = n;
+	ev->flags = CAPTURE_EVF_REBUILT;
 	l->synth_evts[ev->cpu]++;
 	l->synth_bytes[ev->cpu] += n;
 	return 0;

@@ -522,7 +522,8 @@ int inspector__process(struct inspector *in, const struct capture_event *cev, st
 	bool clone_child;
 
 	inspector__flush(in);
-	if (!cev || !cev->frame || schema__validate(cev->frame, cev->len) < 0) {
+	if (!cev || !cev->frame ||
+	    (!(cev->flags & CAPTURE_EVF_REBUILT) && schema__validate(cev->frame, cev->len) < 0)) {
 		in->c.n_malformed++;
 		return -EINVAL;
 	}

@@ -22,7 +22,8 @@ struct capture_event {
 	 * the tables right but was not captured to be shown (a filtered -w).
 	 * Live: CAPTURE_EVF_REBUILT, an enter event exit-only capture left out,
 	 * rebuilt here from its exit event (schema__eo_enter): well formed by
-	 * construction, so a consumer need not validate it again. */
+	 * construction, so a consumer need not validate it again. An event built
+	 * by hand (tests) must set flags too, 0 for a plain frame. */
 	uint32_t flags;
 };
 

@@ -199,6 +199,7 @@ static void test_malformed(void)
 		cev.frame = (const struct ppm_evt_hdr *)t->buf;
 		cev.len = len;
 		cev.cpu = 0;
+		cev.flags = 0;
 		CHECK(len > 0 && inspector__process(t->in, &cev, &t->ev) == 0);
 		CHECK(t->ev.params.n == 2 && t->ev.enter != NULL);
 		CHECK(fd_table__find(find(t, 10)->fds, 4) &&

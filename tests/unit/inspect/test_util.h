@@ -83,6 +83,7 @@ static inline int t_emit(struct t_ctx *t, uint16_t type, uint64_t tid, const cha
 	cev.frame = (const struct ppm_evt_hdr *)t->buf;
 	cev.len = t->len;
 	cev.cpu = t->cpu;
+	cev.flags = 0;
 	return inspector__process(t->in, &cev, &t->ev);
 }
 

@@ -382,15 +382,7 @@ bool ring__peek(struct ring *r, struct capture_event *ev, uint64_t *ts)
 
 void ring__consume(struct ring *r)
 {
-	if (!r->have_peek)
-		return;
-	r->have_peek = false;
-	r->rec_off += r->peek_len;
-	r->st.n_evts++;
-	r->st.n_bytes += r->peek_len;
-	/* Past the record's last frame: the ring may count as exhausted at once. */
-	if (r->rec_len - r->rec_off < PPM_HDR_LEN)
-		rec_done(r);
+	ring__consume_fast(r);
 }
 
 bool ring__exhausted(const struct ring *r)

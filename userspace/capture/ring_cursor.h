@@ -53,6 +53,22 @@ static inline bool ring__peek_fast(struct ring *r, struct capture_event *ev, uin
 	return true;
 }
 
+/* ring__consume, inline: the merge hands out an event with it each time. */
+static inline void ring__consume_fast(struct ring *r)
+{
+	if (!r->have_peek)
+		return;
+	r->have_peek = false;
+	r->rec_off += r->peek_len;
+	r->st.n_evts++;
+	r->st.n_bytes += r->peek_len;
+	/* Past the record's last frame: the ring may count as exhausted at once. */
+	if (r->rec_len - r->rec_off < PPM_HDR_LEN) {
+		r->in_rec = false;
+		r->pos = r->rec_end;
+	}
+}
+
 static inline bool ring__exhausted_fast(const struct ring *r)
 {
 	return !r->have_peek && r->pos == r->head;

@@ -122,15 +122,21 @@ static struct member *pick(struct ringset *s, uint64_t *block_ns)
 {
 	struct member *best = NULL;
 	uint64_t best_ts = 0, ts, now = 0;
-	int i;
+	int i, exhausted = 0;
 
 	*block_ns = 0;
 	for (i = 0; i < s->n; i++) {
-		if (ring__peek_fast(s->m[i].ring, NULL, &ts) && (!best || ts < best_ts)) {
+		if (!ring__peek_fast(s->m[i].ring, NULL, &ts))
+			exhausted++;	/* a ring that peeks nothing is used up */
+		else if (!best || ts < best_ts) {
 			best = &s->m[i];
 			best_ts = ts;
 		}
 	}
+	/* Every ring has an event: the oldest goes, with nothing to read again
+	 * and nothing to wait for (the common case under load). */
+	if (!exhausted)
+		return best;
 	for (i = 0; i < s->n; i++) {
 		struct member *m = &s->m[i];
 
@@ -187,7 +193,7 @@ static void hand_out(struct ringset *s, struct member *m, struct capture_event *
 
 	ring__peek_fast(m->ring, ev, &ts);
 	ev->cpu = m->cpu;
-	ring__consume(m->ring);
+	ring__consume_fast(m->ring);
 	s->hot = (int)(m - s->m) + 1;
 	s->hot_ts = ts;
 	/* Order is kept by the window; a producer preempted for longer still

@@ -295,6 +295,10 @@ static __always_inline void park__flush(void *ctx, struct scratch *s)
 /* scratch.chain_ev of an enter event sent alone (drop_failed, a failed call). */
 #define EO_NO_EXIT 0xffff
 
+/* Every enter event's code is its exit event's - 1 (proto checks the
+ * left-out ones); frame__send relies on it for the generic pair too. */
+_Static_assert(PPME_GENERIC_E + 1 == PPME_GENERIC_X, "generic pair codes");
+
 /* Sends the finished frame of LEN bytes and type TYPE. In exit-only mode the
  * enter frame of a syscall whose exit frame follows is parked instead, and
  * goes out with that exit frame in one record: the reserve, commit and copy of
@@ -326,12 +330,13 @@ static __always_inline void frame__send(struct filler *f, struct scratch *s, __u
 		s->park_len = len;
 		return;
 	}
-	/* An exit event whose enter event was left out stands for both: sent
-	 * or dropped, it counts as two, as the enter event the reader rebuilds
-	 * from it (proto/schema_eo.c) counts there. */
+	/* An exit event whose enter event (its type - 1, GENERIC_E included)
+	 * was left out stands for both: sent or dropped, it counts as two, as
+	 * the enter event the reader rebuilds from it (proto/schema_eo.c)
+	 * counts there. */
 	if (n == 1 && PPME_IS_EXIT(type) && settings.exit_only &&
 	    (PPME_EO_SYNTH_BARE(type) || f->eo_generic)) {
-		first = f->eo_generic ? PPME_GENERIC_E : type - 1;
+		first = type - 1;
 		n = 2;
 	}
 	frame__account(frame__output(f->ctx, from, len), first, type, n);

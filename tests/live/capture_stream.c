@@ -102,24 +102,17 @@ static struct child *find_child(struct child *ch, int n, uint64_t tid)
 	return NULL;
 }
 
-static int64_t param_i64_16(const struct ppm_evt_hdr *f, uint32_t i)
+/* Integer param I of F, as its type in the table says; INT64_MIN if absent. */
+static int64_t param_int(const struct ppm_evt_hdr *f, uint32_t i)
 {
 	const uint8_t *v;
 	uint16_t len;
+	int64_t out;
 
-	if (schema__param(f, i, &v, &len) || len != 2)
+	if (i >= schema_events[f->type].nparams || schema__param(f, i, &v, &len) ||
+	    schema__param_int(schema_events[f->type].params[i].type, v, len, &out))
 		return INT64_MIN;
-	return schema__u16(v);
-}
-
-static int64_t param_i64(const struct ppm_evt_hdr *f, uint32_t i)
-{
-	const uint8_t *v;
-	uint16_t len;
-
-	if (schema__param(f, i, &v, &len) || len != 8)
-		return INT64_MIN;
-	return (int64_t)schema__u64(v);
+	return out;
 }
 
 int main(int argc, char **argv)
@@ -212,38 +205,33 @@ int main(int argc, char **argv)
 			/* A rebuilt enter event: its exit event is next, same
 			 * time and thread, and says the same call. */
 			if (after_rebuilt) {
-				const uint8_t *v;
-				uint16_t len;
-
 				after_rebuilt = false;
 				if (f->ts != last_rebuilt.ts || f->tid != last_rebuilt.tid ||
 				    f->type != last_rebuilt.type + 1 || (ev.flags & CAPTURE_EVF_REBUILT))
 					rebuilt_bad++;
-				if (f->type == PPME_GENERIC_X &&
-				    (schema__param(f, 0, &v, &len) || len != 2 ||
-				     schema__u16(v) != last_sc))
+				if (f->type == PPME_GENERIC_X && param_int(f, 0) != last_sc)
 					rebuilt_bad++;
 			}
 			if (ev.flags & CAPTURE_EVF_REBUILT) {
 				rebuilt++;
 				after_rebuilt = true;
 				memcpy(&last_rebuilt, f, sizeof(last_rebuilt));
-				last_sc = param_i64_16(f, 0);
+				last_sc = param_int(f, 0);
 			}
 			k = find_child(ch, nch, f->tid);
-			if (k && f->type == PPME_GENERIC_E && param_i64_16(f, 1) == SYS_getppid) {
+			if (k && f->type == PPME_GENERIC_E && param_int(f, 1) == SYS_getppid) {
 				k->ppid_enters++;
 				if (!(ev.flags & CAPTURE_EVF_REBUILT) == opts.exit_only)
 					rebuilt_bad++;
-				if (param_i64_16(f, 0) != schema_syscall_routes[SYS_getppid].ppm_sc)
+				if (param_int(f, 0) != schema_syscall_routes[SYS_getppid].ppm_sc)
 					rebuilt_bad++;
 			}
 			if (k && f->type == PPME_GENERIC_X &&
-			    param_i64_16(f, 0) == schema_syscall_routes[SYS_getppid].ppm_sc)
+			    param_int(f, 0) == schema_syscall_routes[SYS_getppid].ppm_sc)
 				k->ppid_exits++;
-			if (k && f->type == PPME_SYSCALL_CLOSE_E && param_i64(f, 0) == MARKER_FD)
+			if (k && f->type == PPME_SYSCALL_CLOSE_E && param_int(f, 0) == MARKER_FD)
 				k->enters++;
-			if (k && f->type == PPME_SYSCALL_CLOSE_X && param_i64(f, 0) == -EBADF)
+			if (k && f->type == PPME_SYSCALL_CLOSE_X && param_int(f, 0) == -EBADF)
 				k->exits++;
 			/* The stream is ordered: past END_TS everything before it is in. */
 			if (end_ts && f->ts > end_ts)

@@ -97,14 +97,12 @@ struct harness *harness__open(uint32_t ring_pages, const struct driver_config *c
 
 		mode.exit_only |= harness__exit_only();
 		mode.ringbuf = harness__ringbuf();
-		h->exit_only = mode.exit_only;
 		if ((err = driver__configure(h->d, &mode)))
 			die("driver__configure", err);
 	} else if (cfg && (err = driver__configure(h->d, cfg))) {
 		die("driver__configure", err);
-	} else if (cfg) {
-		h->exit_only = cfg->exit_only;
 	}
+	h->exit_only = harness__exit_only() || (cfg && cfg->exit_only);
 	err = driver__load(h->d);
 	if (err == -EPERM || err == -ENOSYS)
 		skip("BPF is not permitted here");
@@ -235,6 +233,7 @@ static void drain_bpf(struct harness *h, struct ring *r, int c, int64_t tid)
 		uint8_t *rec = data + (cons & (r->data_size - 1));
 		uint32_t word = __atomic_load_n((uint32_t *)rec, __ATOMIC_ACQUIRE);
 		uint32_t len = word & ~(3u << 30);
+
 		if (word & (1u << 31))
 			break;	/* not committed yet */
 		if (cons + 8 + len > prod)

@@ -232,13 +232,6 @@ static void skip_snapshot(struct ring *r)
 	r->pos = r->head;
 }
 
-/* Leaves the record being walked: POS moves past it. */
-static void rec_done(struct ring *r)
-{
-	r->in_rec = false;
-	r->pos = r->rec_end;
-}
-
 /* Makes the frame at REC_OFF of the record being walked the peeked event. At
  * the record's end (less than a header left: none, or a perf sample's padding)
  * or on a bad frame, which costs the rest of the record and is counted once as
@@ -251,13 +244,13 @@ static bool rec_frame(struct ring *r)
 	if (left < PPM_HDR_LEN) {
 		if (r->rec_off == 0)
 			r->st.n_corrupt++;
-		rec_done(r);
+		ring__rec_done(r);
 		return false;
 	}
 	memcpy(&flen, f + offsetof(struct ppm_evt_hdr, len), sizeof(flen));
 	if (flen < PPM_HDR_LEN || flen > left) {
 		r->st.n_corrupt++;
-		rec_done(r);
+		ring__rec_done(r);
 		return false;
 	}
 	memcpy(&r->peek_ts, f, sizeof(r->peek_ts));
@@ -387,7 +380,7 @@ void ring__consume(struct ring *r)
 
 bool ring__exhausted(const struct ring *r)
 {
-	return !r->have_peek && r->pos == r->head;
+	return ring__exhausted_fast(r);
 }
 
 void ring__release(struct ring *r)

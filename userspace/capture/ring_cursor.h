@@ -53,6 +53,13 @@ static inline bool ring__peek_fast(struct ring *r, struct capture_event *ev, uin
 	return true;
 }
 
+/* Leaves the record being walked: POS moves past it. */
+static inline void ring__rec_done(struct ring *r)
+{
+	r->in_rec = false;
+	r->pos = r->rec_end;
+}
+
 /* ring__consume, inline: the merge hands out an event with it each time. */
 static inline void ring__consume_fast(struct ring *r)
 {
@@ -63,10 +70,8 @@ static inline void ring__consume_fast(struct ring *r)
 	r->st.n_evts++;
 	r->st.n_bytes += r->peek_len;
 	/* Past the record's last frame: the ring may count as exhausted at once. */
-	if (r->rec_len - r->rec_off < PPM_HDR_LEN) {
-		r->in_rec = false;
-		r->pos = r->rec_end;
-	}
+	if (r->rec_len - r->rec_off < PPM_HDR_LEN)
+		ring__rec_done(r);
 }
 
 static inline bool ring__exhausted_fast(const struct ring *r)

@@ -39,8 +39,11 @@ int sys_enter(struct bpf_raw_tracepoint_args *ctx)
 
 	if (!r)
 		return 0;
-	if (r->enter_event != PPME_GENERIC_E)
+	if (r->enter_event != PPME_GENERIC_E) {
 		bpf_tail_call(ctx, &fillers_enter, r->enter_event);
+		if (filler__off(r->enter_event))
+			return 0;
+	}
 	/* No filler (or the tail call failed): the generic event names the syscall. */
 	if (FILLER_BEGIN_AS(&f, ctx, GENERIC_E, pid_tgid))
 		return 0;
@@ -60,10 +63,13 @@ static __always_inline int exit__send(void *ctx, const struct syscall_route *r, 
 		return 0;
 	if (r->exit_event != PPME_GENERIC_X) {
 		bpf_tail_call(ctx, &fillers_exit, r->exit_event);
-		/* No filler: the generic event goes, and a left-out enter event
-		 * is lost (the reader rebuilds none for it). */
+		/* No filler: the generic event goes (or, for a filler left out
+		 * at load, none), and a left-out enter event is lost (the
+		 * reader rebuilds none for it). */
 		if (eo_synth)
 			DROP(n_drops_bug, r->enter_event);
+		if (filler__off(r->exit_event))
+			return 0;
 		eo_synth = 0;
 	}
 	return filler__generic_exit(ctx, r->ppm_sc, pid_tgid, eo_synth);
@@ -142,8 +148,15 @@ int sys_exit_eo(struct bpf_raw_tracepoint_args *ctx)
 	s->chain_sc = r->ppm_sc;
 	s->chain_owner = pid_tgid;
 	stamp__set(s, pid_tgid);
-	if (r->enter_event != PPME_GENERIC_E)
+	if (r->enter_event != PPME_GENERIC_E) {
 		bpf_tail_call(ctx, &fillers_enter, r->enter_event);
+		/* a filler left out at load: its exit event is judged alone */
+		if (filler__off(r->enter_event)) {
+			s->chain_ev = 0;
+			s->stamp = 0;
+			return exit__send(ctx, r, ret, pid_tgid);
+		}
+	}
 	if (!FILLER_BEGIN_AS(&f, ctx, GENERIC_E, pid_tgid)) {
 		filler__u16(&f, r->ppm_sc);
 		filler__u16(&f, (__u16)id);

@@ -472,6 +472,19 @@ static __always_inline int filler__generic_exit(void *ctx, __u16 ppm_sc, __u64 p
 	return filler__submit(&f);
 }
 
+/* After a tail call to the filler of event TYPE failed: whether the loader
+ * left that filler out (filler_off). Its event then came for a syscall the
+ * run was not to capture: counted as ours to fix, and never sent as the
+ * generic event instead. Other failed tail calls (a filler this kernel could
+ * not load) fall back to the generic event. */
+static __always_inline int filler__off(__u32 type)
+{
+	if (type >= PPM_EVENT_MAX || !filler_off[type])
+		return 0;
+	DROP(n_drops_bug, type);
+	return 1;
+}
+
 /* Exit-only capture: the dispatcher stamps the syscall's two events once. */
 static __always_inline void stamp__set(struct scratch *s, __u64 owner)
 {
@@ -511,8 +524,11 @@ static __always_inline int filler__chain(void *ctx, __u64 pid_tgid)
 	s->chain_ev = 0;
 	if (ev + 1 == EO_NO_EXIT)
 		return 0;
-	if (ev != PPME_GENERIC_X)
+	if (ev != PPME_GENERIC_X) {
 		bpf_tail_call(ctx, &fillers_chain, ev);
+		if (filler__off(ev))
+			return 0;
+	}
 	return filler__generic_exit(ctx, sc, pid_tgid, 0);
 }
 

@@ -1,6 +1,7 @@
 /* The driver's userspace side: skeleton lifecycle, filler table, settings, counters. */
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -11,6 +12,7 @@
 
 /* The skeleton names struct driver_settings: driver.h (via loader.h) comes first. */
 #include "loader.h"
+#include "plan.h"
 #include "schema.h"
 #include "agent_driver.skel.h"
 
@@ -22,7 +24,11 @@ struct driver {
 	int nlinks;
 	int ncpus;
 	bool loaded;
+	bool per_thread;
+	bool all_syscalls;		/* no driver_config.syscalls */
+	uint8_t syscalls[SYSCALL_TABLE_SIZE];
 	uint8_t has_filler[PPM_EVENT_MAX];
+	struct driver_load_info info;
 };
 
 static int silent_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -69,6 +75,8 @@ struct driver *driver__open(void)
 	d->skel->bss->settings.snaplen = DRIVER_DEFAULT_SNAPLEN;
 	d->skel->bss->settings.own_tgid = getpid();
 	d->skel->bss->settings.procexit = 1;
+	d->all_syscalls = true;
+	memset(d->syscalls, 1, sizeof(d->syscalls));
 	memset(d->skel->bss->interesting, 1, sizeof(d->skel->bss->interesting));
 	memset(&d->skel->bss->kf, 0, sizeof(d->skel->bss->kf));
 	return d;
@@ -98,6 +106,10 @@ int driver__configure(struct driver *d, const struct driver_config *cfg)
 	d->paused = cfg->paused;
 	d->skel->bss->settings.exit_only = cfg->exit_only;
 	d->skel->bss->settings.ringbuf = cfg->ringbuf;
+	d->per_thread = cfg->per_thread;
+	d->all_syscalls = !cfg->syscalls;
+	for (int i = 0; i < SYSCALL_TABLE_SIZE; i++)
+		d->syscalls[i] = !cfg->syscalls || cfg->syscalls[i];
 	return 0;
 }
 
@@ -164,26 +176,56 @@ static void skip_fillers_needing_loop(struct driver *d)
 			bpf_program__set_autoload(p, false);
 }
 
-/* Exit-only capture loads its own dispatchers, and the enter fillers as
- * tp_btf/sys_exit programs: a tail call needs programs of one kind and hook. */
+/* The plan (plan.h) onto the object: each program on or off. A filler the
+ * plan leaves out is marked in filler_off, so that an event of it that comes
+ * anyway is counted, not sent as the generic event. */
+static void plan__apply(struct driver *d)
+{
+	struct agent_driver *sk = d->skel;
+	struct driver_plan_in in = {
+		.syscalls = d->all_syscalls ? NULL : d->syscalls,
+		.exit_only = sk->bss->settings.exit_only,
+		.drop_failed = sk->bss->settings.drop_failed,
+		.per_thread = d->per_thread,
+	};
+	struct driver_plan plan;
+	struct bpf_program *p;
+	int code, part;
+
+	driver_plan__build(&plan, &in);
+	bpf_program__set_autoload(sk->progs.sys_enter, plan.sys_enter);
+	bpf_program__set_autoload(sk->progs.sys_exit, plan.sys_exit);
+	bpf_program__set_autoload(sk->progs.sys_exit_eo, plan.sys_exit_eo);
+	bpf_program__set_autoload(sk->progs.sched_process_exec, plan.sched_exec);
+	bpf_program__set_autoload(sk->progs.sched_process_exit, plan.sched_exit);
+	bpf_program__set_autoload(sk->progs.sched_process_exit_eo, plan.sched_exit_eo);
+	bpf_program__set_autoload(sk->progs.sched_switch, plan.sched_switch);
+	memset(sk->bss->filler_off, 0, sizeof(sk->bss->filler_off));
+	bpf_object__for_each_program(p, sk->obj) {
+		if (is_dispatcher(p) || (code = filler_code(bpf_program__name(p), &part)) < 0)
+			continue;
+		bpf_program__set_autoload(p, plan.fillers[code]);
+		if (!plan.fillers[code])
+			sk->bss->filler_off[code] = 1;
+	}
+	/* only those syscalls can be turned on without a driver bug */
+	for (int i = 0; i < SYSCALL_TABLE_SIZE; i++)
+		sk->bss->interesting[i] = d->syscalls[i];
+}
+
+/* Exit-only capture loads the enter fillers as tp_btf/sys_exit programs: a
+ * tail call needs programs of one kind and hook. */
 static int set_mode(struct driver *d)
 {
 	struct agent_driver *sk = d->skel;
-	bool eo = sk->bss->settings.exit_only;
 	struct bpf_program *p;
 	int code, part, err;
 
-	bpf_program__set_autoload(sk->progs.sys_enter, !eo);
-	bpf_program__set_autoload(sk->progs.sys_exit, !eo);
-	bpf_program__set_autoload(sk->progs.sys_exit_eo, eo);
-	bpf_program__set_autoload(sk->progs.sched_process_exec, eo);
-	bpf_program__set_autoload(sk->progs.sched_process_exit, !eo);
-	bpf_program__set_autoload(sk->progs.sched_process_exit_eo, eo);
-	if (!eo)
+	if (!sk->bss->settings.exit_only)
 		return 0;
 	bpf_object__for_each_program(p, sk->obj) {
-		if (is_dispatcher(p) || (code = filler_code(bpf_program__name(p), &part)) < 0 ||
-		    PPME_IS_EXIT(code))
+		if (is_dispatcher(p) || !bpf_program__autoload(p) ||
+		    (code = filler_code(bpf_program__name(p), &part)) < 0 || PPME_IS_EXIT(code))
 			continue;
 		if ((err = bpf_program__set_type(p, BPF_PROG_TYPE_TRACING)) ||
 		    (err = bpf_program__set_expected_attach_type(p, BPF_TRACE_RAW_TP)) ||
@@ -197,17 +239,21 @@ int driver__load(struct driver *d)
 {
 	struct bpf_program *p;
 	int enter_table, exit_table, chain_table, parts, err;
+	uint64_t start;
 
 	if (d->loaded)
 		return -EBUSY;
 	/* Timestamps are boot-clock ns in BPF: this offset turns them into epoch ns. */
 	d->skel->bss->settings.boot_time = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_BOOTTIME);
+	plan__apply(d);
 	skip_fillers_needing_loop(d);
 	if ((err = set_mode(d)))
 		return err;
+	start = clock_ns(CLOCK_MONOTONIC);
 	err = agent_driver__load(d->skel);
 	if (err)
 		return err < 0 ? err : -err;
+	d->info.load_ns = clock_ns(CLOCK_MONOTONIC) - start;
 	d->loaded = true;
 	enter_table = bpf_map__fd(d->skel->maps.fillers_enter);
 	exit_table = bpf_map__fd(d->skel->maps.fillers_exit);
@@ -216,6 +262,9 @@ int driver__load(struct driver *d)
 	bpf_object__for_each_program(p, d->skel->obj) {
 		int code, part, fd, key;
 
+		d->info.programs_total++;
+		if (bpf_program__autoload(p))
+			d->info.programs++;
 		if (is_dispatcher(p) || !bpf_program__autoload(p))
 			continue;
 		code = filler_code(bpf_program__name(p), &part);
@@ -229,9 +278,58 @@ int driver__load(struct driver *d)
 		if (d->skel->bss->settings.exit_only && !part && PPME_IS_EXIT(code) &&
 		    bpf_map_update_elem(chain_table, &key, &fd, BPF_ANY))
 			return -errno;
-		if (!part)
+		if (!part && !d->has_filler[code]) {
 			d->has_filler[code] = 1;
+			d->info.fillers++;
+		}
 	}
+	return 0;
+}
+
+/* The memlock line of program FD's fdinfo: the bytes the kernel charges it. */
+static uint64_t prog__memlock(int fd)
+{
+	unsigned long long v = 0;
+	char path[64], line[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "memlock: %llu", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+int driver__load_info(const struct driver *d, struct driver_load_info *out, bool memlock)
+{
+	struct bpf_program *p;
+
+	if (!d->loaded)
+		return -EINVAL;
+	*out = d->info;
+	out->memlock = 0;
+	if (memlock)
+		bpf_object__for_each_program(p, d->skel->obj)
+			if (bpf_program__autoload(p))
+				out->memlock += prog__memlock(bpf_program__fd(p));
+	return 0;
+}
+
+int driver__for_each_program(const struct driver *d,
+			     int (*fn)(const char *name, int fd, void *arg), void *arg)
+{
+	struct bpf_program *p;
+	int r;
+
+	if (!d->loaded)
+		return -EINVAL;
+	bpf_object__for_each_program(p, d->skel->obj)
+		if (bpf_program__autoload(p) && (r = fn(bpf_program__name(p), bpf_program__fd(p), arg)))
+			return r;
 	return 0;
 }
 

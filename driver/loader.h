@@ -25,6 +25,28 @@ struct driver_config {
 	/* Events go into one BPF ring buffer per CPU (driver__ring_create), not
 	 * into perf rings (driver__set_perf_fd). */
 	bool ringbuf;
+	/* The syscalls the run captures (SYSCALL_TABLE_SIZE bytes, nonzero =
+	 * captured; copied), NULL: all. Only their fillers are loaded (plan.h),
+	 * and only they start interesting; one turned on later by
+	 * driver__set_syscall without its fillers has its events counted as
+	 * driver-bug drops, never sent as something else. */
+	const uint8_t *syscalls;
+	/* The caller will turn the per-thread kernel filter on (driver__kf_set):
+	 * loads sched_switch, which keeps each CPU's slot for its fast path.
+	 * Without it the filter still works, from its map alone. */
+	bool per_thread;
+};
+
+/* What driver__load did: programs loaded (dispatchers, fillers and their
+ * parts) of those the object has, and how long the kernel took. */
+struct driver_load_info {
+	uint32_t programs;
+	uint32_t programs_total;
+	uint32_t fillers;	/* events whose filler is loaded */
+	uint64_t load_ns;	/* the verifier and JIT, maps included */
+	/* Kernel memory the loaded programs are charged (their fdinfo's
+	 * memlock, as bpftool prog show says), filled only when asked. */
+	uint64_t memlock;
 };
 
 /* Whether this kernel has what exit-only capture needs (bpf_task_pt_regs and
@@ -36,8 +58,17 @@ bool driver__exit_only_supported(void);
 struct driver *driver__open(void);
 /* Before load. */
 int driver__configure(struct driver *d, const struct driver_config *cfg);
-/* Loads the programs (verifier) and fills the filler table. */
+/* Loads the programs the configuration needs (verifier, JIT) and fills the
+ * filler tables. */
 int driver__load(struct driver *d);
+/* After load: its figures into OUT; MEMLOCK also sums the programs' kernel
+ * memory (one /proc read per program: not for the event path). */
+int driver__load_info(const struct driver *d, struct driver_load_info *out, bool memlock);
+/* After load: calls FN with each loaded program's name and fd (tests look
+ * them up in the kernel); stops at FN's first nonzero return, which it
+ * returns. */
+int driver__for_each_program(const struct driver *d,
+			     int (*fn)(const char *name, int fd, void *arg), void *arg);
 /* Attaches to sys_enter, sys_exit and the sched tracepoints. Capture starts on,
  * unless the config said paused. */
 int driver__attach(struct driver *d);

@@ -134,5 +134,8 @@ const struct syscall_route routes[SYSCALL_TABLE_SIZE] __weak = SCHEMA_SYSCALL_RO
 struct driver_settings settings __weak;
 /* Native syscall number -> nonzero when its events are wanted. */
 __u8 interesting[SYSCALL_TABLE_SIZE] __weak;
+/* Event code -> nonzero when the loader left its filler out (driver/plan.h):
+ * the run never captures a syscall that needs it. */
+__u8 filler_off[PPM_EVENT_MAX] __weak;
 
 #endif

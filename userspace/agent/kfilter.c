@@ -22,6 +22,17 @@ struct agent_kf {
 	uint32_t cg_atoms;	/* atoms on container.id */
 	uint64_t last_scan_ms;
 	int added;		/* cgroups the last scan added */
+	/* From agent_kf__plan: the syscalls the driver loads and turns on (all
+	 * when ALL), those it keeps on if the per-thread part fails, and that
+	 * part's tables (NULL: none, WHY says why). */
+	bool all;
+	uint8_t sc[SYSCALL_TABLE_SIZE];
+	uint8_t sc_alone[SYSCALL_TABLE_SIZE];
+	struct driver_kfilter *c;
+	bool none;		/* nothing pushed at all (WHY) */
+	const char *why;
+	int err;		/* the per-thread part could not be planned */
+	bool active;		/* the per-thread part is on in the driver */
 };
 
 static const uint8_t kind_of[KP__KINDS] = {
@@ -198,7 +209,7 @@ static int kf__scan(struct agent_kf *k)
 
 void agent_kf__tick(struct agent_kf *k, uint64_t now_ms)
 {
-	if (!k || !k->cg_atoms || now_ms - k->last_scan_ms < RESCAN_MS)
+	if (!k || !k->active || !k->cg_atoms || now_ms - k->last_scan_ms < RESCAN_MS)
 		return;
 	k->last_scan_ms = now_ms;
 	kf__scan(k);	/* a failure leaves new cgroups unknown: they are sent */
@@ -209,6 +220,7 @@ void agent_kf__free(struct agent_kf *k)
 	if (!k)
 		return;
 	filter_kplan__free(k->plan);
+	free(k->c);
 	free(k);
 }
 
@@ -321,58 +333,110 @@ static void kf__describe(const struct agent_kf *k, int nsc, char *desc, size_t s
 	sbuf__free(&b);
 }
 
-struct agent_kf *agent_kf__start(struct driver *d, const struct filter *flt,
-				 struct inspector *in, const struct agent_kf_opts *o, char *desc,
-				 size_t size)
+static int sc__count(const uint8_t *sc)
 {
-	struct filter_events *match = NULL, *state = NULL;
-	struct driver_kfilter *c = NULL;
-	uint8_t sc[SYSCALL_TABLE_SIZE];
-	struct agent_kf *k = NULL;
-	const char *why = NULL;
-	int n, r = 0;
+	int n = 0;
 
-	if (o->off || !flt) {
-		snprintf(desc, size, "none (%s)", o->off ? "--no-kernel-filter" : "no filter");
-		return NULL;
+	for (unsigned i = 0; i < SYSCALL_TABLE_SIZE; i++)
+		n += sc[i] != 0;
+	return n;
+}
+
+/* The per-thread part, if the filter has process tests worth pushing: its
+ * tables, and the syscalls it needs on top of SC (its triggers). */
+static int kf__plan_threads(struct agent_kf *k, const struct filter *flt,
+			    const struct agent_kf_opts *o, bool match_all)
+{
+	struct filter_events *state;
+
+	if (o->syscalls_only) {
+		k->why = "-w writes every process's state";
+		return 0;
 	}
-	match = malloc(sizeof(*match));
-	state = malloc(sizeof(*state));
-	k = calloc(1, sizeof(*k));
-	if (!match || !state || !k || filter__events(flt, match) < 0) {
-		snprintf(desc, size, "none (%s)", strerror(ENOMEM));
-		free(match);
-		free(state);
-		free(k);
-		return NULL;
+	if (!(k->plan = filter__kplan(flt)))
+		return -errno;
+	if (!k->plan->useful) {
+		k->why = k->plan->natoms ? "its process tests exclude no event"
+					 : "no process test it can push";
+		return 0;
 	}
-	*state = *match;
-	filter_events__add_state(state);
-	n = filter_events__syscalls(match->all ? match : state, sc);
-	/* from here on STATE holds the state events alone */
-	memset(state, 0, sizeof(*state));
-	filter_events__add_state(state);
-	k->d = d;
-	k->host_root = o->host_root;
-	if (o->syscalls_only)
-		why = "-w writes every process's state";
-	else if (!(k->plan = filter__kplan(flt)))
-		r = -errno;
-	else if (!k->plan->useful)
-		why = k->plan->natoms ? "its process tests exclude no event"
-				      : "no process test it can push";
-	if (r || why)
-		goto syscalls;
 	for (uint32_t i = 0; i < k->plan->natoms; i++)
 		if (k->plan->atoms[i].kind == KP_CONTAINER)
 			k->cg_atoms |= 1u << i;
-	if (!(c = calloc(1, sizeof(*c)))) {
-		r = -ENOMEM;
-		goto syscalls;
+	state = calloc(1, sizeof(*state));
+	k->c = calloc(1, sizeof(*k->c));
+	if (!state || !k->c) {
+		free(state);
+		return -ENOMEM;
 	}
-	if (match->all)
-		memset(sc, 1, sizeof(sc));
-	kf__tables(k, state, c, sc);
+	filter_events__add_state(state);
+	if (match_all) {
+		k->all = true;
+		memset(k->sc, 1, sizeof(k->sc));
+	}
+	kf__tables(k, state, k->c, k->sc);
+	free(state);
+	return 0;
+}
+
+struct agent_kf *agent_kf__plan(const struct filter *flt, const struct agent_kf_opts *o)
+{
+	struct agent_kf *k = calloc(1, sizeof(*k));
+	int n, r;
+
+	if (!k)
+		return NULL;
+	k->host_root = o->host_root;
+	k->all = true;
+	memset(k->sc, 1, sizeof(k->sc));
+	memset(k->sc_alone, 1, sizeof(k->sc_alone));
+	if (o->off || !flt) {
+		k->none = true;
+		k->why = o->off ? "--no-kernel-filter" : "no filter";
+		return k;
+	}
+	if ((n = filter__syscalls_needed(flt, k->sc)) < 0) {
+		free(k);
+		errno = -n;
+		return NULL;
+	}
+	k->all = n == SYSCALL_TABLE_SIZE;
+	memcpy(k->sc_alone, k->sc, sizeof(k->sc));
+	/* a per-thread part that cannot be planned leaves the syscalls alone */
+	if ((r = kf__plan_threads(k, flt, o, k->all)) < 0) {
+		filter_kplan__free(k->plan);
+		k->plan = NULL;
+		free(k->c);
+		k->c = NULL;
+		k->err = r;
+		k->all = n == SYSCALL_TABLE_SIZE;
+		memcpy(k->sc, k->sc_alone, sizeof(k->sc));
+	}
+	return k;
+}
+
+const uint8_t *agent_kf__syscalls(const struct agent_kf *k)
+{
+	return k->all ? NULL : k->sc;
+}
+
+bool agent_kf__per_thread(const struct agent_kf *k)
+{
+	return k->c != NULL;
+}
+
+bool agent_kf__start(struct agent_kf *k, struct driver *d, struct inspector *in, char *desc,
+		     size_t size)
+{
+	int r = k->err;
+
+	k->d = d;
+	if (k->none) {
+		snprintf(desc, size, "none (%s)", k->why);
+		return false;
+	}
+	if (r || !k->c)
+		goto syscalls;
 	if ((r = kf__comm(k)) || (r = kf__nums(k)))
 		goto syscalls;
 	if (k->cg_atoms && (r = kf__scan(k)) < 0)
@@ -384,28 +448,18 @@ struct agent_kf *agent_kf__start(struct driver *d, const struct filter *flt,
 		k->seeded = seed.seeded;
 		k->seed_failed = seed.failed;
 	}
-	driver__set_interesting(d, sc);
-	if ((r = driver__kf_set(d, c)))
+	driver__set_interesting(d, k->sc);
+	if ((r = driver__kf_set(d, k->c)))
 		goto syscalls;
-	n = 0;
-	for (unsigned i = 0; i < SYSCALL_TABLE_SIZE; i++)
-		n += sc[i] != 0;
-	kf__describe(k, n, desc, size);
-	goto out;
+	k->active = true;
+	kf__describe(k, sc__count(k->sc), desc, size);
+	return true;
 syscalls:
-	/* the per-thread part failed or has nothing to do: the syscalls alone */
-	*state = *match;
-	filter_events__add_state(state);
-	n = filter_events__syscalls(match->all ? match : state, sc);
-	if (!match->all)
-		driver__set_interesting(d, sc);
-	snprintf(desc, size, "%d of %d syscalls; process tests stay in userspace (%s%s)", n,
-		 SYSCALL_TABLE_SIZE, r ? "failed: " : "", r ? strerror(-r) : why);
-	agent_kf__free(k);
-	k = NULL;
-out:
-	free(c);
-	free(match);
-	free(state);
-	return k;
+	/* the per-thread part failed or has nothing to do: the syscalls alone
+	 * (the driver loaded them, and the per-thread part's on top) */
+	driver__set_interesting(d, k->sc_alone);
+	snprintf(desc, size, "%d of %d syscalls; process tests stay in userspace (%s%s)",
+		 sc__count(k->sc_alone), SYSCALL_TABLE_SIZE, r ? "failed: " : "",
+		 r ? strerror(-r) : k->why);
+	return false;
 }

@@ -22,6 +22,7 @@
 #include "sbuf.h"
 #include "schema.h"
 #include "signals.h"
+#include "startup.h"
 #include "summary.h"
 
 #define EXIT_USAGE 2
@@ -59,7 +60,8 @@ struct agent {
 	struct agent_tally tally;
 	struct outputs outs;
 	struct agent_metrics *metrics;	/* --metrics */
-	struct agent_kf *kf;		/* the kernel filter's per-thread part */
+	struct agent_kf *kf;		/* what the kernel is told of the filter */
+	struct startup *startup;	/* live: main to capturing, timed and watched */
 	sigset_t wait_mask;		/* signals let in while waiting */
 	bool signals_blocked;
 	int stdout_err;			/* stdout's writer failed: stop */
@@ -483,8 +485,68 @@ static bool agent__perf_rings(const struct agent *a)
 	return capture__engine(a->o.engine) == CAPTURE_ENGINE_PERF;
 }
 
+/* A capture start-up step begins: timed and watched (startup.h). */
+static void agent__on_step(void *arg, enum capture_step step)
+{
+	static const enum startup_step of[] = {
+		[CAPTURE_STEP_OPEN] = STARTUP_BPF_OPEN,
+		[CAPTURE_STEP_LOAD] = STARTUP_BPF_LOAD,
+		[CAPTURE_STEP_RINGS] = STARTUP_RINGS,
+		[CAPTURE_STEP_ATTACH] = STARTUP_ATTACH,
+	};
+
+	startup__step(arg, of[step]);
+}
+
+/* The bound after which a start-up step that has not ended is told:
+ * AGENT_START_WARN_SECS (0: never), else STARTUP_WARN_SECS. */
+static uint64_t agent__start_warn_ms(void)
+{
+	const char *v = getenv("AGENT_START_WARN_SECS");
+	char *end;
+	double secs;
+
+	if (!v || !*v)
+		return STARTUP_WARN_SECS * 1000ull;
+	secs = strtod(v, &end);
+	if (*end || secs < 0 || secs > 86400)
+		return STARTUP_WARN_SECS * 1000ull;
+	return (uint64_t)(secs * 1000);
+}
+
+/* -v: what was loaded and how long each step took. */
+static void agent__report_start(struct agent *a, const char *kf_desc)
+{
+	struct driver *d = capture__driver(a->cap);
+	struct driver_load_info li;
+	struct capture_stats st;
+	char split[512];
+
+	capture__stats(a->cap, &st);
+	fprintf(stderr, "agent: capturing on %u CPUs (ring mode %s), %s\n", st.ncpus,
+		st.mode ? st.mode : "?",
+		!st.exit_only ? "enter and exit events from sys_enter and sys_exit" :
+		a->o.exit_only > 0 ? "exit-only (--exit-only)" :
+		"exit-only (no event leaves the agent)");
+	if (d && !driver__load_info(d, &li, false))
+		fprintf(stderr, "agent: loaded %u of %u BPF programs (%u fillers%s) in %.1f ms\n",
+			li.programs, li.programs_total, li.fillers,
+			agent_kf__syscalls(a->kf) ? ", for the filter's syscalls" : ", capture-all",
+			(double)li.load_ns / 1e6);
+	startup__describe(a->startup, split, sizeof(split));
+	fprintf(stderr, "agent: started: %s\n", split);
+	fprintf(stderr, "agent: kernel filter: %s; in userspace: %s\n", kf_desc,
+		a->o.filter ? a->o.filter : "nothing");
+	if (agent__count_only(a))
+		fprintf(stderr, "agent: no filter, output, -w or metrics: events are "
+			"checked and counted, not parsed\n");
+}
+
 static int agent__start(struct agent *a)
 {
+	struct agent_kf_opts ko = { .off = a->o.no_kernel_filter,
+				    .syscalls_only = a->o.write_file != NULL,
+				    .host_root = getenv("HOST_ROOT") };
 	struct capture_live_opts lo = {
 		.ring_pages = a->o.ring_pages,
 		.snaplen = a->o.snaplen,
@@ -494,6 +556,7 @@ static int agent__start(struct agent *a)
 		.exit_only_optional = a->o.exit_only < 0,
 		.engine = a->o.engine,
 		.paused = true,	/* on once the kernel filter is set */
+		.on_step = agent__on_step,
 	};
 	struct inspector_opts io = { 0 };
 	char msg[512];
@@ -505,6 +568,14 @@ static int agent__start(struct agent *a)
 		fail("%s", msg);
 		return err;
 	}
+	/* What the driver must load follows from the filter: planned first. */
+	a->kf = agent_kf__plan(a->flt, &ko);
+	if (!a->kf) {
+		fail("cannot plan the kernel filter: %s", strerror(errno));
+		return -errno;
+	}
+	if ((err = startup__watch(a->startup, agent__start_warn_ms())))
+		fail("warning: no start-up watchdog: %s", strerror(-err));
 	if ((err = agent__open_writer(a)))
 		return err;
 	a->in = inspector__new(&io);
@@ -513,11 +584,15 @@ static int agent__start(struct agent *a)
 		return -errno;
 	}
 	/* Scan /proc before capturing so every thread the first events name is known. */
+	startup__step(a->startup, STARTUP_PROC);
 	inspector__scan_proc(a->in);
 	if ((err = agent__write_state(a)))
 		return err;
 	field_ctx__init(&a->fctx, inspector__threads(a->in));
 	agent__buffer_options(a);
+	lo.syscalls = agent_kf__syscalls(a->kf);
+	lo.per_thread = agent_kf__per_thread(a->kf);
+	lo.step_arg = a->startup;
 	a->cap = capture__open_live(&lo);
 	if (!a->cap) {
 		err = -errno;
@@ -525,32 +600,17 @@ static int agent__start(struct agent *a)
 		fail("%s", msg);
 		return err;
 	}
-	struct agent_kf_opts ko = { .off = a->o.no_kernel_filter,
-				    .syscalls_only = a->o.write_file != NULL,
-				    .host_root = getenv("HOST_ROOT") };
-
 	/* Narrows what the kernel sends to what the filter can match (plus what
 	 * keeps the thread and fd tables right). */
-	a->kf = agent_kf__start(capture__driver(a->cap), a->flt, a->in, &ko, msg, sizeof(msg));
+	startup__step(a->startup, STARTUP_KFILTER);
+	agent_kf__start(a->kf, capture__driver(a->cap), a->in, msg, sizeof(msg));
 	/* The first event comes after the kernel filter is in place: its verdicts
 	 * start from the /proc scan, as userspace's tables do. */
 	if (capture__driver(a->cap))
 		driver__set_capture(capture__driver(a->cap), true);
-	if (a->o.verbose) {
-		struct capture_stats st;
-
-		capture__stats(a->cap, &st);
-		fprintf(stderr, "agent: capturing on %u CPUs (ring mode %s), %s\n", st.ncpus,
-			st.mode ? st.mode : "?",
-			!st.exit_only ? "enter and exit events from sys_enter and sys_exit" :
-			a->o.exit_only > 0 ? "exit-only (--exit-only)" :
-			"exit-only (no event leaves the agent)");
-		fprintf(stderr, "agent: kernel filter: %s; in userspace: %s\n", msg,
-			a->o.filter ? a->o.filter : "nothing");
-		if (agent__count_only(a))
-			fprintf(stderr, "agent: no filter, output, -w or metrics: events are "
-				"checked and counted, not parsed\n");
-	}
+	startup__done(a->startup);
+	if (a->o.verbose)
+		agent__report_start(a, msg);
 	return 0;
 }
 
@@ -566,8 +626,6 @@ static void agent__stop_capture(struct agent *a)
 	agent__gather(a);
 	capture__close(a->cap);
 	a->cap = NULL;
-	agent_kf__free(a->kf);
-	a->kf = NULL;
 	if (a->metrics)
 		agent_metrics__publish(a->metrics, &a->counters, false);
 }
@@ -644,6 +702,10 @@ static int agent__finish(struct agent *a, bool started)
 	int err;
 
 	agent__stop_capture(a);
+	agent_kf__free(a->kf);
+	a->kf = NULL;
+	startup__free(a->startup);
+	a->startup = NULL;
 	err = agent__close_writer(a);
 	if (agent__close_outputs(a, started) && !err)
 		err = -EIO;
@@ -686,6 +748,8 @@ int main(int argc, char **argv)
 	char err[256];
 	int rc;
 
+	/* first: start-up is timed from here (-v) */
+	a.startup = startup__new();
 	if (options__parse(argc, argv, &a.o, err, sizeof(err))) {
 		fail("%s", err);
 		return EXIT_USAGE;

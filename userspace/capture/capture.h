@@ -84,6 +84,14 @@ enum capture_engine capture__engine(enum capture_engine e);
 /* "perf" or "ringbuf". */
 const char *capture__engine_name(enum capture_engine e);
 
+/* The steps of capture__open_live, in order. */
+enum capture_step {
+	CAPTURE_STEP_OPEN,	/* the BPF object: its ELF and BTF parsed */
+	CAPTURE_STEP_LOAD,	/* the programs it needs: the kernel's verifier and JIT */
+	CAPTURE_STEP_RINGS,	/* a ring per CPU, created and mapped */
+	CAPTURE_STEP_ATTACH,	/* onto the tracepoints */
+};
+
 struct capture_live_opts {
 	enum capture_engine engine;
 	uint32_t ring_pages;	/* data pages per CPU ring, a power of two; 0 = 8 MiB */
@@ -106,6 +114,14 @@ struct capture_live_opts {
 	/* attached with capture off, for a caller that configures the driver
 	 * (its kernel filter) before the first event: driver__set_capture */
 	bool paused;
+	/* What the driver loads (driver_config): the syscalls captured (NULL:
+	 * all) and whether the per-thread kernel filter will be on. */
+	const uint8_t *syscalls;
+	bool per_thread;
+	/* Called as each step begins (may be NULL), so that the caller can time
+	 * the steps and tell which one does not end. */
+	void (*on_step)(void *arg, enum capture_step step);
+	void *step_arg;
 };
 
 /* Opens, loads and attaches the driver and maps one ring per online CPU. Returns

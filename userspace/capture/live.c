@@ -96,6 +96,12 @@ static int live_add_ringbuf(struct live *l, int cpu, uint64_t bytes)
 	return ringset__add(l->rs, r, cpu);
 }
 
+static void live_step(const struct capture_live_opts *o, enum capture_step step)
+{
+	if (o->on_step)
+		o->on_step(o->step_arg, step);
+}
+
 static int live_setup(struct live *l, const struct capture_live_opts *o)
 {
 	bool ringbuf = capture__engine(o->engine) == CAPTURE_ENGINE_RINGBUF;
@@ -107,6 +113,8 @@ static int live_setup(struct live *l, const struct capture_live_opts *o)
 		.paused = o->paused,
 		.exit_only = o->exit_only,
 		.ringbuf = ringbuf,
+		.syscalls = o->syscalls,
+		.per_thread = o->per_thread,
 	};
 	struct ringset_opts ro = {0};
 	uint32_t pages = o->ring_pages ? o->ring_pages : DEFAULT_RING_PAGES;
@@ -128,6 +136,7 @@ static int live_setup(struct live *l, const struct capture_live_opts *o)
 	err = perf__online_cpus(online, CAPTURE_MAX_CPUS);
 	if (err)
 		return err;
+	live_step(o, CAPTURE_STEP_OPEN);
 	l->drv = driver__open();
 	if (!l->drv)
 		return -errno;
@@ -135,6 +144,7 @@ static int live_setup(struct live *l, const struct capture_live_opts *o)
 		cfg.exit_only = false;
 	l->exit_only = cfg.exit_only;
 	err = driver__configure(l->drv, &cfg);
+	live_step(o, CAPTURE_STEP_LOAD);
 	if (!err)
 		err = driver__load(l->drv);
 	if (err)
@@ -151,6 +161,7 @@ static int live_setup(struct live *l, const struct capture_live_opts *o)
 							 : DEFAULT_ORDER_WINDOW_US) * 1000ull;
 	ro.boot_to_epoch_ns = driver__boot_time(l->drv);
 	ro.sleep_wait = ringbuf;
+	live_step(o, CAPTURE_STEP_RINGS);
 	l->rs = ringset__new(&ro);
 	if (!l->rs)
 		return -errno;
@@ -164,6 +175,7 @@ static int live_setup(struct live *l, const struct capture_live_opts *o)
 	}
 	if (!l->nfds)
 		return -ENODEV;
+	live_step(o, CAPTURE_STEP_ATTACH);
 	return driver__attach(l->drv);
 }
 

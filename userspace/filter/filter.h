@@ -52,6 +52,12 @@ int filter_events__syscalls(const struct filter_events *events, uint8_t sc[SYSCA
  * above adds these so that proc.* and fd.* keep working. */
 void filter_events__add_state(struct filter_events *events);
 
+/* The syscalls a live capture for F needs: those whose events may match F,
+ * with those that keep thread and fd state right; every one for a NULL or
+ * unconstrained F. Sets SC[n] to 1 or 0; returns how many are set, or
+ * -ENOMEM. What the driver loads follows from it (driver/plan.h). */
+int filter__syscalls_needed(const struct filter *f, uint8_t sc[SYSCALL_TABLE_SIZE]);
+
 /* True if F compares evt.type with "open" but never with "openat" (glibc opens
  * files with openat, so such a filter probably misses what the user wants). */
 bool filter__names_open_without_openat(const struct filter *f);

@@ -178,6 +178,23 @@ void filter_events__add_state(struct filter_events *events)
 			events->codes[t] = 1;
 }
 
+int filter__syscalls_needed(const struct filter *f, uint8_t sc[SYSCALL_TABLE_SIZE])
+{
+	struct filter_events *ev = malloc(sizeof(*ev));
+	int r;
+
+	if (!ev)
+		return -ENOMEM;
+	r = filter__events(f, ev);
+	if (!r) {
+		if (!ev->all)
+			filter_events__add_state(ev);
+		r = filter_events__syscalls(ev, sc);
+	}
+	free(ev);
+	return r;
+}
+
 static void node__open_names(const struct fnode *n, bool *open, bool *openat)
 {
 	for (uint32_t i = 0; i < n->nkids; i++)

@@ -137,7 +137,28 @@ struct harness *harness__open(uint32_t ring_pages, const struct driver_config *c
 	}
 	if ((err = driver__attach(h->d)))
 		die("driver__attach", err);
+	{
+		struct driver_load_info li;
+
+		if (!driver__load_info(h->d, &li, false))
+			fprintf(stderr, "harness: %u of %u programs loaded in %.0f ms\n", li.programs,
+				li.programs_total, li.load_ns / 1e6);
+	}
 	return h;
+}
+
+const uint8_t *harness__only(const int *nrs)
+{
+	uint8_t *sc = calloc(1, SYSCALL_TABLE_SIZE);
+
+	if (!sc)
+		die("harness__only", ENOMEM);
+	for (; *nrs >= 0; nrs++) {
+		if (*nrs >= SYSCALL_TABLE_SIZE)
+			die("harness__only: syscall number", ERANGE);
+		sc[*nrs] = 1;
+	}
+	return sc;
 }
 
 struct driver *harness__driver(struct harness *h)

@@ -25,8 +25,14 @@ struct hevt {
 };
 
 /* Opens, loads and attaches the driver capturing every process (the test's own
- * too). Exits 77 when not root or BPF is unavailable, 1 on any other failure. */
+ * too). Exits 77 when not root or BPF is unavailable, 1 on any other failure.
+ * CFG's syscalls (see harness__only) keep the load to what the test calls;
+ * how many programs were loaded is said on stderr. */
 struct harness *harness__open(uint32_t ring_pages, const struct driver_config *cfg);
+/* A driver_config.syscalls set of the syscall numbers NRS, ended by -1: the
+ * driver then loads only their programs (driver/plan.h). Allocated per call
+ * and kept for the whole test. */
+const uint8_t *harness__only(const int *nrs);
 /* Whether the tests run in exit-only mode (AGENT_TEST_EXIT_ONLY=1): every
  * harness__open then loads the driver with driver_config.exit_only. */
 bool harness__exit_only(void);

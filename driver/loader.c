@@ -84,10 +84,15 @@ struct driver *driver__open(void)
 
 bool driver__exit_only_supported(void)
 {
-	return libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT, BPF_FUNC_task_pt_regs,
-				       NULL) == 1 &&
-	       libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT,
-				       BPF_FUNC_get_current_task_btf, NULL) == 1;
+	/* each probe loads a program: asked once per process */
+	static int known = -1;
+
+	if (known < 0)
+		known = libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT,
+						BPF_FUNC_task_pt_regs, NULL) == 1 &&
+			libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT,
+						BPF_FUNC_get_current_task_btf, NULL) == 1;
+	return known;
 }
 
 int driver__configure(struct driver *d, const struct driver_config *cfg)

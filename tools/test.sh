@@ -6,6 +6,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/build.sh
 status=0
+# The suite's load on the kernel's BPF loader: program ids are handed out in
+# order, so the ids of a program loaded before and after tell how many were
+# loaded in between. New hung-task lines in dmesg mean it suffered.
+prog_id() { build/tests/bpf_prog_id 2>/dev/null; }
+id0=$(prog_id) || id0=
+dmesg0=$(dmesg 2>/dev/null | wc -l)
+start=$(date +%s)
 meson test -C build --print-errorlogs --num-processes 1 "$@" || status=$?
 # One plain closing line that any reader understands.
 python3 - build/meson-logs/testlog.json <<'PY'
@@ -18,4 +25,16 @@ for line in open(sys.argv[1]):
     else: fail += 1
 print("tests: %d passed, %d failed, %d skipped" % (ok, fail, skip))
 PY
+id1=$(prog_id) || id1=
+if [ -n "$id0" ] && [ -n "$id1" ]; then
+	echo "tests: the kernel loaded $((id1 - id0 - 1)) BPF programs in $(($(date +%s) - start)) s" \
+		"(program ids $id0 to $id1, libbpf's feature probes included)"
+fi
+hung=$(dmesg 2>/dev/null | tail -n +$((dmesg0 + 1)) |
+	grep -E 'blocked for more than|hung_task|bpf_prog_pack_free|__purge_vmap_area_lazy' || true)
+if [ -n "$hung" ]; then
+	echo "tests: the kernel reported hung tasks during the run (dmesg):"
+	echo "$hung" | head -n 20
+	status=1
+fi
 exit $status

@@ -74,8 +74,14 @@ start_agent() {	# start_agent OUT ERR ARGS...
 	wait_capturing "$err" "$AGENT_PID"
 }
 
+# An agent that does not start says which step it is in after this many
+# seconds (the agent's start-up watchdog): well inside wait_capturing's bound.
+export AGENT_START_WARN_SECS=${AGENT_START_WARN_SECS:-5}
+
 # Waits until an agent started with -v says on ERR that it captures; fails if
-# PID ends first or after TENTHS tenths of a second (default 100).
+# PID ends first or after TENTHS tenths of a second (default 100). An agent
+# still starting then is told plainly (load_stuck), so that the test that saw
+# a hung BPF loader says so, not the ones after it.
 wait_capturing() {	# wait_capturing ERR PID [TENTHS]
 	local err=$1 pid=$2 n=${3:-100}
 	for _ in $(seq 1 "$n"); do
@@ -83,7 +89,33 @@ wait_capturing() {	# wait_capturing ERR PID [TENTHS]
 		kill -0 "$pid" 2>/dev/null || return 1
 		sleep 0.1
 	done
+	load_stuck "$pid" "$err"
 	return 1
+}
+
+# What a start that did not end shows: the agent's last words, where it sits
+# in the kernel, and the kernel's hung-task lines (a wedged BPF loader leaves
+# bpf_prog_pack_free or __purge_vmap_area_lazy in them; then every program
+# load on the machine hangs until a reboot).
+load_stuck() {	# load_stuck PID [ERR]
+	local pid=$1 err=${2:-} t
+	echo "FAIL: agent $pid has not started after its bound"
+	[ -n "$err" ] && [ -s "$err" ] && { echo "  its stderr:"; sed 's/^/    /' "$err" | tail -n 8; }
+	if [ -r "/proc/$pid/status" ]; then
+		echo "  $(grep '^State:' "/proc/$pid/status")"
+		for t in /proc/"$pid"/task/*; do
+			[ -r "$t/stack" ] || continue
+			echo "  kernel stack of thread ${t##*/} ($(cat "$t/comm" 2>/dev/null)):"
+			sed 's/^/    /' "$t/stack" | head -n 16
+		done
+	fi
+	dmesg_hung | sed 's/^/  dmesg: /'
+}
+
+# The kernel's lines about tasks blocked in it, the BPF loader's above all.
+dmesg_hung() {
+	dmesg 2>/dev/null | grep -E 'blocked for more than|hung_task|bpf_prog_pack|__purge_vmap_area_lazy|bpf_prog_load' |
+		tail -n 20
 }
 
 # Stops it with SIGTERM and waits; returns its exit status.

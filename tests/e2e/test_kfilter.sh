@@ -34,10 +34,13 @@ FMT='*%evt.rawtime %thread.tid %proc.pid %proc.sid %container.id %evt.cpu %proc.
 # agents (seen: a pipe fd typed in one and not the other, a process unknown to
 # one), which says nothing about the kernel filter.
 SID=$(ps -o sid= -p $$ | tr -d ' ')
-# Larger rings and queues than the defaults: a round runs ten agents at once on
+# Larger rings and queues than the defaults: a round runs four agents at once on
 # a shared machine, and a round with drops has to be run again.
 AGENT_ARGS=(-v --ring-size 32M --queue-size 64M -p "$FMT")
-PER_ROUND=5		# filters per round: twice as many agents at once
+# Filters per round: twice as many agents load at once. Four at most: agents
+# loading and freeing their programs in bursts can wedge this kernel's BPF
+# loader (dmesg: bpf_prog_pack_free, __purge_vmap_area_lazy) for good.
+PER_ROUND=2
 SETUID=4321 SETGID=4322 LOGINUID=4242
 LONGNAME=kflongname_0123456789	# comm keeps its first 15 characters
 tag=$$
@@ -257,7 +260,7 @@ PY
 # --- the filters --------------------------------------------------------------
 # FLAGS|FILTER. Flags: m = must match at least one line; p = pushed into the
 # kernel (-v says so); f = the kernel filter also makes fewer events read (at
-# most 3/4: the state events of every thread still come, and ten agents starting
+# most 3/4: the state events of every thread still come, and four agents starting
 # at once make many);
 # n = must not be pushed (about as many events read as without). @X@ are
 # replaced per round: MASTER, WORKER1 (nginx), EXEC (the bash that execs into

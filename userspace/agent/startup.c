@@ -35,7 +35,7 @@ static const struct {
 	[STARTUP_BPF_OPEN] = { "BPF open", "opening its BPF object",
 		"reading the BPF object and BTF should take milliseconds; check memory and `dmesg`" },
 	[STARTUP_BPF_LOAD] = { "BPF load", "loading its BPF programs",
-		"the kernel's BPF loader is not answering. `dmesg` tells whether tasks hang in it "
+		"the kernel's BPF loader has not answered. `dmesg` tells whether tasks hang in it "
 		"(hung-task lines naming bpf_prog_pack_free or __purge_vmap_area_lazy); if so, "
 		"every BPF program load on this machine hangs until a reboot" },
 	[STARTUP_RINGS] = { "rings", "creating its rings",

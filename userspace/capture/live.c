@@ -140,11 +140,12 @@ static int live_setup(struct live *l, const struct capture_live_opts *o)
 	l->drv = driver__open();
 	if (!l->drv)
 		return -errno;
+	/* the kernel's feature probes load programs too */
+	live_step(o, CAPTURE_STEP_LOAD);
 	if (cfg.exit_only && o->exit_only_optional && !driver__exit_only_supported())
 		cfg.exit_only = false;
 	l->exit_only = cfg.exit_only;
 	err = driver__configure(l->drv, &cfg);
-	live_step(o, CAPTURE_STEP_LOAD);
 	if (!err)
 		err = driver__load(l->drv);
 	if (err)

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# Start-up (issue 22): the agent loads only the BPF programs its filter and mode
+# need, and -v says how many and how long each step took; the kernel holds
+# exactly those programs (bpftool's view); and a step that does not end is
+# told on stderr, naming it, while /healthz is not 200. The slow start is real:
+# strace delays every bpf() call the agent makes.
+source "$(dirname "$0")/lib.sh"
+need_live
+need_pkgs strace curl
+command -v bpftool >/dev/null || PATH=$PATH:/usr/sbin
+PY=$(python3 -c 'import sys; print(sys.executable)')
+
+# The programs the kernel holds with an id above FLOOR: "id name memlock" lines.
+progs_above() {	# progs_above FLOOR
+	bpftool prog show --json | "$PY" -c '
+import json, sys
+for p in json.load(sys.stdin):
+    if p["id"] > int(sys.argv[1]):
+        print(p["id"], p.get("name", "?"), p.get("bytes_memlock", 0))' "$1"
+}
+
+max_id() {
+	bpftool prog show --json | "$PY" -c '
+import json, sys
+print(max([p["id"] for p in json.load(sys.stdin)] or [0]))'
+}
+
+# How many of the programs listed in FILE are named NAME (bpftool gives the
+# full name from the program's BTF; the kernel itself keeps 15 characters).
+named() {	# named FILE NAME
+	awk -v n="$2" '$2 == n' "$1" | wc -l
+}
+
+# One agent: started with -v and ARGS, its -v count against the kernel's.
+# Leaves the kernel's list in $TMP/progs.NAME and the -v count in $loaded.
+run_case() {	# run_case NAME ARGS...
+	local n=$1; shift
+	local floor kernel mem
+	floor=$(max_id)
+	start_agent "$TMP/$n.out" "$TMP/$n.err" "$@" || { expect "$n: the agent starts" false; return 1; }
+	progs_above "$floor" >"$TMP/progs.$n"
+	stop_agent
+	loaded=$(sed -n 's/^agent: loaded \([0-9]*\) of \([0-9]*\) BPF programs.*/\1/p' "$TMP/$n.err")
+	total=$(sed -n 's/^agent: loaded \([0-9]*\) of \([0-9]*\) BPF programs.*/\2/p' "$TMP/$n.err")
+	kernel=$(wc -l <"$TMP/progs.$n")
+	mem=$(awk '{ s += $3 } END { print s + 0 }' "$TMP/progs.$n")
+	echo "  $n: -v says $loaded of $total, the kernel holds $kernel ($((mem / 1024)) KiB); $(grep '^agent: started' "$TMP/$n.err")"
+	expect "$n: -v says how many programs were loaded" [ -n "$loaded" ]
+	expect "$n: the kernel holds as many programs as -v says ($kernel, $loaded)" [ "$kernel" = "$loaded" ]
+	# every step's time and the total: the steps add up to no more than it
+	expect "$n: -v gives the start-up split" "$PY" - "$TMP/$n.err" <<'PY'
+import re, sys
+line = next(l for l in open(sys.argv[1]) if l.startswith("agent: started: "))
+total = float(re.search(r"([0-9.]+) ms from main to capturing", line).group(1))
+steps = {k: float(v) for k, v in re.findall(r"(/proc scan|BPF open|BPF load|rings|attach|kernel filter|the rest) ([0-9.]+) ms", line)}
+need = {"/proc scan", "BPF open", "BPF load", "rings", "attach", "kernel filter", "the rest"}
+sys.exit(0 if need <= set(steps) and abs(sum(steps.values()) - total) < 0.5 and steps["BPF load"] > 0 else 1)
+PY
+}
+
+# The default mode (enter and exit programs), evt.type=openat: openat's
+# fillers and the state syscalls', not read's; no per-thread filter.
+run_case openat 'evt.type=openat'
+expect "openat: far fewer programs than the object has ($loaded of $total)" [ $((loaded * 2)) -lt "$total" ]
+expect "openat: sys_enter, sys_exit and sched_process_exit are loaded" \
+	[ "$(named "$TMP/progs.openat" sys_enter)$(named "$TMP/progs.openat" sys_exit)$(named "$TMP/progs.openat" sched_process_exit)" = 111 ]
+expect "openat: openat's two fillers are loaded" \
+	[ "$(named "$TMP/progs.openat" syscall_openat_2_e)$(named "$TMP/progs.openat" syscall_openat_2_x)" = 11 ]
+expect "openat: close's are loaded (state)" [ "$(named "$TMP/progs.openat" syscall_close_x)" = 1 ]
+expect "openat: read's are not" [ "$(named "$TMP/progs.openat" syscall_read_x)" = 0 ]
+expect "openat: no sched_switch (no per-thread filter)" [ "$(named "$TMP/progs.openat" sched_switch)" = 0 ]
+lean=$loaded
+
+# -w with the same filter loads the same set (the state events of every
+# process go into the file, and those are loaded anyway).
+run_case write -w "$TMP/w.scap" 'evt.type=openat'
+expect "-w evt.type=openat loads what evt.type=openat does ($loaded, $lean)" [ "$loaded" = "$lean" ]
+
+# A process test pushed into the kernel: every syscall, and sched_switch.
+run_case nginx 'proc.name=nginx'
+expect "proc.name=nginx: sched_switch is loaded" [ "$(named "$TMP/progs.nginx" sched_switch)" = 1 ]
+expect "proc.name=nginx: read's fillers are loaded" [ "$(named "$TMP/progs.nginx" syscall_read_x)" = 1 ]
+
+# Capture-all, exit-only (the default of -q): the enter fillers the reader
+# rebuilds are not loaded; neither is sys_enter.
+run_case all -q
+all_eo=$loaded
+expect "capture-all -q: exit-only dispatchers (sys_exit_eo, no sys_enter)" \
+	[ "$(named "$TMP/progs.all" sys_exit_eo)$(named "$TMP/progs.all" sys_enter)" = 10 ]
+expect "capture-all -q: read's exit filler is loaded, pipe's enter filler is not" \
+	[ "$(named "$TMP/progs.all" syscall_read_x)$(named "$TMP/progs.all" syscall_pipe_e)" = 10 ]
+run_case all_perf -q --engine perf
+expect "capture-all with --engine perf loads the same ($loaded, $all_eo)" [ "$loaded" = "$all_eo" ]
+run_case all_ee -q --no-exit-only
+expect "capture-all with enter programs loads every filler ($loaded > $all_eo)" [ "$loaded" -gt "$all_eo" ]
+expect "capture-all with enter programs: pipe's enter filler is loaded" \
+	[ "$(named "$TMP/progs.all_ee" syscall_pipe_e)" = 1 ]
+
+# --- a start that does not end ------------------------------------------------
+# Every bpf() call delayed by 300 ms: the load takes minutes. The agent says
+# which step it is in after AGENT_START_WARN_SECS and again after each further
+# bound, and /healthz is 503 meanwhile.
+PORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+AGENT_START_WARN_SECS=1 strace -f -qq -o /dev/null -e trace=bpf -e inject=bpf:delay_enter=300ms \
+	"$AGENT" -v -q --metrics="127.0.0.1:$PORT" 'evt.type=openat' >"$TMP/slow.out" 2>"$TMP/slow.err" &
+tracer=$!
+slow=
+for _ in $(seq 1 100); do
+	slow=$(pgrep -P "$tracer" -x agent) && break
+	sleep 0.1
+done
+cleanup_slow() { kill -9 "$tracer" $slow 2>/dev/null; cleanup_e2e; }
+trap cleanup_slow EXIT
+for _ in $(seq 1 150); do
+	[ "$(grep -c 'loading its BPF programs has not finished' "$TMP/slow.err")" -ge 2 ] && break
+	sleep 0.1
+done
+code=$(curl -s -m 5 -o "$TMP/health" -w '%{http_code}' "http://127.0.0.1:$PORT/healthz")
+sed 's/^/  /' "$TMP/slow.err" | head -n 3
+expect "a slow load is told on stderr, naming the step" \
+	grep -q '^agent: still starting: loading its BPF programs has not finished after 1 s' "$TMP/slow.err"
+expect "... and pointing at dmesg and the kernel's BPF loader" \
+	grep -q "the kernel's BPF loader has not answered. \`dmesg\` tells whether tasks hang in it" "$TMP/slow.err"
+expect "... and again while it lasts" grep -q 'has not finished after 2 s' "$TMP/slow.err"
+expect "/healthz is not 200 before capture runs ($code: $(cat "$TMP/health" 2>/dev/null))" [ "$code" = 503 ]
+expect "the agent has not said it captures" bash -c "! grep -q capturing '$TMP/slow.err'"
+kill -9 "$tracer" $slow 2>/dev/null
+wait "$tracer" 2>/dev/null
+# nothing it loaded is left behind
+expect "no driver program is left loaded after the slow agent was killed" no_progs_loaded
+finish

@@ -14,6 +14,37 @@
 
 static const struct driver_config capture_self = { .own_tgid = UINT32_MAX };
 
+/* Each test loads only the syscalls its checks look for, found or not found
+ * (harness__only): close, and getppid for the generic event. */
+static const int close_generic_calls[] = { SYS_close, SYS_getppid, -1 };
+/* procexit comes with no syscall loaded. */
+static const int no_calls[] = { -1 };
+/* getppid; bpf, which the test's own driver__counters calls while every
+ * syscall but getppid is off: checked to send nothing; and the calls other
+ * processes make all the time, so that "only getppid events arrive" is
+ * checked against a busy bitmap, not only against what was not loaded. */
+static const int bitmap_calls[] = { SYS_getppid, SYS_bpf, SYS_read, SYS_write, SYS_close,
+				    SYS_openat, SYS_futex, SYS_epoll_wait, SYS_nanosleep,
+				    SYS_clock_nanosleep, SYS_poll, SYS_ppoll, -1 };
+/* close, checked absent for the test's own process; and write, the harness's
+ * stderr line after attach. */
+static const int own_calls[] = { SYS_close, SYS_write, -1 };
+static const int getppid_calls[] = { SYS_getppid, -1 };
+/* The four calls whose records are checked. */
+static const int records_calls[] = { SYS_close, SYS_getppid, SYS_open, SYS_getuid, -1 };
+/* close, and msync, whose generic exit event is checked absent. */
+static const int drop_failed_calls[] = { SYS_close, SYS_msync, -1 };
+
+/* harness__open with CFG (capture_self when NULL) and only the syscalls NRS. */
+static struct harness *open_only(uint32_t ring_pages, const struct driver_config *cfg,
+				 const int *nrs)
+{
+	struct driver_config c = cfg ? *cfg : capture_self;
+
+	c.syscalls = harness__only(nrs);
+	return harness__open(ring_pages, &c);
+}
+
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -24,7 +55,7 @@ static uint64_t now_ns(void)
 
 static void test_close_and_generic(void)
 {
-	struct harness *h = harness__open(64, &capture_self);
+	struct harness *h = open_only(64, NULL, close_generic_calls);
 	int64_t tid = syscall(SYS_gettid);
 	uint64_t t0, t1;
 	struct hevt *e;
@@ -73,7 +104,7 @@ static void test_close_and_generic(void)
 
 static void test_procexit(void)
 {
-	struct harness *h = harness__open(64, &capture_self);
+	struct harness *h = open_only(64, NULL, no_calls);
 	pid_t child;
 	struct hevt *e = NULL;
 	int at = 0;
@@ -105,7 +136,7 @@ static uint64_t sent(struct harness *h)
 
 static void test_bitmap(void)
 {
-	struct harness *h = harness__open(64, &capture_self);
+	struct harness *h = open_only(64, NULL, bitmap_calls);
 	struct driver *d = harness__driver(h);
 	uint8_t none[SYSCALL_TABLE_SIZE] = { 0 };
 	uint64_t before;
@@ -141,7 +172,8 @@ static void test_bitmap(void)
 
 static void test_own_process_skipped(void)
 {
-	struct harness *h = harness__open(64, NULL);	/* default: skip getpid() */
+	/* own_tgid 0, the default: skip getpid() */
+	struct harness *h = open_only(64, &(struct driver_config){ 0 }, own_calls);
 
 	for (int i = 0; i < 100; i++)
 		close(-777);
@@ -153,7 +185,7 @@ static void test_own_process_skipped(void)
 
 static void test_full_ring_counts_drops(void)
 {
-	struct harness *h = harness__open(1, &capture_self);	/* a one-page ring */
+	struct harness *h = open_only(1, NULL, getppid_calls);	/* a one-page ring */
 	struct driver *d = harness__driver(h);
 	uint8_t none[SYSCALL_TABLE_SIZE] = { 0 };
 	struct driver_counters t0, t1;
@@ -187,7 +219,7 @@ static void test_full_ring_counts_drops(void)
  * is a record. */
 static void test_records(void)
 {
-	struct harness *h = harness__open(64, &capture_self);
+	struct harness *h = open_only(64, NULL, records_calls);
 	int64_t tid = syscall(SYS_gettid);
 	char path[PARK_SIZE + 200];
 	struct hevt *ce, *cx, *oe, *ox, *ge, *gx, *ue, *ux;
@@ -249,7 +281,7 @@ static void test_records(void)
 static void test_drop_failed(void)
 {
 	struct driver_config cfg = { .own_tgid = UINT32_MAX, .drop_failed = true };
-	struct harness *h = harness__open(64, &cfg);
+	struct harness *h = open_only(64, &cfg, drop_failed_calls);
 	int64_t tid = syscall(SYS_gettid);
 	int fd = dup(1);
 	struct hevt *e;

@@ -14,6 +14,9 @@
  * check: the child's fd table starts as a copy). */
 static int uts_fd = -1;
 
+/* The calls checked, the test's own and its children's. */
+static const int cred_ns_calls[] = { SYS_unshare, SYS_setns, -1 };
+
 static void child_unshare(void *arg)
 {
 	int bad = 0;
@@ -58,7 +61,7 @@ static void check(struct harness *h, uint16_t type, int64_t tid, int *at, int64_
 
 int main(void)
 {
-	struct harness *h = harness__open(256, &capture_self);
+	struct harness *h = live__open(256, cred_ns_calls);
 	const uint16_t un = PPME_SYSCALL_UNSHARE_E, ns = PPME_SYSCALL_SETNS_E;
 	pid_t child;
 	int at = 0;

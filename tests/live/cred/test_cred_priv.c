@@ -11,6 +11,9 @@
 #define DYN_FD 0
 #define DYN_RES 1
 
+/* The calls checked, the test's own and its child's. */
+static const int cred_priv_calls[] = { SYS_seccomp, SYS_bpf, -1 };
+
 static void check_seccomp(struct harness *h, int64_t tid, int *at, uint64_t op, int64_t res)
 {
 	struct hevt *e, *x;
@@ -129,7 +132,7 @@ static void test_bpf(struct harness *h)
 
 int main(void)
 {
-	struct harness *h = harness__open(256, &capture_self);
+	struct harness *h = live__open(256, cred_priv_calls);
 
 	test_seccomp(h);
 	test_bpf(h);

@@ -11,6 +11,9 @@
 #define DYN_U64 0
 #define DYN_SIG 1
 
+/* The calls checked. */
+static const int cred_ptrace_calls[] = { SYS_ptrace, -1 };
+
 /* The word the tracer reads and writes in the child (same address there). */
 static volatile uint64_t word = 0x1122334455667788ULL;
 
@@ -38,7 +41,7 @@ static void check(struct harness *h, int64_t tid, int *at, uint16_t request, int
 
 int main(void)
 {
-	struct harness *h = harness__open(256, &capture_self);
+	struct harness *h = live__open(256, cred_ptrace_calls);
 	int64_t me = live__tid();
 	struct user_regs_struct regs;
 	uint64_t out1 = 0, out2 = 0, bad = 7;

@@ -17,6 +17,9 @@
 
 static const char nodev[] = "/cred/no/such/dev";
 
+/* The calls checked. */
+static const int cred_quota_calls[] = { SYS_quotactl, -1 };
+
 /* One call and what its events must carry. */
 struct quota_call {
 	long cmd;		/* native */
@@ -62,7 +65,7 @@ static void check(struct harness *h, int64_t tid, int *at, const struct quota_ca
 
 int main(void)
 {
-	struct harness *h = harness__open(256, &capture_self);
+	struct harness *h = live__open(256, cred_quota_calls);
 	int64_t me = live__tid();
 	struct if_dqblk blk = {
 		.dqb_bhardlimit = 100, .dqb_bsoftlimit = 90, .dqb_curspace = 80,

@@ -2,6 +2,9 @@
  * session (res is the session id), and failing calls (EPERM, ESRCH, EINVAL). */
 #include "cred_live.h"
 
+/* The children's calls checked. */
+static const int cred_session_calls[] = { SYS_setsid, SYS_setpgid, -1 };
+
 /* Exits 1 if a call did not do what the events are checked against. */
 static void child_session(void *arg)
 {
@@ -56,7 +59,7 @@ static void check_setsid(struct harness *h, int64_t tid, int *at, int64_t res)
 
 int main(void)
 {
-	struct harness *h = harness__open(256, &capture_self);
+	struct harness *h = live__open(256, cred_session_calls);
 	pid_t child;
 	int at = 0;
 

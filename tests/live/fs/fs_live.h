@@ -13,6 +13,17 @@
 
 static const struct driver_config capture_self = { .own_tgid = UINT32_MAX };
 
+/* harness__open with capture_self, loading only the syscalls NRS (ended by -1,
+ * see harness__only): a test lists every syscall a check of it looks for, found
+ * or not found, so that no check passes for want of a program. */
+static inline struct harness *live__open(uint32_t ring_pages, const int *nrs)
+{
+	struct driver_config cfg = capture_self;
+
+	cfg.syscalls = harness__only(nrs);
+	return harness__open(ring_pages, &cfg);
+}
+
 static inline int64_t live__tid(void)
 {
 	return syscall(SYS_gettid);

@@ -14,6 +14,9 @@
 
 static char dir[64];
 
+/* The calls checked, each made with syscall(). */
+static const int fs_open_calls[] = { SYS_open, SYS_creat, SYS_openat, SYS_openat2, -1 };
+
 /* What the dev param must hold for PATH. The kernel keeps a superblock's s_dev as
  * MKDEV (major << 20 | minor); stat(2) reports it through new_encode_dev()
  * ((minor & 0xff) | (major << 8) | ((minor & ~0xff) << 12)), and sysdig sends that
@@ -273,7 +276,7 @@ static void test_openat2(struct harness *h)
 
 int main(void)
 {
-	struct harness *h = harness__open(256, &capture_self);
+	struct harness *h = live__open(256, fs_open_calls);
 
 	live__tmpdir(dir, sizeof(dir), "fs_open");
 	test_open(h);

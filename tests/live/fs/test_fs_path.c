@@ -10,6 +10,12 @@
 
 static char dir[64];
 
+/* The calls checked, each made with syscall(). */
+static const int fs_path_calls[] = {
+	SYS_mkdir, SYS_mkdirat, SYS_rmdir, SYS_unlink, SYS_unlinkat,
+	SYS_rename, SYS_renameat, SYS_renameat2, -1,
+};
+
 static void touch(const char *name)
 {
 	char path[128];
@@ -268,7 +274,7 @@ static void test_rename(struct harness *h)
 
 int main(void)
 {
-	struct harness *h = harness__open(256, &capture_self);
+	struct harness *h = live__open(256, fs_path_calls);
 
 	live__tmpdir(dir, sizeof(dir), "fs_path");
 	test_mkdir_rmdir(h);

@@ -17,6 +17,9 @@
 #define PROT_SEM 0x8
 #endif
 
+/* The calls checked, each made with syscall(). */
+static const int mem_map_calls[] = { SYS_mmap, SYS_munmap, SYS_mprotect, -1 };
+
 /* The enter event of TYPE whose length (param 1) is LEN, and its exit. */
 static struct hevt *find_pair(struct harness *h, uint16_t type, unsigned long len, struct hevt **x)
 {
@@ -171,7 +174,7 @@ static void test_munmap_mprotect(struct harness *h)
 
 int main(void)
 {
-	struct harness *h = harness__open(256, &capture_self);
+	struct harness *h = live__open(256, mem_map_calls);
 
 	test_mmap(h);
 	test_munmap_mprotect(h);

@@ -6,6 +6,9 @@
 
 #include "meta_live.h"
 
+/* The calls checked, each made with syscall(). */
+static const int meta_chmod_calls[] = { SYS_chmod, SYS_fchmod, SYS_fchmodat, -1 };
+
 /* The result must be WANT and the file's mode WANT_MODE afterwards (when WANT is
  * 0); the exit's res param WANT. */
 static void check_res(long r, long want, const char *path, mode_t want_mode)
@@ -98,7 +101,7 @@ static void test_fchmodat(struct harness *h)
 
 int main(void)
 {
-	struct harness *h = harness__open(256, &capture_self);
+	struct harness *h = live__open(256, meta_chmod_calls);
 
 	meta__scratch("meta_chmod", "", 0);
 	test_chmod(h);

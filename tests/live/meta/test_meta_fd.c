@@ -6,6 +6,9 @@
 
 #include "meta_live.h"
 
+/* The calls checked, each made with syscall(). */
+static const int meta_fd_calls[] = { SYS_lseek, SYS_flock, SYS_fcntl, -1 };
+
 /* The only XTYPE exit since the last drain and its enter: res must be WANT and
  * the enter's fd FD. Returns the enter event. */
 static struct hevt *check_fd_call(struct harness *h, uint16_t xtype, int fd, long want)
@@ -147,7 +150,7 @@ static void test_fcntl(struct harness *h)
 
 int main(void)
 {
-	struct harness *h = harness__open(256, &capture_self);
+	struct harness *h = live__open(256, meta_fd_calls);
 	char buf[100] = { 0 };
 
 	meta__scratch("meta_fd", buf, sizeof(buf));

@@ -5,6 +5,9 @@
 
 #include "meta_live.h"
 
+/* The calls checked, each made with syscall(). */
+static const int meta_link_calls[] = { SYS_link, SYS_linkat, SYS_symlink, SYS_symlinkat, -1 };
+
 /* The exit of XTYPE whose string param I is S (its enter checked too), with RES
  * in param 0. */
 static struct hevt *find_res(struct harness *h, uint16_t xtype, uint32_t i, const char *s,
@@ -118,7 +121,7 @@ static void test_symlinkat(struct harness *h)
 
 int main(void)
 {
-	struct harness *h = harness__open(256, &capture_self);
+	struct harness *h = live__open(256, meta_link_calls);
 
 	meta__scratch("meta_link", "", 0);
 	test_link_symlink(h);

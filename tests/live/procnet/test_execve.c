@@ -11,6 +11,10 @@ static char *const envp_ok[] = { "PN_A=1", "PN_B=two", NULL };
 static const char args_ok[] = "alpha\0beta gamma";	/* with its final NUL: 17 bytes */
 static const char env_ok[] = "PN_A=1\0PN_B=two";	/* 16 bytes */
 
+/* The children's calls checked; execveat's exit event is also checked absent
+ * after a successful execveat. */
+static const int execve_calls[] = { SYS_execve, SYS_execveat, -1 };
+
 enum { MODE_EXECVE, MODE_FAIL, MODE_NOBODY, MODE_AT_DIRFD, MODE_AT_EMPTY, MODE_AT_EBADF };
 
 /* The child: chdir to the temp dir, then exec as MODE says. */
@@ -252,7 +256,7 @@ int main(void)
 	snprintf(bin, sizeof(bin), "%s/pn_true", dir);
 	pn_copy("/bin/true", bin, 0755);
 	bin_fd = open(bin, O_PATH);
-	h = harness__open(256, &pn_capture_self);
+	h = pn_open(256, execve_calls);
 	test_execve_ok(h);
 	test_execve_enoent(h);
 	test_execve_nobody(h);

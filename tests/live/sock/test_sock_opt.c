@@ -12,6 +12,9 @@
 /* sockopt_dynamic_param members. */
 enum { IDX_BYTES, IDX_ERRNO, IDX_UINT32, IDX_UINT64, IDX_TIMEVAL };
 
+/* The calls checked (glibc's wrappers are these syscalls). */
+static const int sock_opt_calls[] = { SYS_setsockopt, SYS_getsockopt, -1 };
+
 /* The expected val param: the index byte, then LEN bytes of VAL. */
 struct dynval {
 	uint8_t b[64];
@@ -199,7 +202,7 @@ static void test_get(struct harness *h, int fd, int peer)
 
 int main(void)
 {
-	struct harness *h = harness__open(256, &capture_self);
+	struct harness *h = live__open(256, sock_opt_calls);
 	int sv[2], tcp = socket(AF_INET, SOCK_STREAM, 0);
 
 	if (tcp < 0 || socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) {

@@ -4,6 +4,9 @@
 
 #include "wait_live.h"
 
+/* The call checked. */
+static const int wait_ioctl_calls[] = { SYS_ioctl, -1 };
+
 static void check_ioctl(struct harness *h, int fd, unsigned long req, unsigned long arg, long want)
 {
 	struct hevt *e, *x;
@@ -22,7 +25,7 @@ static void check_ioctl(struct harness *h, int fd, unsigned long req, unsigned l
 
 int main(void)
 {
-	struct harness *h = harness__open(256, &capture_self);
+	struct harness *h = live__open(256, wait_ioctl_calls);
 	int p[2], n = -1, on = 1;
 
 	if (pipe(p) || write(p[1], "abc", 3) != 3)

@@ -5,6 +5,9 @@
 
 #include "wait_live.h"
 
+/* The calls checked, each made with syscall(). */
+static const int wait_sem_calls[] = { SYS_semget, SYS_semctl, SYS_semop, -1 };
+
 static void check_semget(struct harness *h, int key, int nsems, int flg, uint32_t want_flg,
 			 long *res)
 {
@@ -70,7 +73,7 @@ static void check_semop(struct harness *h, int id, struct sembuf *ops, unsigned 
 
 int main(void)
 {
-	struct harness *h = harness__open(256, &capture_self);
+	struct harness *h = live__open(256, wait_sem_calls);
 	int key = 0x5e3a0000 | (getpid() & 0xffff);
 	long id, id2, r;
 	unsigned short vals[3];

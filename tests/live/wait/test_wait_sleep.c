@@ -7,6 +7,9 @@
 
 #define NOT_AVAILABLE INT64_MIN
 
+/* The calls checked, each made with syscall(). */
+static const int wait_sleep_calls[] = { SYS_nanosleep, SYS_futex, -1 };
+
 /* nanosleep(TS) checked: the interval in ns (or NOT_AVAILABLE). */
 static void check_nanosleep(struct harness *h, const struct timespec *ts, int64_t want_ns,
 			    long want)
@@ -93,7 +96,7 @@ static void test_futex(struct harness *h)
 
 int main(void)
 {
-	struct harness *h = harness__open(256, &capture_self);
+	struct harness *h = live__open(256, wait_sleep_calls);
 
 	test_nanosleep(h);
 	test_futex(h);

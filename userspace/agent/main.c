@@ -529,9 +529,9 @@ static void agent__report_start(struct agent *a, const char *kf_desc)
 		a->o.exit_only > 0 ? "exit-only (--exit-only)" :
 		"exit-only (no event leaves the agent)");
 	if (d && !driver__load_info(d, &li, false))
-		fprintf(stderr, "agent: loaded %u of %u BPF programs (%u fillers%s) in %.1f ms\n",
-			li.programs, li.programs_total, li.fillers,
-			agent_kf__syscalls(a->kf) ? ", for the filter's syscalls" : ", capture-all",
+		fprintf(stderr, "agent: loaded %u of %u BPF programs (%u fillers, for %s) in "
+			"%.1f ms\n", li.programs, li.programs_total, li.fillers,
+			agent_kf__syscalls(a->kf) ? "the filter's syscalls" : "every syscall",
 			(double)li.load_ns / 1e6);
 	startup__describe(a->startup, split, sizeof(split));
 	fprintf(stderr, "agent: started: %s\n", split);
@@ -558,7 +558,8 @@ static int agent__start(struct agent *a)
 		.paused = true,	/* on once the kernel filter is set */
 		.on_step = agent__on_step,
 	};
-	struct inspector_opts io = { 0 };
+	/* the scan below, timed as its own step */
+	struct inspector_opts io = { .no_proc_scan = true };
 	char msg[512];
 	int err;
 
@@ -585,7 +586,8 @@ static int agent__start(struct agent *a)
 	}
 	/* Scan /proc before capturing so every thread the first events name is known. */
 	startup__step(a->startup, STARTUP_PROC);
-	inspector__scan_proc(a->in);
+	if (inspector__scan_proc(a->in) < 0 && a->o.verbose)
+		fail("warning: the /proc scan stopped early: %s", strerror(errno));
 	if ((err = agent__write_state(a)))
 		return err;
 	field_ctx__init(&a->fctx, inspector__threads(a->in));

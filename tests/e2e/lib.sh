@@ -23,6 +23,18 @@ need_live() {
 		fi
 		echo "skip: $why"; exit 77
 	fi
+	if bpf_hung_before; then
+		echo "FAIL: an earlier test found the kernel's BPF loader hung ($(sed -n 2p "$HUNG_MARK"));" \
+			"every load hangs until a reboot: not starting an agent"
+		exit 1
+	fi
+}
+
+# A test that saw the kernel's BPF loader hang leaves this boot's id here, so
+# that the tests after it fail at once, pointing at it (tests/live/load_watch.h).
+HUNG_MARK=/run/agent-tests-bpf-hung
+bpf_hung_before() {
+	[ -r "$HUNG_MARK" ] && [ "$(head -n 1 "$HUNG_MARK")" = "$(cat /proc/sys/kernel/random/boot_id)" ]
 }
 
 # Installs the Debian packages a test talks to, when missing (root; CI is root).
@@ -101,15 +113,20 @@ load_stuck() {	# load_stuck PID [ERR]
 	local pid=$1 err=${2:-} t
 	echo "FAIL: agent $pid has not started after its bound"
 	[ -n "$err" ] && [ -s "$err" ] && { echo "  its stderr:"; sed 's/^/    /' "$err" | tail -n 8; }
+	local hung=
 	if [ -r "/proc/$pid/status" ]; then
 		echo "  $(grep '^State:' "/proc/$pid/status")"
 		for t in /proc/"$pid"/task/*; do
 			[ -r "$t/stack" ] || continue
 			echo "  kernel stack of thread ${t##*/} ($(cat "$t/comm" 2>/dev/null)):"
 			sed 's/^/    /' "$t/stack" | head -n 16
+			# a thread in state D in the kernel's BPF code: hung, not slow
+			grep -q '^State:.*D' "$t/status" 2>/dev/null && grep -q bpf "$t/stack" && hung=1
 		done
 	fi
 	dmesg_hung | sed 's/^/  dmesg: /'
+	[ -n "$hung" ] && { cat /proc/sys/kernel/random/boot_id
+			    echo "seen by $(basename "$0"), agent $pid in state D in the kernel's BPF code"; } >"$HUNG_MARK"
 }
 
 # The kernel's lines about tasks blocked in it, the BPF loader's above all.

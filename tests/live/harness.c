@@ -1,7 +1,6 @@
 /* A deliberately simple ring reader for driver tests: one mapping, records copied. */
 #include <errno.h>
 #include <linux/perf_event.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "load_watch.h"
 
 int harness_failures, harness_checks;
 
@@ -78,64 +78,6 @@ static void ring_bpf(struct harness *h, struct ring *r, int c, uint32_t ring_pag
 		die("mmap ring buffer", errno);
 }
 
-/* A load that does not return within LOAD_BOUND_S: the kernel's BPF loader
- * hangs (a task stuck in it cannot be killed). Said plainly, with where the
- * loading thread sits in the kernel and dmesg's hung-task lines, so that this
- * test fails for it rather than later ones. */
-#define LOAD_BOUND_S 60
-
-struct load_watch {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	bool done;
-	pid_t tid;
-};
-
-static void *load_watch__run(void *arg)
-{
-	struct load_watch *w = arg;
-	struct timespec until;
-	char cmd[256];
-	int timed_out = 0;
-
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += LOAD_BOUND_S;
-	pthread_mutex_lock(&w->lock);
-	while (!w->done && !timed_out)
-		timed_out = pthread_cond_timedwait(&w->cond, &w->lock, &until) == ETIMEDOUT;
-	pthread_mutex_unlock(&w->lock);
-	if (!timed_out)
-		return NULL;
-	fprintf(stderr, "harness: driver__load has not returned after %d s: the kernel's BPF "
-		"loader is not answering; the loading thread's kernel stack and dmesg:\n",
-		LOAD_BOUND_S);
-	snprintf(cmd, sizeof(cmd), "cat /proc/%d/task/%d/stack >&2; dmesg | grep -E "
-		 "'blocked for more than|bpf_prog_pack|__purge_vmap_area_lazy' | tail -n 20 >&2",
-		 getpid(), w->tid);
-	if (system(cmd) != 0)
-		fprintf(stderr, "harness: (could not read them)\n");
-	_exit(1);
-}
-
-/* driver__load, watched. */
-static int load_watched(struct driver *d)
-{
-	struct load_watch w = { .lock = PTHREAD_MUTEX_INITIALIZER,
-				.cond = PTHREAD_COND_INITIALIZER, .tid = syscall(SYS_gettid) };
-	pthread_t t;
-	bool watching = pthread_create(&t, NULL, load_watch__run, &w) == 0;
-	int err = driver__load(d);
-
-	if (watching) {
-		pthread_mutex_lock(&w.lock);
-		w.done = true;
-		pthread_cond_signal(&w.cond);
-		pthread_mutex_unlock(&w.lock);
-		pthread_join(t, NULL);
-	}
-	return err;
-}
-
 struct harness *harness__open(uint32_t ring_pages, const struct driver_config *cfg)
 {
 	struct harness *h = calloc(1, sizeof(*h));
@@ -145,6 +87,8 @@ struct harness *harness__open(uint32_t ring_pages, const struct driver_config *c
 		skip("live driver tests need root");
 	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
 		skip("the kernel has no BTF (/sys/kernel/btf/vmlinux)");
+	if (load_watch__hung_before())
+		exit(1);
 	h->page = sysconf(_SC_PAGESIZE);
 	h->d = driver__open();
 	if (!h->d)
@@ -163,7 +107,7 @@ struct harness *harness__open(uint32_t ring_pages, const struct driver_config *c
 		die("driver__configure", err);
 	}
 	h->exit_only = harness__exit_only() || (cfg && cfg->exit_only);
-	err = load_watched(h->d);
+	err = load_watch__load(h->d);
 	if (err == -EPERM || err == -ENOSYS)
 		skip("BPF is not permitted here");
 	if (err)

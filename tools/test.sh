@@ -32,6 +32,11 @@ if [ -n "$id0" ] && [ -n "$id1" ]; then
 fi
 hung=$(dmesg 2>/dev/null | tail -n +$((dmesg0 + 1)) |
 	grep -E 'blocked for more than|hung_task|bpf_prog_pack_free|__purge_vmap_area_lazy' || true)
+mark=/run/agent-tests-bpf-hung	# tests/live/load_watch.h
+if [ -r "$mark" ] && [ "$(head -n 1 "$mark")" = "$(cat /proc/sys/kernel/random/boot_id)" ]; then
+	echo "tests: a test found the kernel's BPF loader hung: $(sed -n 2p "$mark"); loads hang until a reboot"
+	status=1
+fi
 if [ -n "$hung" ]; then
 	echo "tests: the kernel reported hung tasks during the run (dmesg):"
 	echo "$hung" | head -n 20

@@ -167,9 +167,14 @@ void startup__done(struct startup *s)
 
 void startup__describe(const struct startup *s, char *buf, size_t size)
 {
-	uint64_t rest = s->end - s->t0;
+	uint64_t rest;
 	struct sbuf b;
 
+	if (!s || !s->end) {
+		snprintf(buf, size, "not timed");
+		return;
+	}
+	rest = s->end - s->t0;
 	sbuf__init(&b);
 	sbuf__printf(&b, "%.1f ms from main to capturing:", (double)(s->end - s->t0) / 1e6);
 	for (int i = 0; i < STARTUP__N; i++) {

@@ -187,9 +187,28 @@ static void test_exit_generic(struct harness *h)
 	}
 }
 
+/* The sleepers die of the signals sent them only with the default action: a
+ * test run under nohup (SIGHUP ignored) or with them blocked would wait for
+ * them for ever. Set before any fork, so no child can miss it. */
+static void signals_default(void)
+{
+	static const int sigs[] = { SIGUSR1, SIGUSR2, SIGHUP };
+	sigset_t set;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		signal(sigs[i], SIG_DFL);
+		sigaddset(&set, sigs[i]);
+	}
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
 int main(void)
 {
-	struct harness *h = pn_open(256, signal_calls);
+	struct harness *h;
+
+	signals_default();
+	h = pn_open(256, signal_calls);
 
 	test_kill(h);
 	test_tkill_tgkill(h);

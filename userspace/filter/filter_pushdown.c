@@ -136,7 +136,8 @@ int filter__events(const struct filter *f, struct filter_events *out)
 	return 0;
 }
 
-int filter__event_set(const struct filter *f, uint8_t set[PPM_EVENT_MAX])
+/* The event set on the heap: it is too large for a small stack. */
+static int filter__events_alloc(const struct filter *f, struct filter_events **out)
 {
 	struct filter_events *ev = malloc(sizeof(*ev));
 	int r;
@@ -144,10 +145,23 @@ int filter__event_set(const struct filter *f, uint8_t set[PPM_EVENT_MAX])
 	if (!ev)
 		return -ENOMEM;
 	r = filter__events(f, ev);
-	if (!r) {
-		memcpy(set, ev->codes, PPM_EVENT_MAX);
-		r = ev->all;
+	if (r) {
+		free(ev);
+		return r;
 	}
+	*out = ev;
+	return 0;
+}
+
+int filter__event_set(const struct filter *f, uint8_t set[PPM_EVENT_MAX])
+{
+	struct filter_events *ev;
+	int r = filter__events_alloc(f, &ev);
+
+	if (r)
+		return r;
+	memcpy(set, ev->codes, PPM_EVENT_MAX);
+	r = ev->all;
 	free(ev);
 	return r;
 }
@@ -180,17 +194,14 @@ void filter_events__add_state(struct filter_events *events)
 
 int filter__syscalls_needed(const struct filter *f, uint8_t sc[SYSCALL_TABLE_SIZE])
 {
-	struct filter_events *ev = malloc(sizeof(*ev));
-	int r;
+	struct filter_events *ev;
+	int r = filter__events_alloc(f, &ev);
 
-	if (!ev)
-		return -ENOMEM;
-	r = filter__events(f, ev);
-	if (!r) {
-		if (!ev->all)
-			filter_events__add_state(ev);
-		r = filter_events__syscalls(ev, sc);
-	}
+	if (r)
+		return r;
+	if (!ev->all)
+		filter_events__add_state(ev);
+	r = filter_events__syscalls(ev, sc);
 	free(ev);
 	return r;
 }

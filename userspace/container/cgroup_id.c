@@ -86,14 +86,17 @@ static bool hex_between(const struct comp *c, const char *prefix, const char *su
 static bool colon_form(const struct comp *c, const char *runtime, const char **id)
 {
 	size_t rl = strlen(runtime);
-	const char *end = c->s + c->n;
+	const char *hex, *rt;
 
 	if (c->n < rl + 2 + HEX_ID_LEN)
 		return false;
-	if (end[-HEX_ID_LEN - 1] != ':' || !is_hex_id(end - HEX_ID_LEN, HEX_ID_LEN) ||
-	    memcmp(end - HEX_ID_LEN - 1 - rl, runtime, rl) || end[-HEX_ID_LEN - 2 - rl] != ':')
+	/* pointers, not size_t indexes: -(HEX_ID_LEN + 2 + rl) would wrap */
+	hex = c->s + c->n - HEX_ID_LEN;
+	rt = hex - 1 - rl;
+	if (hex[-1] != ':' || !is_hex_id(hex, HEX_ID_LEN) || memcmp(rt, runtime, rl) ||
+	    rt[-1] != ':')
 		return false;
-	*id = end - HEX_ID_LEN;
+	*id = hex;
 	return true;
 }
 

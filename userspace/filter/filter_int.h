@@ -3,7 +3,7 @@
 #define FILTER_INT_H
 
 #include "filter.h"
-#include "fields_int.h"
+#include "field_ids.h"
 
 enum fnode_kind { FN_AND, FN_OR, FN_NOT, FN_CMP };
 

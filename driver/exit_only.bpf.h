@@ -1,0 +1,64 @@
+/* Exit-only capture's bookkeeping: the park where an enter frame waits for its
+ * exit frame, the chain's marks and the stamp both events share. */
+#ifndef EXIT_ONLY_BPF_H
+#define EXIT_ONLY_BPF_H
+
+#include "scratch.bpf.h"
+
+/* Where a parked frame of LEN (<= PARK_SIZE) bytes starts in scratch.park.
+ * The mask is for the verifier; the barrier stops the compiler from dropping
+ * it as redundant with the caller's bound. */
+static __always_inline __u32 park__start(__u32 len)
+{
+	__u64 off = PARK_SIZE - (__u64)len;
+
+	asm volatile("" : "+r"(off));
+	return off & PARK_MASK;
+}
+
+/* Enter frames up to this size are parked by an inline copy of PARK_INLINE
+ * bytes in 8-byte words, with no branch and no helper call; longer ones by
+ * bpf_probe_read_kernel. */
+#define PARK_INLINE 128
+
+/* Parks the LEN-byte (<= PARK_SIZE) frame at data so that it ends where data
+ * begins. The words past LEN land in data's first bytes, below any word still
+ * to be read (a frame has at least a header): the next event is built over
+ * them anyway. */
+static __always_inline long park__copy(struct scratch *s, __u32 len)
+{
+	__u32 start = park__start(len);
+
+	if (len > PARK_INLINE)
+		return bpf_probe_read_kernel(&s->park[start], len, s->data);
+#pragma unroll
+	for (int i = 0; i < PARK_INLINE / 8; i++)
+		*(__u64 *)&s->park[start + i * 8] = *(__u64 *)&s->data[i * 8];
+	return 0;
+}
+
+/* scratch.chain_ev of an enter event sent alone (drop_failed, a failed call). */
+#define EO_NO_EXIT 0xffff
+
+/* Every enter event's code is its exit event's - 1 (proto checks the
+ * left-out ones); frame__send relies on it for the generic pair too. */
+_Static_assert(PPME_GENERIC_E + 1 == PPME_GENERIC_X, "generic pair codes");
+
+/* Exit-only capture: the dispatcher stamps the syscall's two events once. */
+static __always_inline void stamp__set(struct scratch *s, __u64 owner)
+{
+	s->stamp = settings.boot_time + bpf_ktime_get_boot_ns();
+	s->stamp_owner = owner;
+}
+
+/* A program that sends an event of its own (sched.bpf.c) ends any chain's
+ * stamp on this CPU: its event is timed now. */
+static __always_inline void stamp__clear(void)
+{
+	struct scratch *s = scratch__get();
+
+	if (s)
+		s->stamp = 0;
+}
+
+#endif

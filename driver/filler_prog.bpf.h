@@ -19,7 +19,8 @@ static __always_inline int filler__next_part(struct filler *f, int n)
 }
 
 /* An event without params (sysdig's table gives many enter events none): the
- * header alone still says which call it was, and times it. */
+ * header alone still says which call it was, and times it. The fillers of those
+ * events are generated from the schema (proto/gen_schema.py, schema_bare.bpf.c). */
 static __always_inline int filler__no_params(void *ctx, __u16 type)
 {
 	struct filler f;
@@ -101,9 +102,5 @@ static __always_inline int filler__chain(void *ctx, __u64 pid_tgid)
  * like their dispatcher (a tail call needs the same kind of program). The context
  * has the same layout: args[0] the pt_regs, args[1] the return value. */
 #define FILLER_EXIT(name) SEC("tp_btf/sys_exit") int name(struct bpf_raw_tracepoint_args *ctx)
-
-/* Program NAME (KIND: FILLER or FILLER_EXIT) of event ID, which has no params. */
-#define FILLER_BARE(kind, name, ID) \
-	kind(name) { return filler__no_params(ctx, PPME_##ID); }
 
 #endif

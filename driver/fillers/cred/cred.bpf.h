@@ -1,5 +1,5 @@
 /* Helpers shared by the credential, session, limit, namespace and privileged-call
- * fillers: events with no param or res alone, DYN params, and the native ->
+ * fillers: events with res alone or an id, DYN params, and the native ->
  * PPM conversions sysdig applies to their args. */
 #ifndef CRED_BPF_H
 #define CRED_BPF_H
@@ -19,7 +19,6 @@ static const char cred_null_str[] = "(NULL)";
 
 /* What an event filled by cred__simple carries. */
 enum cred_simple {
-	CRED_NOTHING,	/* an enter event without params (getuid, setsid, ...) */
 	CRED_RES,	/* res alone: an ERRNO or a PID, both s64 */
 	CRED_ID,	/* the uid or gid the call returned, as a u32 */
 };

@@ -39,16 +39,10 @@ CRED_FILLER(FILLER_EXIT(syscall_setresuid_x), cred__simple, SYSCALL_SETRESUID_X,
 CRED_FILLER(FILLER(syscall_setresgid_e), ids__set_enter, SYSCALL_SETRESGID_E)
 CRED_FILLER(FILLER_EXIT(syscall_setresgid_x), cred__simple, SYSCALL_SETRESGID_X, CRED_RES)
 
-CRED_FILLER(FILLER(syscall_getuid_e), cred__simple, SYSCALL_GETUID_E, CRED_NOTHING)
 CRED_FILLER(FILLER_EXIT(syscall_getuid_x), cred__simple, SYSCALL_GETUID_X, CRED_ID)
-CRED_FILLER(FILLER(syscall_geteuid_e), cred__simple, SYSCALL_GETEUID_E, CRED_NOTHING)
 CRED_FILLER(FILLER_EXIT(syscall_geteuid_x), cred__simple, SYSCALL_GETEUID_X, CRED_ID)
-CRED_FILLER(FILLER(syscall_getgid_e), cred__simple, SYSCALL_GETGID_E, CRED_NOTHING)
 CRED_FILLER(FILLER_EXIT(syscall_getgid_x), cred__simple, SYSCALL_GETGID_X, CRED_ID)
-CRED_FILLER(FILLER(syscall_getegid_e), cred__simple, SYSCALL_GETEGID_E, CRED_NOTHING)
 CRED_FILLER(FILLER_EXIT(syscall_getegid_x), cred__simple, SYSCALL_GETEGID_X, CRED_ID)
 
-CRED_FILLER(FILLER(syscall_getresuid_e), cred__simple, SYSCALL_GETRESUID_E, CRED_NOTHING)
 CRED_FILLER(FILLER_EXIT(syscall_getresuid_x), ids__getres_exit, SYSCALL_GETRESUID_X)
-CRED_FILLER(FILLER(syscall_getresgid_e), cred__simple, SYSCALL_GETRESGID_E, CRED_NOTHING)
 CRED_FILLER(FILLER_EXIT(syscall_getresgid_x), ids__getres_exit, SYSCALL_GETRESGID_X)

@@ -14,5 +14,4 @@ FILLER(syscall_setpgid_e)
 }
 
 CRED_FILLER(FILLER_EXIT(syscall_setpgid_x), cred__simple, SYSCALL_SETPGID_X, CRED_RES)
-CRED_FILLER(FILLER(syscall_setsid_e), cred__simple, SYSCALL_SETSID_E, CRED_NOTHING)
 CRED_FILLER(FILLER_EXIT(syscall_setsid_x), cred__simple, SYSCALL_SETSID_X, CRED_RES)

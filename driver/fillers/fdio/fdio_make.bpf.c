@@ -58,15 +58,6 @@ FILLER(syscall_inotify_init_e)
 
 FDIO_RES_EXIT(syscall_inotify_init_x, SYSCALL_INOTIFY_INIT_X)
 
-FILLER(syscall_userfaultfd_e)
-{
-	struct filler f;
-
-	if (FILLER_BEGIN(&f, ctx, SYSCALL_USERFAULTFD_E))
-		return 0;
-	return filler__submit(&f);
-}
-
 /* flags: the native O_CLOEXEC / O_NONBLOCK / UFFD_USER_MODE_ONLY bits, unconverted
  * although the table names file_flags: sysdig sent the register as it was. */
 FILLER_EXIT(syscall_userfaultfd_x)

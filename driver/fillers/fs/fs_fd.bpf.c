@@ -22,15 +22,6 @@ FILLER_EXIT(syscall_dup_x)
 	return filler__submit(&f);
 }
 
-FILLER(syscall_pipe_e)
-{
-	struct filler f;
-
-	if (FILLER_BEGIN(&f, ctx, SYSCALL_PIPE_E))
-		return 0;
-	return filler__submit(&f);
-}
-
 /* The fds are only in user memory once the call succeeded: a failed call leaves
  * fd1, fd2 and ino empty rather than report what the array held before. */
 FILLER_EXIT(syscall_pipe_x)

@@ -15,28 +15,9 @@ static __always_inline int fs__res_path(void *ctx, __u16 type, __u32 nparams)
 	return filler__submit(&f);
 }
 
-static __always_inline int fs__no_params(void *ctx, __u16 type)
-{
-	struct filler f;
-
-	if (filler__begin(&f, ctx, type, 0))
-		return 0;
-	return filler__submit(&f);
-}
-
-FILLER(syscall_unlink_2_e)
-{
-	return fs__no_params(ctx, PPME_SYSCALL_UNLINK_2_E);
-}
-
 FILLER_EXIT(syscall_unlink_2_x)
 {
 	return fs__res_path(ctx, PPME_SYSCALL_UNLINK_2_X, PPME_SYSCALL_UNLINK_2_X_NPARAMS);
-}
-
-FILLER(syscall_unlinkat_2_e)
-{
-	return fs__no_params(ctx, PPME_SYSCALL_UNLINKAT_2_E);
 }
 
 /* unlinkat(dirfd, path, flags) */
@@ -69,11 +50,6 @@ FILLER_EXIT(syscall_mkdir_2_x)
 	return fs__res_path(ctx, PPME_SYSCALL_MKDIR_2_X, PPME_SYSCALL_MKDIR_2_X_NPARAMS);
 }
 
-FILLER(syscall_mkdirat_e)
-{
-	return fs__no_params(ctx, PPME_SYSCALL_MKDIRAT_E);
-}
-
 /* mkdirat(dirfd, path, mode) */
 FILLER_EXIT(syscall_mkdirat_x)
 {
@@ -88,19 +64,9 @@ FILLER_EXIT(syscall_mkdirat_x)
 	return filler__submit(&f);
 }
 
-FILLER(syscall_rmdir_2_e)
-{
-	return fs__no_params(ctx, PPME_SYSCALL_RMDIR_2_E);
-}
-
 FILLER_EXIT(syscall_rmdir_2_x)
 {
 	return fs__res_path(ctx, PPME_SYSCALL_RMDIR_2_X, PPME_SYSCALL_RMDIR_2_X_NPARAMS);
-}
-
-FILLER(syscall_chdir_e)
-{
-	return fs__no_params(ctx, PPME_SYSCALL_CHDIR_E);
 }
 
 FILLER_EXIT(syscall_chdir_x)

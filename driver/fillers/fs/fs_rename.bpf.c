@@ -1,20 +1,6 @@
 /* rename, renameat, renameat2: both paths as passed, on the exit event only. */
 #include "fs.bpf.h"
 
-static __always_inline int fs__no_params_e(void *ctx, __u16 type)
-{
-	struct filler f;
-
-	if (filler__begin(&f, ctx, type, 0))
-		return 0;
-	return filler__submit(&f);
-}
-
-FILLER(syscall_rename_e)
-{
-	return fs__no_params_e(ctx, PPME_SYSCALL_RENAME_E);
-}
-
 /* rename(oldpath, newpath) */
 FILLER_EXIT(syscall_rename_x)
 {
@@ -38,11 +24,6 @@ static __always_inline void fs__renameat_params(struct filler *f)
 	filler__str_user(f, (const void *)filler__arg(f, 3));
 }
 
-FILLER(syscall_renameat_e)
-{
-	return fs__no_params_e(ctx, PPME_SYSCALL_RENAMEAT_E);
-}
-
 FILLER_EXIT(syscall_renameat_x)
 {
 	struct filler f;
@@ -51,11 +32,6 @@ FILLER_EXIT(syscall_renameat_x)
 		return 0;
 	fs__renameat_params(&f);
 	return filler__submit(&f);
-}
-
-FILLER(syscall_renameat2_e)
-{
-	return fs__no_params_e(ctx, PPME_SYSCALL_RENAMEAT2_E);
 }
 
 FILLER_EXIT(syscall_renameat2_x)

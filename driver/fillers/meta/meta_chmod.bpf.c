@@ -2,11 +2,6 @@
  * dirfd and path) and the mode as passed, permission and set-id bits only. */
 #include "meta.bpf.h"
 
-FILLER(syscall_chmod_e)
-{
-	return filler__no_params(ctx, PPME_SYSCALL_CHMOD_E);
-}
-
 /* chmod(path, mode) */
 FILLER_EXIT(syscall_chmod_x)
 {
@@ -20,11 +15,6 @@ FILLER_EXIT(syscall_chmod_x)
 	return filler__submit(&f);
 }
 
-FILLER(syscall_fchmod_e)
-{
-	return filler__no_params(ctx, PPME_SYSCALL_FCHMOD_E);
-}
-
 /* fchmod(fd, mode) */
 FILLER_EXIT(syscall_fchmod_x)
 {
@@ -36,11 +26,6 @@ FILLER_EXIT(syscall_fchmod_x)
 	filler__fd_arg(&f, 0);
 	filler__u32(&f, meta__chmod_mode(filler__arg(&f, 1)));
 	return filler__submit(&f);
-}
-
-FILLER(syscall_fchmodat_e)
-{
-	return filler__no_params(ctx, PPME_SYSCALL_FCHMODAT_E);
 }
 
 /* fchmodat(dirfd, path, mode) */

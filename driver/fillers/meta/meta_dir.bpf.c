@@ -22,11 +22,6 @@ FILLER_EXIT(syscall_getdents64_x)
 	return meta__s64(ctx, PPME_SYSCALL_GETDENTS64_X, PPME_SYSCALL_GETDENTS64_X_NPARAMS, 1);
 }
 
-FILLER(syscall_getcwd_e)
-{
-	return filler__no_params(ctx, PPME_SYSCALL_GETCWD_E);
-}
-
 /* getcwd(buf, size): res is the length with the NUL. The kernel writes buf only on
  * success; a failed call sends "" rather than what buf held before (a string, not
  * an absent param: sysdig prints bytes beyond the event for an absent CHARBUF). */
@@ -42,11 +37,6 @@ FILLER_EXIT(syscall_getcwd_x)
 	else
 		filler__str_user(&f, (const void *)filler__arg(&f, 0));
 	return filler__submit(&f);
-}
-
-FILLER(syscall_chroot_e)
-{
-	return filler__no_params(ctx, PPME_SYSCALL_CHROOT_E);
 }
 
 FILLER_EXIT(syscall_chroot_x)

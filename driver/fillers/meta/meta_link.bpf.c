@@ -2,20 +2,10 @@
  * passed (a symlink's target is any string, not a path to resolve). */
 #include "meta.bpf.h"
 
-FILLER(syscall_link_2_e)
-{
-	return filler__no_params(ctx, PPME_SYSCALL_LINK_2_E);
-}
-
 /* link(oldpath, newpath) */
 FILLER_EXIT(syscall_link_2_x)
 {
 	return meta__res_strs(ctx, PPME_SYSCALL_LINK_2_X, PPME_SYSCALL_LINK_2_X_NPARAMS);
-}
-
-FILLER(syscall_linkat_2_e)
-{
-	return filler__no_params(ctx, PPME_SYSCALL_LINKAT_2_E);
 }
 
 /* linkat(olddirfd, oldpath, newdirfd, newpath, flags) */
@@ -34,20 +24,10 @@ FILLER_EXIT(syscall_linkat_2_x)
 	return filler__submit(&f);
 }
 
-FILLER(syscall_symlink_e)
-{
-	return filler__no_params(ctx, PPME_SYSCALL_SYMLINK_E);
-}
-
 /* symlink(target, linkpath) */
 FILLER_EXIT(syscall_symlink_x)
 {
 	return meta__res_strs(ctx, PPME_SYSCALL_SYMLINK_X, PPME_SYSCALL_SYMLINK_X_NPARAMS);
-}
-
-FILLER(syscall_symlinkat_e)
-{
-	return filler__no_params(ctx, PPME_SYSCALL_SYMLINKAT_E);
 }
 
 /* symlinkat(target, newdirfd, linkpath) */

@@ -3,19 +3,9 @@
  * they get the generic event, as in sysdig's table. */
 #include "meta.bpf.h"
 
-FILLER(syscall_stat_e)
-{
-	return filler__no_params(ctx, PPME_SYSCALL_STAT_E);
-}
-
 FILLER_EXIT(syscall_stat_x)
 {
 	return meta__res_strs(ctx, PPME_SYSCALL_STAT_X, PPME_SYSCALL_STAT_X_NPARAMS);
-}
-
-FILLER(syscall_lstat_e)
-{
-	return filler__no_params(ctx, PPME_SYSCALL_LSTAT_E);
 }
 
 FILLER_EXIT(syscall_lstat_x)

@@ -2,8 +2,6 @@
  * and close_range, which removes them. */
 #include "newer.bpf.h"
 
-FILLER_BARE(FILLER, syscall_memfd_create_e, SYSCALL_MEMFD_CREATE_E)
-
 FILLER_EXIT(syscall_memfd_create_x)
 {
 	struct filler f;
@@ -15,8 +13,6 @@ FILLER_EXIT(syscall_memfd_create_x)
 	filler__u32(&f, (__u32)filler__arg(&f, 1) & NAT_MFD_KNOWN);
 	return filler__submit(&f);
 }
-
-FILLER_BARE(FILLER, syscall_pidfd_open_e, SYSCALL_PIDFD_OPEN_E)
 
 /* PIDFD_NONBLOCK is O_NONBLOCK and PIDFD_THREAD O_EXCL: file flags name them
  * (only those two: a pidfd has no access mode to show). */
@@ -38,8 +34,6 @@ FILLER_EXIT(syscall_pidfd_open_x)
 	return filler__submit(&f);
 }
 
-FILLER_BARE(FILLER, syscall_pidfd_getfd_e, SYSCALL_PIDFD_GETFD_E)
-
 FILLER_EXIT(syscall_pidfd_getfd_x)
 {
 	struct filler f;
@@ -52,8 +46,6 @@ FILLER_EXIT(syscall_pidfd_getfd_x)
 	filler__u32(&f, (__u32)filler__arg(&f, 2));
 	return filler__submit(&f);
 }
-
-FILLER_BARE(FILLER, syscall_io_uring_setup_e, SYSCALL_IO_URING_SETUP_E)
 
 /* flags are in struct io_uring_params, after sq_entries and cq_entries. */
 FILLER_EXIT(syscall_io_uring_setup_x)
@@ -73,8 +65,6 @@ FILLER_EXIT(syscall_io_uring_setup_x)
 	}
 	return filler__submit(&f);
 }
-
-FILLER_BARE(FILLER, syscall_close_range_e, SYSCALL_CLOSE_RANGE_E)
 
 FILLER_EXIT(syscall_close_range_x)
 {

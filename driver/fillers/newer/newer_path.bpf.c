@@ -2,8 +2,6 @@
  * API (mount_setattr, open_tree, move_mount). */
 #include "newer.bpf.h"
 
-FILLER_BARE(FILLER, syscall_statx_e, SYSCALL_STATX_E)
-
 FILLER_EXIT(syscall_statx_x)
 {
 	struct filler f;
@@ -15,8 +13,6 @@ FILLER_EXIT(syscall_statx_x)
 	filler__u32(&f, (__u32)filler__arg(&f, 3));
 	return filler__submit(&f);
 }
-
-FILLER_BARE(FILLER, syscall_faccessat2_e, SYSCALL_FACCESSAT2_E)
 
 /* The access mode bits (R_OK 4, W_OK 2, X_OK 1) are sysdig's values too. */
 FILLER_EXIT(syscall_faccessat2_x)
@@ -31,8 +27,6 @@ FILLER_EXIT(syscall_faccessat2_x)
 	return filler__submit(&f);
 }
 
-FILLER_BARE(FILLER, syscall_mount_setattr_e, SYSCALL_MOUNT_SETATTR_E)
-
 FILLER_EXIT(syscall_mount_setattr_x)
 {
 	struct filler f;
@@ -44,8 +38,6 @@ FILLER_EXIT(syscall_mount_setattr_x)
 	return filler__submit(&f);
 }
 
-FILLER_BARE(FILLER, syscall_open_tree_e, SYSCALL_OPEN_TREE_E)
-
 FILLER_EXIT(syscall_open_tree_x)
 {
 	struct filler f;
@@ -56,8 +48,6 @@ FILLER_EXIT(syscall_open_tree_x)
 	filler__u32(&f, (__u32)filler__arg(&f, 2) & NAT_OPEN_TREE_KNOWN);
 	return filler__submit(&f);
 }
-
-FILLER_BARE(FILLER, syscall_move_mount_e, SYSCALL_MOVE_MOUNT_E)
 
 FILLER_EXIT(syscall_move_mount_x)
 {

@@ -16,23 +16,17 @@ static __always_inline int newer__vm_rw(void *ctx, __u16 type, __u32 nparams)
 	return filler__submit(&f);
 }
 
-FILLER_BARE(FILLER, syscall_process_vm_readv_e, SYSCALL_PROCESS_VM_READV_E)
-
 FILLER_EXIT(syscall_process_vm_readv_x)
 {
 	return newer__vm_rw(ctx, PPME_SYSCALL_PROCESS_VM_READV_X,
 			    PPME_SYSCALL_PROCESS_VM_READV_X_NPARAMS);
 }
 
-FILLER_BARE(FILLER, syscall_process_vm_writev_e, SYSCALL_PROCESS_VM_WRITEV_E)
-
 FILLER_EXIT(syscall_process_vm_writev_x)
 {
 	return newer__vm_rw(ctx, PPME_SYSCALL_PROCESS_VM_WRITEV_X,
 			    PPME_SYSCALL_PROCESS_VM_WRITEV_X_NPARAMS);
 }
-
-FILLER_BARE(FILLER, syscall_init_module_e, SYSCALL_INIT_MODULE_E)
 
 FILLER_EXIT(syscall_init_module_x)
 {
@@ -45,8 +39,6 @@ FILLER_EXIT(syscall_init_module_x)
 	filler__str_user(&f, (const void *)filler__arg(&f, 2));
 	return filler__submit(&f);
 }
-
-FILLER_BARE(FILLER, syscall_finit_module_e, SYSCALL_FINIT_MODULE_E)
 
 FILLER_EXIT(syscall_finit_module_x)
 {

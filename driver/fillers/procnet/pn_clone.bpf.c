@@ -111,17 +111,9 @@ static __always_inline int clone__part3(void *ctx, __u16 type)
 	return filler__submit(&f);
 }
 
-/* The enter events have no params. */
-static __always_inline int clone__enter(void *ctx, __u16 type)
-{
-	struct filler f;
-
-	if (filler__begin(&f, ctx, type, 0))
-		return 0;
-	return filler__submit(&f);
-}
-
-/* clone3's enter event has no params either; it saves the flags for the exits. */
+/* clone3's enter event has no params, but its filler saves the flags for the
+ * exits, so it is written here; the other enter fillers are generated from the
+ * schema (proto/gen_schema.py). */
 static __always_inline int clone3__enter(void *ctx)
 {
 	struct clone3_key k;
@@ -136,16 +128,20 @@ static __always_inline int clone3__enter(void *ctx)
 	return filler__submit(&f);
 }
 
-/* The enter filler and the four parts of the exit filler of event pair ID (its
- * program names are the lower-case NAME). */
-#define CLONE_FILLERS(name, ID, enter)                                           \
-	FILLER(name##_e) { return enter; }                                       \
+FILLER(syscall_clone3_e)
+{
+	return clone3__enter(ctx);
+}
+
+/* The four parts of the exit filler of event pair ID (its program names are the
+ * lower-case NAME). */
+#define CLONE_EXIT_FILLERS(name, ID)                                             \
 	FILLER_EXIT(name##_x) { return clone__main(ctx, PPME_##ID##_X, PPME_##ID##_X_NPARAMS); } \
 	FILLER_EXIT(name##_x_part1) { return proc__part_cwd_stats(ctx, PPME_##ID##_X); }      \
 	FILLER_EXIT(name##_x_part2) { return proc__part_cgroups(ctx, PPME_##ID##_X); }      \
 	FILLER_EXIT(name##_x_part3) { return clone__part3(ctx, PPME_##ID##_X); }
 
-CLONE_FILLERS(syscall_clone_20, SYSCALL_CLONE_20, clone__enter(ctx, PPME_SYSCALL_CLONE_20_E))
-CLONE_FILLERS(syscall_clone3, SYSCALL_CLONE3, clone3__enter(ctx))
-CLONE_FILLERS(syscall_fork_20, SYSCALL_FORK_20, clone__enter(ctx, PPME_SYSCALL_FORK_20_E))
-CLONE_FILLERS(syscall_vfork_20, SYSCALL_VFORK_20, clone__enter(ctx, PPME_SYSCALL_VFORK_20_E))
+CLONE_EXIT_FILLERS(syscall_clone_20, SYSCALL_CLONE_20)
+CLONE_EXIT_FILLERS(syscall_clone3, SYSCALL_CLONE3)
+CLONE_EXIT_FILLERS(syscall_fork_20, SYSCALL_FORK_20)
+CLONE_EXIT_FILLERS(syscall_vfork_20, SYSCALL_VFORK_20)

@@ -125,15 +125,6 @@ static __always_inline int accept__exit(void *ctx, __u16 type, __u32 nparams)
 	return filler__submit(&f);
 }
 
-FILLER(socket_accept_5_e)
-{
-	struct filler f;
-
-	if (FILLER_BEGIN(&f, ctx, SOCKET_ACCEPT_5_E))
-		return 0;
-	return filler__submit(&f);
-}
-
 FILLER_EXIT(socket_accept_5_x)
 {
 	return accept__exit(ctx, PPME_SOCKET_ACCEPT_5_X, PPME_SOCKET_ACCEPT_5_X_NPARAMS);

@@ -62,15 +62,6 @@ FILLER_EXIT(syscall_ppoll_x)
 	return wait__poll_exit(ctx, PPME_SYSCALL_PPOLL_X, PPME_SYSCALL_PPOLL_X_NPARAMS);
 }
 
-FILLER(syscall_select_e)
-{
-	struct filler f;
-
-	if (FILLER_BEGIN(&f, ctx, SYSCALL_SELECT_E))
-		return 0;
-	return filler__submit(&f);
-}
-
 FILLER_EXIT(syscall_select_x)
 {
 	return WAIT_RES_ONLY(ctx, SYSCALL_SELECT_X);

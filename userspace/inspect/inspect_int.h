@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "evp.h"
 #include "hmap.h"
 #include "inspect.h"
 #include "state.h"
@@ -96,6 +97,9 @@ int thread_info__set_str(char **dst, const char *s, size_t len);
 int thread_info__set_buf(char **dst, size_t *dlen, const void *s, size_t len);
 /* Sets the cwd from a path, adding the trailing '/'. */
 int thread_info__set_cwd(struct thread_info *ti, const char *path);
+/* A pid as thread TI names it (0 itself, else in its pid namespace) as the host
+ * pid the table uses; -1 when that cannot be known (another namespace). */
+int64_t thread__host_pid(const struct thread_info *ti, int64_t v);
 
 /* ---- paths (path.c) ---- */
 
@@ -188,19 +192,6 @@ struct inspector {
 	uint64_t last_full_purge_ts;
 };
 
-/* A param of the current event (or of its paired enter), bounds-checked. */
-struct evt_params {
-	const struct ppm_event_info *info;
-	const struct schema_params *p;
-};
-
-bool evp__has(const struct evt_params *e, uint32_t i);
-/* Integer param I, or DFLT when missing or of the wrong size. */
-int64_t evp__int(const struct evt_params *e, uint32_t i, int64_t dflt);
-/* Copies string param I into BUF (NUL-terminated, cut at the first NUL).
- * Returns its length, 0 when missing or empty. */
-size_t evp__str(const struct evt_params *e, uint32_t i, char *buf, size_t n);
-
 /* Finds TID, reading /proc/TID when unknown (at most once: an entry is made
  * even when /proc is unreadable). NULL only when the table is full. */
 struct thread_info *inspector__thread(struct inspector *in, int64_t tid);
@@ -214,6 +205,14 @@ void inspector__thread_container(struct inspector *in, struct thread_info *ti,
 				 const struct thread_info *like);
 void inspector__defer_fd(struct inspector *in, struct fd_info *fi);
 
+/* parse_fdopen.c, below parse_fd.c, parse_fdnew.c and parse_msg.c: */
+/* A new (or reset) entry FD of TYPE in the event's thread, made the event's fd;
+ * NULL when FD < 0 or there is no table. */
+struct fd_info *parse__new_fd(struct ievt *ev, int64_t fd, enum fd_type type);
+/* An opened path: NAME made absolute against DIRFD or the cwd (FD < 0: the
+ * event alone shows it). */
+void parse__open_path(struct inspector *in, struct ievt *ev, int64_t fd, int64_t dirfd,
+		      const char *name, uint32_t flags, uint32_t dev);
 /* parse_thread.c: clone/fork/exec/exit/chdir. */
 bool parse__is_clone_exit(uint16_t type);
 bool parse__is_execve_exit(uint16_t type);
@@ -228,19 +227,9 @@ void parse__chdir_exit(struct inspector *in, struct ievt *ev, const struct evt_p
 /* parse_cred.c: setuid/setgid/setresuid/setresgid, setsid, setpgid. */
 void parse__cred_exit(struct inspector *in, struct ievt *ev, const struct evt_params *x,
 		      const struct evt_params *e);
-/* A pid as thread TI names it (0 itself, else in its pid namespace) as the host
- * pid the table uses; -1 when that cannot be known (another namespace). */
-int64_t thread__host_pid(const struct thread_info *ti, int64_t v);
 /* parse_fd.c: events that create, change or destroy fds. */
 void parse__fd_exit(struct inspector *in, struct ievt *ev, const struct evt_params *x,
 		    const struct evt_params *e);
-/* A new (or reset) entry FD of TYPE in the event's thread, made the event's fd;
- * NULL when FD < 0 or there is no table. */
-struct fd_info *parse__new_fd(struct ievt *ev, int64_t fd, enum fd_type type);
-/* An opened path: NAME made absolute against DIRFD or the cwd (FD < 0: the
- * event alone shows it). */
-void parse__open_path(struct inspector *in, struct ievt *ev, int64_t fd, int64_t dirfd,
-		      const char *name, uint32_t flags, uint32_t dev);
 /* parse_msg.c: sendto's enter makes an fd we do not know a UDP socket; the
  * exits of sendto/sendmsg/recvfrom/recvmsg name a socket from their tuple
  * (false for other events). */

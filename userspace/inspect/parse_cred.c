@@ -43,15 +43,6 @@ static void pgrp__set(struct inspector *in, struct thread_info *main, int64_t pg
 		inspector__for_each_thread(in, pgrp__set_one, &c);
 }
 
-int64_t thread__host_pid(const struct thread_info *ti, int64_t v)
-{
-	if (v == 0 || v == ti->vpid)
-		return ti->pid;
-	if (ti->vpid < 0 || ti->vpid == ti->pid)
-		return v;
-	return -1;
-}
-
 /* Sets *ID from the enter's param I unless absent or -1 (unchanged). */
 static void cred__set(uint32_t *id, const struct evt_params *e, uint32_t i)
 {

@@ -187,3 +187,12 @@ int thread_info__set_cwd(struct thread_info *ti, const char *path)
 	ti->cwd = c;
 	return 0;
 }
+
+int64_t thread__host_pid(const struct thread_info *ti, int64_t v)
+{
+	if (v == 0 || v == ti->vpid)
+		return ti->pid;
+	if (ti->vpid < 0 || ti->vpid == ti->pid)
+		return v;
+	return -1;
+}

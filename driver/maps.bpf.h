@@ -36,7 +36,7 @@ struct scratch {
 	__u64 stamp_owner;
 	/* Exit-only capture: PARK_OWNER's enter frame, PARK_LEN bytes ending where
 	 * data begins, waits here for its exit frame: the two go out in one ring
-	 * record, one write per syscall instead of two (frame.bpf.h, frame__send). */
+	 * record, one write per syscall instead of two (ring_out.bpf.h, frame__send). */
 	__u32 park_len;
 	__u16 park_type;
 	__u16 park_pad;

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "engine.h"
-#include "ringset.h"
 
 struct capture *capture__open_engine(const struct capture_engine_ops *ops, void *engine)
 {
@@ -47,23 +46,17 @@ void capture__close(struct capture *c)
 
 struct driver *capture__driver(struct capture *c)
 {
-	return c->ops == &live_engine_ops ? live__driver(c->engine) : NULL;
+	return c->ops->driver ? c->ops->driver(c->engine) : NULL;
 }
 
 int capture__stop(struct capture *c)
 {
-	return c->ops == &live_engine_ops ? live__stop(c->engine) : -EOPNOTSUPP;
+	return c->ops->stop ? c->ops->stop(c->engine) : -EOPNOTSUPP;
 }
 
 int capture__set_sigmask(struct capture *c, const sigset_t *mask)
 {
-	if (c->ops == &live_engine_ops)
-		return live__set_sigmask(c->engine, mask);
-	if (c->ops == &ringset_engine_ops) {
-		ringset__set_sigmask(c->engine, mask);
-		return 0;
-	}
-	return -EOPNOTSUPP;
+	return c->ops->set_sigmask ? c->ops->set_sigmask(c->engine, mask) : -EOPNOTSUPP;
 }
 
 /* BPF ring buffers: one reserve and commit per event, no wakeup, against a perf

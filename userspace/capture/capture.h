@@ -68,6 +68,11 @@ struct capture_engine_ops {
 	int (*next)(void *engine, struct capture_event *ev, int timeout_ms);
 	int (*stats)(void *engine, struct capture_stats *st);
 	void (*close)(void *engine);
+	/* Only the engines that have them (NULL: capture__stop and
+	 * capture__set_sigmask return -EOPNOTSUPP, capture__driver NULL). */
+	int (*stop)(void *engine);
+	int (*set_sigmask)(void *engine, const sigset_t *mask);
+	struct driver *(*driver)(void *engine);
 };
 
 struct capture;

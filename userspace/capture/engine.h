@@ -1,4 +1,5 @@
-/* Inside the capture layer: the capture object and the engines' entry points. */
+/* Inside the capture layer: the capture object, which reaches its engine only
+ * through the engine's table of operations. */
 #ifndef CAPTURE_ENGINE_H
 #define CAPTURE_ENGINE_H
 
@@ -8,11 +9,5 @@ struct capture {
 	const struct capture_engine_ops *ops;
 	void *engine;
 };
-
-/* The live engine (live.c). */
-extern const struct capture_engine_ops live_engine_ops;
-struct driver *live__driver(void *engine);
-int live__set_sigmask(void *engine, const sigset_t *mask);
-int live__stop(void *engine);
 
 #endif

@@ -20,6 +20,9 @@
  * anyway, so this adds little latency. */
 #define DEFAULT_ORDER_WINDOW_US 10000
 
+/* Filled in at the end of this file. */
+static const struct capture_engine_ops live_engine_ops;
+
 struct live {
 	struct driver *drv;
 	struct ringset *rs;
@@ -274,19 +277,12 @@ static void live_close(void *e)
 	live_free(e);
 }
 
-const struct capture_engine_ops live_engine_ops = {
-	.name = "live",
-	.next = live_next,
-	.stats = live_stats,
-	.close = live_close,
-};
-
-struct driver *live__driver(void *engine)
+static struct driver *live_driver(void *engine)
 {
 	return ((struct live *)engine)->drv;
 }
 
-int live__stop(void *engine)
+static int live_stop(void *engine)
 {
 	struct live *l = engine;
 
@@ -296,8 +292,18 @@ int live__stop(void *engine)
 	return 0;
 }
 
-int live__set_sigmask(void *engine, const sigset_t *mask)
+static int live_set_sigmask(void *engine, const sigset_t *mask)
 {
 	ringset__set_sigmask(((struct live *)engine)->rs, mask);
 	return 0;
 }
+
+static const struct capture_engine_ops live_engine_ops = {
+	.name = "live",
+	.next = live_next,
+	.stats = live_stats,
+	.close = live_close,
+	.stop = live_stop,
+	.set_sigmask = live_set_sigmask,
+	.driver = live_driver,
+};

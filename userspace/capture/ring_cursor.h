@@ -40,19 +40,6 @@ struct ring {
 	struct capture_cpu_stats st;
 };
 
-/* ring__peek, without a call when an event is already peeked. */
-static inline bool ring__peek_fast(struct ring *r, struct capture_event *ev, uint64_t *ts)
-{
-	if (!r->have_peek)
-		return ring__peek(r, ev, ts);
-	if (ev) {
-		ev->frame = r->peek_ev.frame;
-		ev->len = r->peek_ev.len;
-	}
-	*ts = r->peek_ts;
-	return true;
-}
-
 /* Leaves the record being walked: POS moves past it. */
 static inline void ring__rec_done(struct ring *r)
 {

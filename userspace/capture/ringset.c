@@ -8,6 +8,20 @@
 #include "ring_cursor.h"
 #include "ringset.h"
 
+/* ring__peek, without a call when an event is already peeked (here, not in
+ * ring_cursor.h, so that the header calls nothing of ring.c). */
+static inline bool ring__peek_fast(struct ring *r, struct capture_event *ev, uint64_t *ts)
+{
+	if (!r->have_peek)
+		return ring__peek(r, ev, ts);
+	if (ev) {
+		ev->frame = r->peek_ev.frame;
+		ev->len = r->peek_ev.len;
+	}
+	*ts = r->peek_ts;
+	return true;
+}
+
 #define NS_PER_MS 1000000ull
 #define BACKOFF_MIN_NS (1 * NS_PER_MS)
 #define BACKOFF_MAX_NS (30 * NS_PER_MS)
@@ -316,9 +330,16 @@ static void engine_close(void *e)
 	ringset__free(e);
 }
 
+static int engine_set_sigmask(void *e, const sigset_t *mask)
+{
+	ringset__set_sigmask(e, mask);
+	return 0;
+}
+
 const struct capture_engine_ops ringset_engine_ops = {
 	.name = "rings",
 	.next = engine_next,
 	.stats = engine_stats,
 	.close = engine_close,
+	.set_sigmask = engine_set_sigmask,
 };

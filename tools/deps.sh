@@ -11,11 +11,13 @@ pkgs=(meson ninja-build pkg-config python3 gcc clang llvm bpftool
       libbpf-dev libelf-dev zlib1g-dev libjson-c-dev libcurl4-openssl-dev libmicrohttpd-dev
       valgrind sysdig prometheus)
 
-missing=()
-for p in "${pkgs[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
+# Installs those of its arguments that are missing.
+install_missing() {
+	local missing=() p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+	done
+	[ ${#missing[@]} -gt 0 ] || return 0
 	if [ "$(id -u)" != 0 ]; then
 		echo "deps: missing packages: ${missing[*]}; run as root to install them" >&2
 		exit 1
@@ -23,4 +25,9 @@ if [ ${#missing[@]} -gt 0 ]; then
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+}
+
+install_missing "${pkgs[@]}"
+# tools/fuzz.sh: libFuzzer and the sanitizers' runtimes are in the runtime
+# package of clang's own version (libclang_rt.fuzzer-x86_64.a).
+install_missing "libclang-rt-$(clang -dumpversion | cut -d. -f1)-dev"

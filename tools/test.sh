@@ -42,4 +42,12 @@ if [ -n "$hung" ]; then
 	echo "$hung" | head -n 20
 	status=1
 fi
+# Every parser of untrusted bytes, fuzzed for a bounded time (tests/fuzz); its
+# last line says "fuzz: N targets, S s each, all clean" or what it found.
+fuzz=0
+bash tools/fuzz.sh || fuzz=$?
+if [ "$fuzz" != 0 ]; then
+	echo "fuzz: did not pass (exit $fuzz)"
+	status=1
+fi
 exit $status

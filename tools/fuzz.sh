@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets of tests/fuzz (clang, ASan, UBSan) and runs each
+# from its seed corpus for FUZZ_SECS seconds (default 30), one at a time. Prints
+# one line per target and exits nonzero if any found a crash, a leak, a timeout
+# or ran out of memory; the line names the reproducer, kept under a scratch
+# directory. The tree's corpora are only read.
+#
+#   tools/fuzz.sh [BUILD_DIR]      BUILD_DIR: $FUZZ_BUILD, else ./build-fuzz
+#   FUZZ_SECS=300 FUZZ_TARGETS="cgroup url" tools/fuzz.sh /tmp/build-fuzz
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dir=${1:-${FUZZ_BUILD:-build-fuzz}}
+secs=${FUZZ_SECS:-30}
+targets=(${FUZZ_TARGETS:-cgroup runtime_json url capfile format})
+
+if [ ! -f "$dir/build.ninja" ]; then
+	# b_lundef=false: clang's sanitizers leave symbols for their runtime
+	CC=clang meson setup "$dir" -Dfuzz=true -Db_sanitize=address,undefined \
+		-Db_lundef=false -Dc_args=-fsanitize=fuzzer-no-link >/dev/null
+fi
+if ! ninja -C "$dir" -t targets all | grep -q '^tests/fuzz/fuzz_'; then
+	echo "fuzz: $dir is not a fuzz build (set it up with CC=clang -Dfuzz=true, or give a new directory)" >&2
+	exit 2
+fi
+ninja -C "$dir" "${targets[@]/#/tests/fuzz/fuzz_}" >/dev/null
+
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/fuzz.XXXXXX")
+found=0
+for t in "${targets[@]}"; do
+	work=$scratch/$t
+	mkdir -p "$work/corpus" "$work/artifacts"
+	cp tests/fuzz/corpus/"$t"/* "$work/corpus/"
+	rc=0
+	nice "$dir/tests/fuzz/fuzz_$t" -max_total_time="$secs" -timeout=5 -rss_limit_mb=1024 \
+		-print_final_stats=1 -artifact_prefix="$work/artifacts/" "$work/corpus" \
+		>"$work/log" 2>&1 || rc=$?
+	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log" | tail -n 1)
+	repro=$(find "$work/artifacts" -type f | head -n 1)
+	if [ "$rc" = 0 ] && [ -z "$repro" ]; then
+		echo "fuzz: $t: ${runs:-?} runs in $secs s, clean"
+		continue
+	fi
+	found=$((found + 1))
+	kind=$(basename "${repro:-unknown-}" | cut -d- -f1)
+	echo "fuzz: $t: ${runs:-?} runs, FOUND a $kind (exit $rc): reproducer ${repro:-none}," \
+		"log $work/log; replay: $dir/tests/fuzz/fuzz_$t ${repro:-}"
+done
+if [ "$found" = 0 ]; then
+	rm -rf "$scratch"
+	echo "fuzz: ${#targets[@]} targets, $secs s each, all clean"
+	exit 0
+fi
+echo "fuzz: ${#targets[@]} targets, $secs s each, $found found problems (kept in $scratch)"
+exit 1

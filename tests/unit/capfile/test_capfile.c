@@ -12,7 +12,7 @@
 #include <zlib.h>
 
 #include "capfile.h"
-#include "check.h"
+#include "t_check.h"
 #include "bytes.h"
 #include "frame_builder.h"
 
@@ -58,7 +58,7 @@ static void read_all(const char *path, struct seen *s)
 			if (s->n == s->want[i])
 				s->at[i] = h;
 		if (ev.len != h.len || schema__validate(ev.frame, ev.len))
-			failed++;
+			t_failed++;
 		s->crc = crc32(s->crc, (const uint8_t *)ev.frame, ev.len);
 		s->crc = crc32(s->crc, (const uint8_t *)&ev.cpu, 2);
 	}
@@ -152,7 +152,7 @@ static void write_file(const char *path, const struct bytes *b)
 	FILE *f = fopen(path, "wb");
 
 	if (!f || fwrite(b->p, 1, b->len, f) != b->len)
-		failed++;
+		t_failed++;
 	if (f)
 		fclose(f);
 }
@@ -374,7 +374,7 @@ static void round_trip(bool gzip)
 		return;
 	while ((rc = capture__next(c, &ev, 0)) == 0 && n < N) {
 		if (ev.len != lens[n] || memcmp(ev.frame, frames[n], lens[n]) || ev.cpu != n % 4)
-			failed++, fprintf(stderr, "round trip (gzip %d): event %d differs\n", gzip, n);
+			t_failed++, fprintf(stderr, "round trip (gzip %d): event %d differs\n", gzip, n);
 		n++;
 	}
 	CHECK_EQ(n, N);
@@ -393,7 +393,7 @@ static void round_trip(bool gzip)
 			CHECK(c && n < N && rc == -EINVAL && strstr(err.msg, "offset"));
 			capture__close(c);
 		} else {
-			failed++;
+			t_failed++;
 		}
 	}
 }
@@ -428,5 +428,5 @@ int main(int argc, char **argv)
 	round_trip(false);
 	round_trip(true);
 	test_writer_errors();
-	return checks__finish(tmpdir);
+	return t_finish(tmpdir);
 }

@@ -10,7 +10,7 @@
 
 #include "bytes.h"
 #include "capfile.h"
-#include "check.h"
+#include "t_check.h"
 #include "container.h"
 #include "frame_builder.h"
 #include "inspect.h"
@@ -255,5 +255,5 @@ int main(void)
 	}
 	test_round_trip();
 	test_hand_made();
-	return checks__finish(tmpdir);
+	return t_finish(tmpdir);
 }

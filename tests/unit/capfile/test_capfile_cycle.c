@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "capfile.h"
-#include "check.h"
+#include "t_check.h"
 #include "frame_builder.h"
 #include "inspect.h"
 
@@ -274,5 +274,5 @@ int main(void)
 	test_seconds(in);
 	test_safety(in);
 	inspector__free(in);
-	return checks__finish(tmpdir);
+	return t_finish(tmpdir);
 }

@@ -12,7 +12,7 @@
 
 #include "capfile.h"
 #include "capfile_int.h"
-#include "check.h"
+#include "t_check.h"
 #include "frame_builder.h"
 #include "inspect.h"
 
@@ -212,5 +212,5 @@ int main(void)
 	}
 	test_gzip_errors();
 	test_fd_flood();
-	return checks__finish(tmpdir);
+	return t_finish(tmpdir);
 }

@@ -11,21 +11,10 @@
 #include <unistd.h>
 
 #include "capfile.h"
-#include "check.h"
+#include "t_check.h"
 #include "bytes.h"
 #include "frame_builder.h"
 #include "inspect.h"
-
-#define CHECK_STR(a, b) do { \
-	const char *_a = (a), *_b = (b); \
-	if (_a && _b && !strcmp(_a, _b)) { \
-		passed++; \
-	} else { \
-		failed++; \
-		fprintf(stderr, "%s:%d: %s == \"%s\" failed: got \"%s\"\n", __FILE__, __LINE__, \
-			#a, _b ? _b : "(null)", _a ? _a : "(null)"); \
-	} \
-} while (0)
 
 static char tmpdir[] = "/tmp/test_capfile_state.XXXXXX";
 
@@ -296,7 +285,7 @@ static void run_state(const struct bytes *b, struct inspector *in, struct outcom
 	snprintf(path, sizeof(path), "%s/in.scap", tmpdir);
 	f = fopen(path, "wb");
 	if (!f || fwrite(b->p, 1, b->len, f) != b->len)
-		failed++;
+		t_failed++;
 	if (f)
 		fclose(f);
 	c = capture__open_file_state(path, &err, in, &o->imp);
@@ -479,5 +468,5 @@ int main(int argc, char **argv)
 	test_curl_google(argv[1]);
 	test_single_ipv6(argv[1]);
 	test_corrupt_lists();
-	return checks__finish(tmpdir);
+	return t_finish(tmpdir);
 }

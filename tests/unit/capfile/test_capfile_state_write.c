@@ -14,7 +14,7 @@
 #include "capfile.h"
 #include "frame_builder.h"
 #include "inspect.h"
-#include "check.h"
+#include "t_check.h"
 #include "bytes.h"
 
 static char tmpdir[] = "/tmp/test_capfile_state_write.XXXXXX";
@@ -470,5 +470,5 @@ int main(void)
 	test_entry_tails();
 	test_write_error();
 	test_sysdig_fd_types();
-	return checks__finish(tmpdir);
+	return t_finish(tmpdir);
 }

@@ -8,7 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "t_check.h"
 #include "memring.h"
 #include "ring.h"
 
@@ -318,5 +318,5 @@ int main(void)
 	test_corrupt();
 	test_multi_frame();
 	test_map_errors();
-	return checks_report();
+	return t_report();
 }

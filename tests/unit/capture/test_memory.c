@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "capture.h"
-#include "check.h"
+#include "t_check.h"
 #include "frame_builder.h"
 
 /* Three real frames back to back (an open pair and a generic syscall). */
@@ -129,5 +129,5 @@ int main(void)
 	test_frames();
 	test_corrupt();
 	test_engine_ops();
-	return checks_report();
+	return t_report();
 }

@@ -6,7 +6,7 @@
 #include <sys/time.h>
 #include <time.h>
 
-#include "check.h"
+#include "t_check.h"
 #include "memring.h"
 #include "ringset.h"
 
@@ -329,5 +329,5 @@ int main(void)
 	test_wakeup();
 	test_signals();
 	test_engine();
-	return checks_report();
+	return t_report();
 }

@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "check.h"
+#include "t_check.h"
 #include "memring.h"
 #include "ring.h"
 
@@ -492,5 +492,5 @@ int main(void)
 		test_bad_header(modes[i]);
 	}
 	test_map_errors();
-	return checks_report();
+	return t_report();
 }

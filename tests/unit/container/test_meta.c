@@ -64,8 +64,6 @@ static struct container_info *get(struct container_table *t, const char *path, u
 	return container_table__get(t, &id, now);
 }
 
-#define CHECK_NULL(p) CHECK((p) == NULL)
-
 static void test_containerd(void)
 {
 	char *root = t_tmpdir();

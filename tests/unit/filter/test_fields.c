@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "check.h"
+#include "t_check.h"
 #include "container.h"
 #include "fields.h"
 #include "world.h"
@@ -1230,5 +1230,5 @@ int main(void)
 
 	sbuf__free(&out);
 	field_ctx__fini(&ctx);
-	return check__summary();
+	return t_report();
 }

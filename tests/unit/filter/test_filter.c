@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "check.h"
+#include "t_check.h"
 #include "container.h"
 #include "filter.h"
 #include "world.h"
@@ -632,5 +632,5 @@ int main(void)
 	test_open_warning();
 
 	field_ctx__fini(&ctx);
-	return check__summary();
+	return t_report();
 }

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "check.h"
+#include "t_check.h"
 #include "format.h"
 #include "world.h"
 
@@ -380,5 +380,5 @@ int main(void)
 
 	sbuf__free(&out);
 	field_ctx__fini(&ctx);
-	return check__summary();
+	return t_report();
 }

@@ -4,7 +4,7 @@
  * filter below, on threads made to pass and fail each test). */
 #include <stdlib.h>
 
-#include "check.h"
+#include "t_check.h"
 #include "container.h"
 #include "filter.h"
 #include "world.h"
@@ -327,5 +327,5 @@ int main(void)
 	test_not_pushed();
 	test_limit();
 	test_sound();
-	return check__summary();
+	return t_report();
 }

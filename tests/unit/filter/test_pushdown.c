@@ -1,7 +1,7 @@
 /* Kernel pushdown: the event codes and native syscalls a filter can match. */
 #include <stdlib.h>
 
-#include "check.h"
+#include "t_check.h"
 #include "filter.h"
 
 static uint8_t set[PPM_EVENT_MAX];
@@ -192,5 +192,5 @@ int main(void)
 	test_negation();
 	test_generic();
 	test_misc();
-	return check__summary();
+	return t_report();
 }

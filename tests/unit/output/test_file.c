@@ -120,5 +120,5 @@ int main(int argc, char **argv)
 	test_rotate(dir);
 	test_tick(dir);
 	rmdir(dir);
-	return checks_report();
+	return t_report();
 }

@@ -334,5 +334,5 @@ int main(int argc, char **argv)
 	test_drop_4xx();
 	test_close_deadline(true);
 	test_close_deadline(false);
-	return checks_report();
+	return t_report();
 }

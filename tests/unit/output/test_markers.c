@@ -128,5 +128,5 @@ int main(int argc, char **argv)
 	test_marker_once(false);
 	test_marker_once(true);
 	test_accounting();
-	return checks_report();
+	return t_report();
 }

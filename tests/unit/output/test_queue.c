@@ -233,5 +233,5 @@ int main(int argc, char **argv)
 	test_wraps();
 	test_threads();
 	test_urls();
-	return checks_report();
+	return t_report();
 }

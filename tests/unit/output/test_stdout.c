@@ -114,5 +114,5 @@ int main(int argc, char **argv)
 	test_epipe(true);
 	test_stalled_pipe();
 	close(saved_stdout);
-	return checks_report();
+	return t_report();
 }

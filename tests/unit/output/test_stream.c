@@ -182,5 +182,5 @@ int main(int argc, char **argv)
 	test_in_order("localhost", AF_INET);
 	test_reconnect();
 	test_stalled();
-	return checks_report();
+	return t_report();
 }

@@ -164,5 +164,5 @@ int main(int argc, char **argv)
 	test_rfc5424();
 	test_datagrams();
 	test_stream_socket();
-	return checks_report();
+	return t_report();
 }

@@ -22,7 +22,7 @@
 
 #include "output.h"
 
-#include "check.h"	/* tests/unit/capture: CHECK, CHECK_EQ, checks_report */
+#include "t_check.h"	/* tests/unit/common */
 
 /* Timing bounds are looser under valgrind (the meson test passes --slow). */
 static int slow_factor = 1;

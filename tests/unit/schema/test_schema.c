@@ -7,11 +7,7 @@
 
 #include "frame_builder.h"
 #include "schema.h"
-
-static int failures;
-
-#define CHECK(cond) do { if (!(cond)) { fprintf(stderr, "%s:%d: CHECK(%s) failed\n", \
-	__FILE__, __LINE__, #cond); failures++; } } while (0)
+#include "t_check.h"
 
 static void test_codes(void)
 {
@@ -181,6 +177,5 @@ int main(void)
 	test_routes();
 	test_validate();
 	test_eo_enter();
-	printf("%s\n", failures ? "FAIL" : "ok");
-	return failures ? 1 : 0;
+	return t_report();
 }

@@ -1,7 +1,8 @@
 /* A chained hash map keyed by int64, with the nodes embedded in the caller's
  * structs (container_of). Used for threads by tid, fds by number and sockets by
  * inode. Inserting never fails: when the bucket array cannot grow, chains get
- * longer. */
+ * longer. Keys come from capture files too (untrusted): the hash is keyed with a
+ * random seed, so keys chosen to share a bucket cannot be picked in advance. */
 #ifndef INSPECT_HMAP_H
 #define INSPECT_HMAP_H
 
@@ -20,7 +21,23 @@ struct hmap {
 	struct hnode **b;
 	uint32_t nb;		/* a power of two */
 	size_t n;
+	uint64_t seed;		/* hmap__seed() */
 };
+
+/* The process's random hash key, drawn once (getrandom, else clock and
+ * addresses when that fails). */
+uint64_t hmap__seed(void);
+
+/* KEY mixed with SEED: every bit of the result depends on every bit of both
+ * (splitmix64's finalizer), cheap enough for the per-event lookups. */
+static inline uint64_t hmap__hash(uint64_t key, uint64_t seed)
+{
+	uint64_t x = key ^ seed;
+
+	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+	return x ^ (x >> 31);
+}
 
 /* NB: initial number of buckets, rounded up to a power of two. */
 int hmap__init(struct hmap *m, uint32_t nb);

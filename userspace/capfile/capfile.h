@@ -29,8 +29,8 @@ struct inspector;
  * fs.nr_open, the most fds one process can have open; real process lists hold
  * a few thousand threads. Further entries are counted (n_capped) and skipped. */
 #define CAPFILE_LIST_ENTRIES_MAX	(1u << 20)
-/* Most memory the state imported from a file (threads, fds, containers, their
- * strings) may take, as estimated per entry: a host with 100k threads and 1M
+/* Most memory the state imported from a file (threads, fds, containers, users
+ * and groups, their strings) may take, as estimated per entry: a host with 100k threads and 1M
  * fds needs about a third of it. Past it entries are counted and skipped, so a
  * crafted file cannot make the reader grow without bound. */
 #define CAPFILE_STATE_MAX_MIB	512ull
@@ -44,9 +44,9 @@ struct capfile_import {
 	uint64_t n_dup_threads;	/* listed twice or already known: first kept */
 	uint64_t n_fds_skipped;	/* fd types this reader does not know (V2 lists) */
 	uint64_t n_bad_lists;	/* malformed list blocks (also in n_corrupt) */
-	/* Entries (threads, fds, containers) left out by the reader's memory caps
-	 * (CAPFILE_STATE_MAX, CAPFILE_LIST_ENTRIES_MAX); an old
-	 * unsized fd list cut at the cap counts once. */
+	/* Entries (threads, fds, containers, users and groups) left out by the
+	 * reader's memory caps (CAPFILE_STATE_MAX, CAPFILE_LIST_ENTRIES_MAX); an
+	 * old unsized fd list cut at the cap counts once. */
 	uint64_t n_capped;
 	uint64_t state_bytes;	/* estimated memory the imported state takes */
 };
@@ -110,10 +110,15 @@ int capfile_writer__users_new(struct capfile_writer *w, const struct thread_info
  * bytes, trailer excluded), replacing the lists in effect with the file's:
  * 0, -ENOMEM, or -EINVAL when malformed (entries before stay). */
 bool capfile_userlist__is_block(uint32_t type);
-int capfile_userlist__read(uint32_t type, const uint8_t *body, size_t len);
+/* Entries past CAPFILE_LIST_ENTRIES_MAX in the block or CAPFILE_STATE_MAX in
+ * all (IMP->state_bytes) are counted in IMP->n_capped and left out. */
+int capfile_userlist__read(uint32_t type, const uint8_t *body, size_t len,
+			   struct capfile_import *imp);
 /* Whether the event block of TYPE (BODY: LEN bytes, trailer excluded) is a
- * useradded/groupadded event; when IMPORT, adds its entry to the file's lists. */
-bool capfile_userlist__event(bool import, uint32_t type, const uint8_t *body, size_t len);
+ * useradded/groupadded event; when IMPORT, adds its entry to the file's lists
+ * (within CAPFILE_STATE_MAX, as capfile_userlist__read). */
+bool capfile_userlist__event(bool import, uint32_t type, const uint8_t *body, size_t len,
+			     struct capfile_import *imp);
 /* An event the filter left out that changes the process or fd tables, written
  * "state only": readers update their tables with it and show it to no one. */
 int capfile_writer__write_state_only(struct capfile_writer *w, uint16_t cpu,

@@ -245,7 +245,7 @@ static int reader__list(struct reader *r, uint32_t type, uint32_t blen, uint64_t
 	else if (is_fdlist(type))
 		err = capfile_lists__fdlist(r->in, type, body, n - 4, &r->imp);
 	else if (capfile_userlist__is_block(type))
-		err = capfile_userlist__read(type, body, n - 4);
+		err = capfile_userlist__read(type, body, n - 4, &r->imp);
 	else
 		err = capfile_lists__proclist(r->in, type, body, n - 4, &r->imp);
 	free(body);
@@ -378,7 +378,7 @@ static int reader__next(void *e, struct capture_event *ev, int timeout_ms)
 		cpu = -1;
 		/* users seen after the start: state for the user lists, not events */
 		if (trailer == blen && capfile_userlist__event(r->in != NULL, type,
-				r->block + CAPFILE_BLOCK_HDR, blen - CAPFILE_BLOCK_OVERHEAD))
+				r->block + CAPFILE_BLOCK_HDR, blen - CAPFILE_BLOCK_OVERHEAD, &r->imp))
 			continue;
 		if (trailer != blen || reader__event(r, type, blen, ev, &cpu)) {
 			reader__count_corrupt(r, cpu);

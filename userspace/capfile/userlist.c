@@ -23,6 +23,10 @@
 #define UL_GROUP		1
 /* libscap's reader refuses any string of 256 bytes or more. */
 #define UL_STR_MAX		255u
+/* What an entry costs the reader besides its strings (users.c: the entry, its
+ * hash slots and place in the sorted order, the allocation), for
+ * CAPFILE_STATE_MAX. */
+#define UL_ENTRY_COST		96u
 
 /* Event types of later libscap tables (driver/ppm_events_public.h). */
 #define EVT_USER_ADDED		354u
@@ -63,10 +67,29 @@ static bool cursor__str(struct cursor *c, char *buf)
 	return memchr(buf, '\0', n) == NULL;
 }
 
-int capfile_userlist__read(uint32_t type, const uint8_t *body, size_t len)
+/* Adds E to the file's lists unless the reader's caps are reached: then it is
+ * counted in IMP->n_capped and left out (as the thread and fd lists' entries). */
+static int ul__import(const struct users_entry *e, bool later, struct capfile_import *imp)
+{
+	uint64_t cost = UL_ENTRY_COST + strlen(e->name) + (e->home ? strlen(e->home) : 0) +
+			(e->shell ? strlen(e->shell) : 0);
+	int err;
+
+	if (imp->state_bytes + cost > CAPFILE_STATE_MAX) {
+		imp->n_capped++;
+		return 0;
+	}
+	if (!(err = users__file_add(e, later)))
+		imp->state_bytes += cost;
+	return err;
+}
+
+int capfile_userlist__read(uint32_t type, const uint8_t *body, size_t len,
+			   struct capfile_import *imp)
 {
 	struct cursor c = { body, len };
 	char name[UL_STR_MAX + 1], home[UL_STR_MAX + 1], shell[UL_STR_MAX + 1];
+	uint32_t n = 0;
 	int err;
 
 	/* as libscap: a later list block replaces the earlier one */
@@ -99,7 +122,9 @@ int capfile_userlist__read(uint32_t type, const uint8_t *body, size_t len)
 			if (!cursor__get(&entry, &e.id, 4) || !cursor__str(&entry, name))
 				return -EINVAL;
 		}
-		if (name[0] && (err = users__file_add(&e, false)))
+		if (name[0] && n++ >= CAPFILE_LIST_ENTRIES_MAX)
+			imp->n_capped++;
+		else if (name[0] && (err = ul__import(&e, false, imp)))
 			return err;
 		if (type == CAPFILE_BLOCK_UL_V2) {
 			/* fields added by newer writers are skipped by the entry length */
@@ -135,7 +160,8 @@ static const char *param__str(const uint8_t *p, uint16_t len)
 	return (const char *)p;
 }
 
-bool capfile_userlist__event(bool import, uint32_t type, const uint8_t *body, size_t len)
+bool capfile_userlist__event(bool import, uint32_t type, const uint8_t *body, size_t len,
+			     struct capfile_import *imp)
 {
 	const uint8_t *f, *p;
 	uint16_t etype, lens[6];
@@ -181,7 +207,7 @@ bool capfile_userlist__event(bool import, uint32_t type, const uint8_t *body, si
 	}
 	/* users of a container's own /etc/passwd: not the host's lists */
 	if (e.name && e.name[0] && cid && !cid[0] && (e.group || (e.home && e.shell)))
-		users__file_add(&e, true);
+		ul__import(&e, true, imp);
 	return true;
 }
 

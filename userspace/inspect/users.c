@@ -20,22 +20,30 @@
 struct id_name {
 	uint32_t id;
 	uint32_t gid;		/* a user's primary group; 0 for groups */
-	uint32_t seq;		/* order of insertion: for equal ids the first wins */
+	uint32_t next;		/* the next entry of the same id (index), or NO_ENTRY */
 	char *name;		/* "name\0home\0shell\0": one allocation */
 	const char *home, *shell;	/* into name; "" for groups */
 };
 
+#define NO_ENTRY UINT32_MAX
+
+/* A list in the order it was read (an entry's index is its order: for equal ids
+ * the first wins), found by id through a hash index of each id's first entry,
+ * and walked by id through an order made when asked for. Adding is O(1), so a
+ * capture file's list of any order imports in linear time. */
 struct id_db {
 	const char *file;	/* under HOST_ROOT; NULL for a capture file's list */
 	bool group;
 	bool loaded;
-	struct id_name *v;	/* sorted by id, then seq */
+	struct id_name *v;
 	size_t n, cap;
-	uint32_t seq;
+	uint32_t *slot;		/* open addressing: index + 1 of an id's first entry, 0 free */
+	size_t nslot;		/* a power of two, at least twice n */
+	uint64_t seed;
+	uint32_t *order;	/* indexes sorted by id, then index; NULL when stale */
 	uint64_t checked_ns;	/* last reload (CLOCK_MONOTONIC) */
 	struct stat st;		/* the file as last loaded */
 };
-
 static char *users_root;
 static struct id_db host_users = { .file = "/etc/passwd" };
 static struct id_db host_groups = { .file = "/etc/group", .group = true };
@@ -61,45 +69,71 @@ static void id_db__clear(struct id_db *db)
 	for (size_t i = 0; i < db->n; i++)
 		free(db->v[i].name);
 	free(db->v);
+	free(db->slot);
+	free(db->order);
 	db->v = NULL;
-	db->n = db->cap = 0;
-	db->seq = 0;
+	db->slot = db->order = NULL;
+	db->n = db->cap = db->nslot = 0;
 	db->loaded = false;
 	db->checked_ns = 0;
 	memset(&db->st, 0, sizeof(db->st));
 }
 
-/* Index of the first entry of ID, or where it would go. */
-static size_t id_db__lower(const struct id_db *db, uint32_t id)
+/* The slot of ID in the hash index: its first entry's, or the free one where it
+ * would go. */
+static size_t id_db__slot(const struct id_db *db, uint32_t id)
 {
-	size_t lo = 0, hi = db->n;
+	size_t mask = db->nslot - 1, i = (size_t)(hmap__hash(id, db->seed) >> 32) & mask;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (db->v[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	while (db->slot[i] && db->v[db->slot[i] - 1].id != id)
+		i = (i + 1) & mask;
+	return i;
 }
 
 static const struct id_name *id_db__get(const struct id_db *db, uint32_t id)
 {
-	size_t i = id_db__lower(db, id);
+	size_t i;
 
-	return i < db->n && db->v[i].id == id ? &db->v[i] : NULL;
+	if (!db->nslot)
+		return NULL;
+	i = id_db__slot(db, id);
+	return db->slot[i] ? &db->v[db->slot[i] - 1] : NULL;
+}
+
+/* Doubles the hash index (or makes the first), putting back every id's first
+ * entry. */
+static int id_db__grow_index(struct id_db *db)
+{
+	size_t nslot = db->nslot ? db->nslot * 2 : 128;
+	uint32_t *old = db->slot;
+	size_t nold = db->nslot;
+
+	db->slot = calloc(nslot, sizeof(*db->slot));
+	if (!db->slot) {
+		db->slot = old;
+		return -1;
+	}
+	db->nslot = nslot;
+	if (!db->seed)
+		db->seed = hmap__seed();
+	for (size_t i = 0; i < nold; i++)
+		if (old[i])
+			db->slot[id_db__slot(db, db->v[old[i] - 1].id)] = old[i];
+	free(old);
+	return 0;
 }
 
 /* Adds an entry after any of the same id (so the first of an id wins). */
 static int id_db__add(struct id_db *db, uint32_t id, uint32_t gid, const char *name,
 		      const char *home, const char *shell)
 {
-	size_t nlen = strlen(name), hlen = strlen(home), slen = strlen(shell), i;
+	size_t nlen = strlen(name), hlen = strlen(home), slen = strlen(shell), s;
 	struct id_name *e;
 	char *p;
 
+	/* indexes are 32-bit, slot values index + 1 */
+	if (db->n >= UINT32_MAX - 1)
+		return -1;
 	if (db->n == db->cap) {
 		size_t ncap = db->cap ? db->cap * 2 : 64;
 		struct id_name *nv = realloc(db->v, ncap * sizeof(*nv));
@@ -109,30 +143,72 @@ static int id_db__add(struct id_db *db, uint32_t id, uint32_t gid, const char *n
 		db->v = nv;
 		db->cap = ncap;
 	}
+	if ((db->n + 1) * 2 > db->nslot && id_db__grow_index(db) < 0)
+		return -1;
 	if (!(p = malloc(nlen + hlen + slen + 3)))
 		return -1;
 	memcpy(p, name, nlen + 1);
 	memcpy(p + nlen + 1, home, hlen + 1);
 	memcpy(p + nlen + hlen + 2, shell, slen + 1);
-	i = id_db__lower(db, id + 1u);
-	if (id == UINT32_MAX)
-		i = db->n;
-	memmove(&db->v[i + 1], &db->v[i], (db->n - i) * sizeof(*db->v));
-	e = &db->v[i];
+	e = &db->v[db->n];
 	e->id = id;
 	e->gid = gid;
-	e->seq = db->seq++;
+	e->next = NO_ENTRY;
 	e->name = p;
 	e->home = p + nlen + 1;
 	e->shell = p + nlen + hlen + 2;
+	s = id_db__slot(db, id);
+	if (!db->slot[s]) {
+		db->slot[s] = (uint32_t)db->n + 1;
+	} else {
+		/* a later entry of a known id: chained behind the first, which keeps
+		 * answering lookups */
+		struct id_name *first = &db->v[db->slot[s] - 1];
+
+		e->next = first->next;
+		first->next = (uint32_t)db->n;
+	}
 	db->n++;
+	free(db->order);
+	db->order = NULL;
 	return 0;
+}
+
+static int id_db__cmp_order(const void *a, const void *b, void *arg)
+{
+	const struct id_name *v = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	if (v[x].id != v[y].id)
+		return v[x].id < v[y].id ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* The entries' indexes by id, then by order read: made once after changes. */
+static const uint32_t *id_db__order(struct id_db *db)
+{
+	if (db->order || !db->n)
+		return db->order;
+	db->order = malloc(db->n * sizeof(*db->order));
+	if (!db->order)
+		return NULL;
+	for (size_t i = 0; i < db->n; i++)
+		db->order[i] = (uint32_t)i;
+	qsort_r(db->order, db->n, sizeof(*db->order), id_db__cmp_order, db->v);
+	return db->order;
 }
 
 /* Whether OLD has an entry of ID named NAME. */
 static bool id_db__has(const struct id_db *old, uint32_t id, const char *name)
 {
-	for (size_t i = id_db__lower(old, id); i < old->n && old->v[i].id == id; i++)
+	const struct id_name *e = id_db__get(old, id);
+	uint32_t i;
+
+	if (!e)
+		return false;
+	if (strcmp(e->name, name) == 0)
+		return true;
+	for (i = e->next; i != NO_ENTRY; i = old->v[i].next)
 		if (strcmp(old->v[i].name, name) == 0)
 			return true;
 	return false;
@@ -183,9 +259,10 @@ static void id_db__load(struct id_db *db)
 		db->loaded = true;
 		return;
 	}
+	/* OLD owns the previous list until the comparison below */
 	db->v = NULL;
-	db->n = db->cap = 0;
-	db->seq = 0;
+	db->slot = db->order = NULL;
+	db->n = db->cap = db->nslot = 0;
 	if (db->group) {
 		struct group *g;
 
@@ -204,10 +281,17 @@ static void id_db__load(struct id_db *db)
 				break;
 	}
 	fclose(f);
-	if (old.loaded)
-		for (size_t i = 0; i < db->n; i++)
-			if (!id_db__has(&old, db->v[i].id, db->v[i].name))
-				added__push(db, &db->v[i]);
+	if (old.loaded) {
+		/* by id, as a sorted list was walked before */
+		const uint32_t *order = id_db__order(db);
+
+		for (size_t k = 0; k < db->n; k++) {
+			const struct id_name *e = &db->v[order ? order[k] : k];
+
+			if (!id_db__has(&old, e->id, e->name))
+				added__push(db, e);
+		}
+	}
 	db->st = st;
 	db->loaded = true;
 	old.loaded = false;
@@ -302,18 +386,22 @@ int users__file_add(const struct users_entry *e, bool later)
 				   e->home ? e->home : "", e->shell ? e->shell : ""))
 		return -ENOMEM;
 	if (later)	/* the one just added: the last of its id */
-		added__push(db, &db->v[(e->id == UINT32_MAX ? db->n : id_db__lower(db, e->id + 1u)) - 1]);
+		added__push(db, &db->v[db->n - 1]);
 	return 0;
 }
 
-static int users__each_db(const struct id_db *db, users_fn *fn, void *ctx)
+static int users__each_db(struct id_db *db, users_fn *fn, void *ctx)
 {
+	const uint32_t *order = id_db__order(db);
 	int err;
 
-	for (size_t i = 0; i < db->n; i++) {
+	if (db->n && !order)
+		return -ENOMEM;
+	for (size_t k = 0; k < db->n; k++) {
+		const struct id_name *v = &db->v[order[k]];
 		struct users_entry e = {
-			.group = db->group, .id = db->v[i].id, .gid = db->v[i].gid,
-			.name = db->v[i].name, .home = db->v[i].home, .shell = db->v[i].shell,
+			.group = db->group, .id = v->id, .gid = v->gid,
+			.name = v->name, .home = v->home, .shell = v->shell,
 		};
 
 		if ((err = fn(ctx, &e)))

@@ -11,7 +11,7 @@
 #include "schema_flags.h"
 
 /* Every event starts with this 26-byte packed header, then nparams u16 lengths,
- * then the parameter bytes back to back (FORMATS.md section 1). */
+ * then the parameter bytes back to back (docs/formats.md, "Event frame"). */
 struct ppm_evt_hdr {
 	__u64 ts;	/* ns since the Unix epoch */
 	__u64 tid;

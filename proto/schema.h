@@ -12,7 +12,7 @@
 #include "ppm_wire.h"
 #include "schema_syscalls.h"
 
-/* Parameter types: the numbers are wire values (FORMATS.md section 1). */
+/* Parameter types: the numbers are wire values (docs/formats.md, "Type numbers"). */
 enum ppm_param_type {
 	PT_NONE = 0, PT_INT8 = 1, PT_INT16 = 2, PT_INT32 = 3, PT_INT64 = 4,
 	PT_UINT8 = 5, PT_UINT16 = 6, PT_UINT32 = 7, PT_UINT64 = 8, PT_CHARBUF = 9,

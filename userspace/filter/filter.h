@@ -1,4 +1,4 @@
-/* The sinsp-style filter language (FORMATS.md section 4):
+/* The sinsp-style filter language (docs/formats.md, "Filter language"):
  *
  *   proc.name=nginx and (evt.type in (open, openat) or fd.sport >= 8000)
  *   not evt.failed and fd.name startswith /etc and evt.buffer contains "GET "

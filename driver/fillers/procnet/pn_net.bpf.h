@@ -1,5 +1,5 @@
 /* Sockets for the network fillers: the socket behind an fd, addresses in sysdig's
- * SOCKADDR / SOCKTUPLE encodings (FORMATS.md section 1: family byte, addresses in
+ * SOCKADDR / SOCKTUPLE encodings (docs/formats.md, "Socket addresses": family byte, addresses in
  * network order, ports in host order), message iovecs. */
 #ifndef PN_NET_BPF_H
 #define PN_NET_BPF_H

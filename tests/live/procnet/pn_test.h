@@ -262,7 +262,7 @@ static inline void pn_comm(char *out)
 #include <sys/socket.h>
 #include <sys/un.h>
 
-/* sysdig's encodings (FORMATS.md section 1): family byte, addresses as in
+/* sysdig's encodings (docs/formats.md, "Socket addresses"): family byte, addresses as in
  * memory (network order), ports in host order. */
 static inline size_t pn_sockaddr_bytes(uint8_t *out, const struct sockaddr *sa)
 {

@@ -19,6 +19,8 @@
 #include "options.h"
 #include "outputs.h"
 #include "preflight.h"
+#include "record.h"
+#include "say.h"
 #include "sbuf.h"
 #include "schema.h"
 #include "signals.h"
@@ -33,13 +35,6 @@
 #define STOP_FLUSH_MS 500
 /* How often the metrics text is rebuilt. */
 #define PUBLISH_MS 1000
-
-static void fail(const char *fmt, const char *arg)
-{
-	fputs("agent: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputc('\n', stderr);
-}
 
 static uint64_t monotonic_ms(void)
 {
@@ -68,9 +63,7 @@ struct agent {
 	uint64_t next_tick_ts;		/* event time at which agent__tick runs again */
 	uint64_t next_publish_ms;
 	struct agent_counters counters;	/* gathered at ticks and at the end */
-	struct capfile_writer *writer;	/* -w: the current file of cycle */
-	uint64_t users_mark;		/* -w: users and groups the current file has */
-	struct capfile_cycle *cycle;	/* -w, with -C/-G a series of files */
+	struct record rec;		/* -w */
 	struct capfile_error ferr;	/* -r: why the file could not be read on */
 	bool reported;			/* the error was already told to the user */
 };
@@ -146,25 +139,6 @@ static void agent__tick(struct agent *a)
 		agent__publish_due(a, monotonic_ms(), true);
 }
 
-/* Events the filter leaves out but a replay of a filtered -w file needs for its
- * process and fd tables (sysdig writes the same ones in its fatfile mode). */
-static bool agent__changes_state(uint16_t type)
-{
-	return type < PPM_EVENT_MAX && (schema_events[type].flags &
-					(EF_MODIFIES_STATE | EF_CREATES_FD | EF_DESTROYS_FD));
-}
-
-static int agent__write_state_only(struct agent *a, const struct capture_event *cev)
-{
-	int err = capfile_writer__write_state_only(a->writer, cev->cpu, cev->frame);
-
-	if (err) {
-		fprintf(stderr, "agent: cannot write %s: %s\n", a->o.write_file, strerror(-err));
-		a->reported = true;
-	}
-	return err;
-}
-
 /* The -M deadline, or 0 for none (also when it would not fit: never wrap). */
 static uint64_t agent__deadline(const struct agent *a)
 {
@@ -192,7 +166,8 @@ static void agent__tick_at(struct agent *a, uint64_t ts)
  * time per event. */
 static bool agent__count_only(const struct agent *a)
 {
-	return !a->o.read_file && !a->flt && !a->outs.n && !a->writer && !a->metrics;
+	return !a->o.read_file && !a->flt && !a->outs.n && !record__active(&a->rec) &&
+	       !a->metrics;
 }
 
 /* One event of a count-only run. */
@@ -235,40 +210,21 @@ static int agent__event(struct agent *a, const struct capture_event *cev, bool c
 	/* A filtered -w file's state-only event: it kept the tables right;
 	 * nobody is shown it, and a further -w keeps it as it was. */
 	if (cev->flags & CAPTURE_EVF_STATE_ONLY) {
-		if (a->writer && (err = agent__write_state_only(a, cev)))
-			return err;
-		return 0;
+		if ((err = record__keep_state(&a->rec, cev)))
+			a->reported = true;
+		return err;
 	}
 	agent__tick_at(a, ev.ts);
 	/* Old drivers' per-process CPU samples: internal, sysdig never shows them. */
 	if (ev.type == PPME_PROCINFO_E)
 		return 0;
 	if (a->flt && !filter__match(a->flt, &ev, &a->fctx)) {
-		if (a->writer && agent__changes_state(ev.type) &&
-		    (err = agent__write_state_only(a, cev)))
-			return err;
-		return 0;
+		if ((err = record__filtered(&a->rec, ev.type, cev)))
+			a->reported = true;
+		return err;
 	}
 	a->tally.matched++;
-	/* -C/-G: a new file (its state written) when the current one is full */
-	if (a->cycle && (err = capfile_cycle__consider(a->cycle, ev.ts)) != 0) {
-		a->writer = capfile_cycle__writer(a->cycle);
-		if (err < 0) {
-			fprintf(stderr, "agent: cannot write %s: %s\n",
-				capfile_cycle__name(a->cycle), strerror(-err));
-			a->reported = true;
-			return err;
-		}
-		if (a->o.verbose)
-			fprintf(stderr, "agent: writing %s\n", capfile_cycle__name(a->cycle));
-	}
-	/* the file names a container before its first event, as sysdig's do */
-	if (a->writer && ((err = capfile_writer__users_new(a->writer, ev.thread, cev->cpu,
-							   ev.ts, &a->users_mark)) ||
-			  (err = capfile_writer__container(a->writer, ev.thread, ev.ts)) ||
-			  (err = capfile_writer__write(a->writer, cev->cpu, cev->frame)))) {
-		fprintf(stderr, "agent: cannot write %s: %s\n", a->o.write_file,
-			strerror(-err));
+	if ((err = record__event(&a->rec, &ev, cev))) {
 		a->reported = true;
 		return err;
 	}
@@ -323,7 +279,7 @@ static int agent__run(struct agent *a)
 			return 0;
 		if (err) {
 			if (a->o.read_file && a->ferr.msg[0]) {
-				fail("%s", a->ferr.msg);
+				agent__say("%s", a->ferr.msg);
 				a->reported = true;
 			}
 			return err;
@@ -344,16 +300,16 @@ static int agent__compile(struct agent *a)
 	if (a->o.filter) {
 		a->flt = filter__compile(a->o.filter, &ferr);
 		if (!a->flt) {
-			fail("bad filter: %s", ferr.msg);
+			agent__say("bad filter: %s", ferr.msg);
 			return -EINVAL;
 		}
 		if (filter__names_open_without_openat(a->flt))
-			fail("%s", "warning: the filter names 'open' but not 'openat'; glibc opens "
-			     "files with openat, so use 'evt.type in (open, openat)' to see them");
+			agent__say("warning: the filter names 'open' but not 'openat'; glibc opens "
+				   "files with openat, so use 'evt.type in (open, openat)' to see them");
 	}
 	a->fmt = format__compile(a->o.format ? a->o.format : FORMAT_DEFAULT, &ferr);
 	if (!a->fmt) {
-		fail("bad output format: %s", ferr.msg);
+		agent__say("bad output format: %s", ferr.msg);
 		return -EINVAL;
 	}
 	return 0;
@@ -381,7 +337,7 @@ static int agent__start_file(struct agent *a)
 
 	a->in = inspector__new(&io);
 	if (!a->in) {
-		fail("cannot set up the process tables: %s", strerror(errno));
+		agent__say("cannot set up the process tables: %s", strerror(errno));
 		return -errno;
 	}
 	field_ctx__init(&a->fctx, inspector__threads(a->in));
@@ -390,83 +346,19 @@ static int agent__start_file(struct agent *a)
 	if (!a->cap) {
 		int err = -errno;
 
-		fail("%s", a->ferr.msg);
+		agent__say("%s", a->ferr.msg);
 		return err;
 	}
 	if (imp.n_capped)
-		fprintf(stderr, "agent: warning: %s lists more processes, fds and containers "
+		agent__say("warning: %s lists more processes, fds and containers "
 			"than the reader keeps (%llu MiB of state, %u entries per list): %" PRIu64
-			" entries skipped, their events show fewer names\n", a->o.read_file,
+			" entries skipped, their events show fewer names", a->o.read_file,
 			CAPFILE_STATE_MAX_MIB, CAPFILE_LIST_ENTRIES_MAX, imp.n_capped);
 	if (a->o.verbose)
-		fprintf(stderr, "agent: reading %s: %" PRIu64 " threads and %" PRIu64 " fds "
+		agent__say("reading %s: %" PRIu64 " threads and %" PRIu64 " fds "
 			"from its lists (%" PRIu64 " malformed list blocks skipped), %" PRIu64
-			" containers\n", a->o.read_file, imp.n_threads, imp.n_fds, imp.n_bad_lists,
+			" containers", a->o.read_file, imp.n_threads, imp.n_fds, imp.n_bad_lists,
 			imp.n_containers);
-	return 0;
-}
-
-/* -C/-G: what every new file starts with, as the first one (agent__write_state). */
-static int agent__cycle_state(struct capfile_writer *w, void *ctx)
-{
-	struct agent *a = ctx;
-
-	/* the lists first: sysdig reads none after the first event block */
-	return capfile_writer__users(w, &a->users_mark) ?: capfile_writer__state(w, a->in, NULL);
-}
-
-static int agent__open_writer(struct agent *a)
-{
-	struct capfile_cycle_opts co = {
-		.path = a->o.write_file,
-		.gzip = a->o.compress,
-		.rollover_bytes = a->o.rollover_mb * 1000000ull,
-		.seconds = a->o.rotate_secs,
-		.file_limit = a->o.file_limit,
-	};
-	struct timespec now;
-
-	if (!a->o.write_file)
-		return 0;
-	/* live: -G counts from now; a replay: from its first event (as sysdig) */
-	if (!a->o.read_file && !clock_gettime(CLOCK_REALTIME, &now))
-		co.start_ts = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
-	a->cycle = capfile_cycle__open(&co, agent__cycle_state, a);
-	if (!a->cycle) {
-		int err = -errno;
-
-		if (err == -ELOOP)
-			fprintf(stderr, "agent: cannot create %s: it is a symbolic link, and capture "
-				"files are never written through one; remove it or name another "
-				"file\n", a->o.write_file);
-		else
-			fprintf(stderr, "agent: cannot create %s: %s\n", a->o.write_file,
-				strerror(-err));
-		return err;
-	}
-	a->writer = capfile_cycle__writer(a->cycle);
-	return 0;
-}
-
-/* -w: the processes and fds known now, so the file names them from its first
- * event on (sysdig's files start the same way). */
-static int agent__write_state(struct agent *a)
-{
-	struct capfile_state_counts n;
-	int err;
-
-	if (!a->writer)
-		return 0;
-	if ((err = capfile_writer__users(a->writer, &a->users_mark)) ||
-	    (err = capfile_writer__state(a->writer, a->in, &n))) {
-		fprintf(stderr, "agent: cannot write %s: %s\n", a->o.write_file, strerror(-err));
-		a->reported = true;
-		return err;
-	}
-	if (a->o.verbose)
-		fprintf(stderr, "agent: %s starts with %" PRIu64 " threads, %" PRIu64 " fds and %"
-			PRIu64 " containers\n", a->o.write_file, n.n_threads, n.n_fds,
-			n.n_containers);
 	return 0;
 }
 
@@ -523,23 +415,23 @@ static void agent__report_start(struct agent *a, const char *kf_desc)
 	char split[512];
 
 	capture__stats(a->cap, &st);
-	fprintf(stderr, "agent: capturing on %u CPUs (ring mode %s), %s\n", st.ncpus,
+	agent__say("capturing on %u CPUs (ring mode %s), %s", st.ncpus,
 		st.mode ? st.mode : "?",
 		!st.exit_only ? "enter and exit events from sys_enter and sys_exit" :
 		a->o.exit_only > 0 ? "exit-only (--exit-only)" :
 		"exit-only (no event leaves the agent)");
 	if (d && !driver__load_info(d, &li, false))
-		fprintf(stderr, "agent: loaded %u of %u BPF programs (%u fillers, for %s) in "
-			"%.1f ms\n", li.programs, li.programs_total, li.fillers,
+		agent__say("loaded %u of %u BPF programs (%u fillers, for %s) in "
+			"%.1f ms", li.programs, li.programs_total, li.fillers,
 			agent_kf__syscalls(a->kf) ? "the filter's syscalls" : "every syscall",
 			(double)li.load_ns / 1e6);
 	startup__describe(a->startup, split, sizeof(split));
-	fprintf(stderr, "agent: started: %s\n", split);
-	fprintf(stderr, "agent: kernel filter: %s; in userspace: %s\n", kf_desc,
-		a->o.filter ? a->o.filter : "nothing");
+	agent__say("started: %s", split);
+	agent__say("kernel filter: %s; in userspace: %s", kf_desc,
+		   a->o.filter ? a->o.filter : "nothing");
 	if (agent__count_only(a))
-		fprintf(stderr, "agent: no filter, output, -w or metrics: events are "
-			"checked and counted, not parsed\n");
+		agent__say("no filter, output, -w or metrics: events are "
+			"checked and counted, not parsed");
 }
 
 static int agent__start(struct agent *a)
@@ -564,31 +456,32 @@ static int agent__start(struct agent *a)
 	int err;
 
 	if (a->o.read_file)
-		return agent__start_file(a) ?: agent__open_writer(a) ?: agent__write_state(a);
+		return agent__start_file(a) ?: record__open(&a->rec, &a->o) ?:
+		       record__start(&a->rec, a->in);
 	if ((err = preflight__check(a->o.ring_pages, agent__perf_rings(a), msg, sizeof(msg)))) {
-		fail("%s", msg);
+		agent__say("%s", msg);
 		return err;
 	}
 	/* What the driver must load follows from the filter: planned first. */
 	a->kf = agent_kf__plan(a->flt, &ko);
 	if (!a->kf) {
-		fail("cannot plan the kernel filter: %s", strerror(errno));
+		agent__say("cannot plan the kernel filter: %s", strerror(errno));
 		return -errno;
 	}
 	if ((err = startup__watch(a->startup, agent__start_warn_ms())))
-		fail("warning: no start-up watchdog: %s", strerror(-err));
-	if ((err = agent__open_writer(a)))
+		agent__say("warning: no start-up watchdog: %s", strerror(-err));
+	if ((err = record__open(&a->rec, &a->o)))
 		return err;
 	a->in = inspector__new(&io);
 	if (!a->in) {
-		fail("cannot set up the process tables: %s", strerror(errno));
+		agent__say("cannot set up the process tables: %s", strerror(errno));
 		return -errno;
 	}
 	/* Scan /proc before capturing so every thread the first events name is known. */
 	startup__step(a->startup, STARTUP_PROC);
 	if (inspector__scan_proc(a->in) < 0 && a->o.verbose)
-		fail("warning: the /proc scan stopped early: %s", strerror(errno));
-	if ((err = agent__write_state(a)))
+		agent__say("warning: the /proc scan stopped early: %s", strerror(errno));
+	if ((err = record__start(&a->rec, a->in)))
 		return err;
 	field_ctx__init(&a->fctx, inspector__threads(a->in));
 	agent__buffer_options(a);
@@ -599,7 +492,7 @@ static int agent__start(struct agent *a)
 	if (!a->cap) {
 		err = -errno;
 		preflight__explain_load(err, a->o.ring_pages, agent__perf_rings(a), msg, sizeof(msg));
-		fail("%s", msg);
+		agent__say("%s", msg);
 		return err;
 	}
 	/* Narrows what the kernel sends to what the filter can match (plus what
@@ -630,32 +523,6 @@ static void agent__stop_capture(struct agent *a)
 	a->cap = NULL;
 	if (a->metrics)
 		agent_metrics__publish(a->metrics, &a->counters, false);
-}
-
-/* Returns -errno if the -w file could not be completed. */
-static int agent__close_writer(struct agent *a)
-{
-	uint64_t n, files;
-	char name[4096];
-	int err;
-
-	if (!a->cycle)
-		return 0;
-	n = capfile_cycle__count(a->cycle);
-	files = capfile_cycle__files(a->cycle);
-	snprintf(name, sizeof(name), "%s", capfile_cycle__name(a->cycle));
-	err = capfile_cycle__close(a->cycle);
-	a->cycle = NULL;
-	a->writer = NULL;
-	if (err)
-		fprintf(stderr, "agent: cannot write %s: %s\n", name, strerror(-err));
-	else if (files > 1)
-		fprintf(stderr, "agent: %llu events written to %llu files, the last %s\n",
-			(unsigned long long)n, (unsigned long long)files, name);
-	else
-		fprintf(stderr, "agent: %llu events written to %s\n", (unsigned long long)n,
-			name);
-	return err;
 }
 
 /* The outputs send what they hold until the flush deadline (shorter after a
@@ -689,7 +556,7 @@ static int agent__close_outputs(struct agent *a, bool started)
 		const struct output_stats *o = &c->out[i];
 
 		if (o->fatal && o->error != -EPIPE) {
-			fprintf(stderr, "agent: cannot write to %s: %s\n", c->output_url[i],
+			agent__say("cannot write to %s: %s", c->output_url[i],
 				strerror(-o->error));
 			err = -EIO;
 		}
@@ -708,7 +575,7 @@ static int agent__finish(struct agent *a, bool started)
 	a->kf = NULL;
 	startup__free(a->startup);
 	a->startup = NULL;
-	err = agent__close_writer(a);
+	err = record__close(&a->rec);
 	if (agent__close_outputs(a, started) && !err)
 		err = -EIO;
 	agent_metrics__stop(a->metrics);
@@ -730,14 +597,14 @@ static int agent__open_outputs(struct agent *a)
 	int err;
 
 	if ((err = outputs__open(&a->outs, &a->o, msg, sizeof(msg)))) {
-		fail("%s", msg[0] ? msg : strerror(-err));
+		agent__say("%s", msg[0] ? msg : strerror(-err));
 		return err;
 	}
 	if (a->o.metrics) {
 		a->metrics = agent_metrics__start(a->o.metrics, msg, sizeof(msg));
 		if (!a->metrics) {
 			err = -errno;
-			fail("%s", msg);
+			agent__say("%s", msg);
 			return err;
 		}
 	}
@@ -753,7 +620,7 @@ int main(int argc, char **argv)
 	/* first: start-up is timed from here (-v) */
 	a.startup = startup__new();
 	if (options__parse(argc, argv, &a.o, err, sizeof(err))) {
-		fail("%s", err);
+		agent__say("%s", err);
 		return EXIT_USAGE;
 	}
 	if (a.o.help) {
@@ -796,7 +663,7 @@ int main(int argc, char **argv)
 	}
 	rc = agent__run(&a);
 	if (rc && !a.reported)
-		fail("capture stopped: %s", strerror(-rc));
+		agent__say("capture stopped: %s", strerror(-rc));
 	if (agent__finish(&a, true))
 		rc = -EIO;
 	return rc ? 1 : 0;

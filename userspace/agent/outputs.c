@@ -4,12 +4,13 @@
 #include <string.h>
 
 #include "outputs.h"
+#include "say.h"
 #include "signals.h"
 
 /* Output state changes (connected, lost, failing) go to stderr once each. */
 static void outputs__notice(void *arg, const struct output *o, int level, const char *msg)
 {
-	fprintf(stderr, "agent: %s%s\n", level ? "warning: " : "", msg);
+	agent__say("%s%s", level ? "warning: " : "", msg);
 }
 
 int outputs__open(struct outputs *s, const struct agent_opts *o, char *err, size_t errlen)

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "say.h"
 #include "sbuf.h"
 #include "startup.h"
 
@@ -77,10 +78,10 @@ static void startup__tell(struct startup *s, uint64_t now)
 {
 	int step = s->cur;
 
-	fprintf(stderr, "agent: still starting: %s has not finished after %.0f s; %s\n",
-		step >= 0 ? steps[step].doing : "starting",
-		(double)(now - s->cur_since) / 1e9,
-		step >= 0 ? steps[step].hint : "check `dmesg`");
+	agent__say("still starting: %s has not finished after %.0f s; %s",
+		   step >= 0 ? steps[step].doing : "starting",
+		   (double)(now - s->cur_since) / 1e9,
+		   step >= 0 ? steps[step].hint : "check `dmesg`");
 }
 
 static void *startup__run(void *arg)

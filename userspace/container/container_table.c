@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "meta_int.h"
 
 #define DEFAULT_MAX_NAMED 4096
@@ -23,6 +24,7 @@ struct container_table {
 	uint32_t max_named, max_entries;
 	uint32_t n, n_named;
 	struct container_counters c;
+	uint64_t seed;		/* ids come from files and cgroup paths: hash.h */
 	struct container_info *b[NBUCKETS];
 };
 
@@ -43,6 +45,7 @@ struct container_table *container_table__new(const struct container_table_opts *
 	t->no_lookup = o && o->no_lookup;
 	t->max_named = o && o->max_named ? o->max_named : DEFAULT_MAX_NAMED;
 	t->max_entries = o && o->max_entries ? o->max_entries : DEFAULT_MAX_ENTRIES;
+	t->seed = hash__seed();
 	return t;
 }
 
@@ -78,18 +81,14 @@ void container_table__free(struct container_table *t)
 	free(t);
 }
 
-static uint32_t slot(const char *id)
+static uint32_t slot(const struct container_table *t, const char *id)
 {
-	uint32_t h = 2166136261u;	/* FNV-1a */
-
-	for (; *id; id++)
-		h = (h ^ (uint8_t)*id) * 16777619u;
-	return h & (NBUCKETS - 1);
+	return (uint32_t)(hash__str(id, t->seed) >> 32) & (NBUCKETS - 1);
 }
 
 static struct container_info *table__find(struct container_table *t, const char *id)
 {
-	for (struct container_info *ci = t->b[slot(id)]; ci; ci = ci->next)
+	for (struct container_info *ci = t->b[slot(t, id)]; ci; ci = ci->next)
 		if (strcmp(ci->id, id) == 0)
 			return ci;
 	return NULL;
@@ -123,7 +122,7 @@ static struct container_info *table__add(struct container_table *t, const char *
 	snprintf(ci->id, sizeof(ci->id), "%s", id);
 	ci->privileged = -1;
 	ci->table = t;
-	s = slot(id);
+	s = slot(t, id);
 	ci->next = t->b[s];
 	t->b[s] = ci;
 	t->n++;
@@ -133,7 +132,7 @@ static struct container_info *table__add(struct container_table *t, const char *
 
 static void table__unlink(struct container_table *t, struct container_info *ci)
 {
-	for (struct container_info **p = &t->b[slot(ci->id)]; *p; p = &(*p)->next) {
+	for (struct container_info **p = &t->b[slot(t, ci->id)]; *p; p = &(*p)->next) {
 		if (*p == ci) {
 			*p = ci->next;
 			t->n--;

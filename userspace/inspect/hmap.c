@@ -1,35 +1,12 @@
 /* Chained int64-keyed hash map (see hmap.h). */
 #include <errno.h>
 #include <stdlib.h>
-#include <sys/random.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "hmap.h"
 
-uint64_t hmap__seed(void)
-{
-	static uint64_t seed;
-	uint64_t s = __atomic_load_n(&seed, __ATOMIC_RELAXED);
-	struct timespec ts;
-
-	if (s)
-		return s;
-	if (getrandom(&s, sizeof(s), GRND_NONBLOCK) != (ssize_t)sizeof(s)) {
-		/* no entropy yet (early boot): still unknown to a file's author */
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		s = hmap__hash((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 32),
-			       (uint64_t)(uintptr_t)&seed ^ (uint64_t)getpid());
-	}
-	s |= 1;		/* 0 means not drawn yet */
-	/* two threads drawing at once: one seed wins, and each table keeps its own */
-	__atomic_store_n(&seed, s, __ATOMIC_RELAXED);
-	return s;
-}
-
 static inline uint32_t hmap__slot(const struct hmap *m, int64_t key)
 {
-	return (uint32_t)(hmap__hash((uint64_t)key, m->seed) >> 32) & (m->nb - 1);
+	return (uint32_t)(hash__mix64((uint64_t)key, m->seed) >> 32) & (m->nb - 1);
 }
 
 int hmap__init(struct hmap *m, uint32_t nb)
@@ -43,7 +20,7 @@ int hmap__init(struct hmap *m, uint32_t nb)
 		return -ENOMEM;
 	m->nb = n;
 	m->n = 0;
-	m->seed = hmap__seed();
+	m->seed = hash__seed();
 	return 0;
 }
 

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hash.h"
+
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
 
@@ -21,23 +23,8 @@ struct hmap {
 	struct hnode **b;
 	uint32_t nb;		/* a power of two */
 	size_t n;
-	uint64_t seed;		/* hmap__seed() */
+	uint64_t seed;		/* hash__seed() */
 };
-
-/* The process's random hash key, drawn once (getrandom, else clock and
- * addresses when that fails). */
-uint64_t hmap__seed(void);
-
-/* KEY mixed with SEED: every bit of the result depends on every bit of both
- * (splitmix64's finalizer), cheap enough for the per-event lookups. */
-static inline uint64_t hmap__hash(uint64_t key, uint64_t seed)
-{
-	uint64_t x = key ^ seed;
-
-	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-	x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-	return x ^ (x >> 31);
-}
 
 /* NB: initial number of buckets, rounded up to a power of two. */
 int hmap__init(struct hmap *m, uint32_t nb);

@@ -83,7 +83,7 @@ static void id_db__clear(struct id_db *db)
  * would go. */
 static size_t id_db__slot(const struct id_db *db, uint32_t id)
 {
-	size_t mask = db->nslot - 1, i = (size_t)(hmap__hash(id, db->seed) >> 32) & mask;
+	size_t mask = db->nslot - 1, i = (size_t)(hash__mix64(id, db->seed) >> 32) & mask;
 
 	while (db->slot[i] && db->v[db->slot[i] - 1].id != id)
 		i = (i + 1) & mask;
@@ -115,7 +115,7 @@ static int id_db__grow_index(struct id_db *db)
 	}
 	db->nslot = nslot;
 	if (!db->seed)
-		db->seed = hmap__seed();
+		db->seed = hash__seed();
 	for (size_t i = 0; i < nold; i++)
 		if (old[i])
 			db->slot[id_db__slot(db, db->v[old[i] - 1].id)] = old[i];

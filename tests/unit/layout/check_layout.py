@@ -13,7 +13,8 @@ us = os.path.join(root, "userspace")
 # Floors, lowest first; a folder may include its own headers and those of
 # folders on lower floors only.
 FLOORS = [
-    ["common", "output", "container"],
+    ["common"],
+    ["output", "container"],
     ["metrics", "capture"],
     ["inspect"],
     ["capfile", "fields"],

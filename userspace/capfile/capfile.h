@@ -1,5 +1,5 @@
 /* sysdig-style capture files (.scap): a reader engine behind struct capture and a
- * writer, both through zlib (plain or gzip). Layout: FORMATS.md section 3. */
+ * writer, both through zlib (plain or gzip). Layout: docs/formats.md, "Capture files". */
 #ifndef CAPFILE_H
 #define CAPFILE_H
 

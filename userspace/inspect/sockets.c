@@ -1,4 +1,4 @@
-/* SOCKTUPLE / SOCKADDR params (FORMATS.md section 1) into socket fd state and
+/* SOCKTUPLE / SOCKADDR params (docs/formats.md, "Socket addresses") into socket fd state and
  * names formatted as sysdig prints them: "1.2.3.4:5->6.7.8.9:10",
  * "2001:db8::4:54405->2001:db8::3:1234", unix "0->ffff94dc817b9400 /path". */
 #include <arpa/inet.h>

@@ -1,4 +1,5 @@
 /* The agent's messages to the user. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -6,6 +7,7 @@
 
 void agent__say(const char *fmt, ...)
 {
+	int saved = errno;	/* callers return -errno after saying why */
 	va_list ap;
 
 	/* held across the three writes: another thread's line never cuts in */
@@ -16,4 +18,5 @@ void agent__say(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	funlockfile(stderr);
+	errno = saved;
 }

@@ -3,7 +3,7 @@
 #define AGENT_SAY_H
 
 /* Prints "agent: ", the message FMT makes and a newline, as one write (the
- * outputs' and the start-up watchdog's threads say things too). */
+ * outputs' and the start-up watchdog's threads say things too). Keeps errno. */
 void agent__say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

@@ -50,5 +50,5 @@ if [ "$found" = 0 ]; then
 	echo "fuzz: ${#targets[@]} targets, $secs s each, all clean"
 	exit 0
 fi
-echo "fuzz: ${#targets[@]} targets, $secs s each, $found found problems (kept in $scratch)"
+echo "fuzz: ${#targets[@]} targets, $secs s each, $found with findings (kept in $scratch)"
 exit 1

@@ -10,15 +10,15 @@
  * addresses when that fails); never 0. */
 uint64_t hash__seed(void);
 
-/* KEY mixed with SEED: every bit of the result depends on every bit of both
- * (splitmix64's finalizer), cheap enough for per-event lookups. */
+/* KEY mixed with SEED: the 128-bit product of the keyed value and an odd
+ * constant, its halves folded, so every bit of the result's upper half depends
+ * on every bit of the key and the seed; one multiply, cheap enough for the
+ * per-event lookups. */
 static inline uint64_t hash__mix64(uint64_t key, uint64_t seed)
 {
-	uint64_t x = key ^ seed;
+	unsigned __int128 p = (unsigned __int128)(key ^ seed) * 0x9E3779B97F4A7C15ULL;
 
-	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-	x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-	return x ^ (x >> 31);
+	return (uint64_t)(p >> 64) ^ (uint64_t)p;
 }
 
 /* A NUL-terminated string under SEED: FNV-1a over 64 bits started from the

@@ -17,6 +17,7 @@ FLOORS = [
     ["output", "container"],
     ["metrics", "capture"],
     ["inspect"],
+    ["requests"],
     ["capfile", "fields"],
     ["filter", "format"],
     ["agent"],

@@ -1,0 +1,52 @@
+/* What a protocol parser learns from the first bytes of one message on a
+ * connection: the request analysis (issue 23) pairs requests and responses
+ * from these. Parsers are pure functions of the bytes: any bytes may arrive
+ * (a socket carries what the peer sends, cut at the snaplen), so each checks
+ * every length before it reads, never allocates, and never reads past LEN. */
+#ifndef REQUESTS_REQ_HEAD_H
+#define REQUESTS_REQ_HEAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum req_proto {
+	REQ_PROTO_NONE = 0,	/* not known: paired as bytes only */
+	REQ_PROTO_HTTP,
+	REQ_PROTO_DNS,
+	REQ_PROTO_REDIS,
+	REQ_PROTO_MYSQL,
+	REQ_PROTO_PGSQL,
+	REQ_PROTO_TLS,		/* encrypted: paired as bytes only, labelled */
+	REQ_PROTO_MAX
+};
+
+#define REQ_METHOD_MAX 24	/* HTTP method, Redis command, DNS query type, SQL command */
+#define REQ_TARGET_MAX 256	/* HTTP path (no query), DNS name, SQL text head, Redis key */
+#define REQ_CODE_MAX 8		/* PostgreSQL SQLSTATE, MySQL SQL state */
+
+struct req_head {
+	uint8_t proto;		/* enum req_proto */
+	bool request;		/* a request; else a response */
+	bool error;		/* a response saying the request failed */
+	bool len_known;		/* total_len is the whole message */
+	int32_t status;		/* HTTP status, DNS rcode, MySQL error number; -1: none */
+	uint32_t id;		/* DNS transaction id, else 0 */
+	uint64_t total_len;	/* bytes of the whole message (header and body) when
+				 * len_known: the next pipelined message starts there */
+	char method[REQ_METHOD_MAX];
+	char target[REQ_TARGET_MAX];
+	char code[REQ_CODE_MAX];
+};
+
+/* Every parser, PROTO__parse(buf, len, request, out):
+ *   REQUEST says which way the bytes go (client to server: a request).
+ *   0: BUF starts a message of this protocol; OUT is filled as far as the
+ *      LEN bytes go (strings NUL-terminated and cut to their size).
+ *   -ENOMSG: BUF cannot start a message of this protocol.
+ *   -EAGAIN: too few bytes to tell (the caller may retry with more).
+ * OUT is cleared first (status -1) whatever the result. */
+void req_head__clear(struct req_head *h);
+const char *req_proto__name(enum req_proto p);
+
+#endif

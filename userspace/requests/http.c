@@ -1,0 +1,294 @@
+/* HTTP/1.x start lines and the headers that give a message's length
+ * (RFC 9112). Lines end in CRLF; a bare LF is accepted too, as servers do. */
+#include <errno.h>
+#include <string.h>
+#include <strings.h>
+
+#include "http.h"
+
+static const char *const methods[] = {
+	"GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH",
+};
+
+/* 1: BUF starts with LIT; 0: BUF (LEN bytes) is a shorter prefix of it; -1: neither. */
+static int starts(const uint8_t *buf, size_t len, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	if (memcmp(buf, lit, len < n ? len : n))
+		return -1;
+	return len >= n;
+}
+
+/* Copies N bytes to a string of SIZE bytes, cut to fit. */
+static void copy_str(char *dst, size_t size, const uint8_t *src, size_t n)
+{
+	if (n >= size)
+		n = size - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+static bool is_tchar(uint8_t c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c && strchr("!#$%&'*+-.^_`|~", c));
+}
+
+static bool is_alpha(uint8_t c)
+{
+	return (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
+}
+
+/* The end of a line ending at P (at CR or LF): the offset after it; 0: the
+ * line end is not all in BUF; -1: not a line end. */
+static long line_end(const uint8_t *buf, size_t len, size_t p)
+{
+	if (p < len && buf[p] == '\n')
+		return (long)p + 1;
+	if (p < len && buf[p] == '\r') {
+		if (p + 1 >= len)
+			return 0;
+		return buf[p + 1] == '\n' ? (long)p + 2 : -1;
+	}
+	return p < len ? -1 : 0;
+}
+
+/* The path of TARGET (N bytes) into OUT: the query and fragment dropped, the
+ * scheme and authority of an absolute-form target too. -ENOMSG: no valid form. */
+static int parse_target(const uint8_t *t, size_t n, const char *method, struct req_head *out)
+{
+	size_t i = 0, end;
+
+	if (t[0] == '*') {
+		if (n != 1 || strcmp(method, "OPTIONS"))
+			return -ENOMSG;
+		copy_str(out->target, sizeof(out->target), t, 1);
+		return 0;
+	}
+	if (!strcmp(method, "CONNECT")) {
+		/* authority-form: host:port, kept whole */
+		if (t[0] == '/' || !memchr(t, ':', n))
+			return -ENOMSG;
+		copy_str(out->target, sizeof(out->target), t, n);
+		return 0;
+	}
+	if (t[0] != '/') {
+		/* absolute-form: scheme "://" authority path */
+		if (!is_alpha(t[0]))
+			return -ENOMSG;
+		while (i < n && (is_alpha(t[i]) || (t[i] >= '0' && t[i] <= '9') ||
+				 t[i] == '+' || t[i] == '-' || t[i] == '.'))
+			i++;
+		if (n - i < 3 || memcmp(t + i, "://", 3))
+			return -ENOMSG;
+		i += 3;
+		while (i < n && t[i] != '/' && t[i] != '?' && t[i] != '#')
+			i++;
+	}
+	for (end = i; end < n && t[end] != '?' && t[end] != '#'; end++)
+		;
+	if (end == i)
+		copy_str(out->target, sizeof(out->target), (const uint8_t *)"/", 1);
+	else
+		copy_str(out->target, sizeof(out->target), t + i, end - i);
+	return 0;
+}
+
+/* The request line; *AT: the offset after it. */
+static int parse_request_line(const uint8_t *buf, size_t len, struct req_head *out, size_t *at)
+{
+	size_t p = 0, t0;
+	long e;
+	int r;
+
+	while (p < len && p < REQ_METHOD_MAX && is_tchar(buf[p]))
+		p++;
+	if (p == len) {
+		for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
+			if (starts(buf, len, methods[i]) >= 0 && len <= strlen(methods[i]))
+				return -EAGAIN;
+		return -ENOMSG;
+	}
+	if (buf[p] != ' ')
+		return -ENOMSG;
+	for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
+		if (strlen(methods[i]) == p && !memcmp(buf, methods[i], p))
+			copy_str(out->method, sizeof(out->method), buf, p);
+	if (!out->method[0])
+		return -ENOMSG;
+	t0 = ++p;
+	/* request-target: visible ASCII up to the next space */
+	while (p < len && buf[p] > 0x20 && buf[p] < 0x7f)
+		p++;
+	if (p == t0 && p < len)
+		return -ENOMSG;
+	if (p < len && buf[p] != ' ')
+		return -ENOMSG;
+	if (p == len) {
+		/* a first byte no target form starts with is refused at once */
+		if (p > t0 && buf[t0] != '/' && buf[t0] != '*' && !is_alpha(buf[t0]))
+			return -ENOMSG;
+		return -EAGAIN;
+	}
+	r = parse_target(buf + t0, p - t0, out->method, out);
+	if (r)
+		return r;
+	p++;
+	r = starts(buf + p, len - p, "HTTP/1.");
+	if (r <= 0)
+		return r ? -ENOMSG : -EAGAIN;
+	p += 7;
+	if (p == len)
+		return -EAGAIN;
+	if (buf[p] != '0' && buf[p] != '1')
+		return -ENOMSG;
+	e = line_end(buf, len, p + 1);
+	if (e <= 0)
+		return e ? -ENOMSG : -EAGAIN;
+	*at = (size_t)e;
+	return 0;
+}
+
+/* The status line; *AT: the offset after it. */
+static int parse_status_line(const uint8_t *buf, size_t len, struct req_head *out, size_t *at)
+{
+	size_t p;
+	long e;
+	int r;
+
+	r = starts(buf, len, "HTTP/1.");
+	if (r <= 0)
+		return r ? -ENOMSG : -EAGAIN;
+	if (len < 9)
+		return -EAGAIN;
+	if ((buf[7] != '0' && buf[7] != '1') || buf[8] != ' ')
+		return -ENOMSG;
+	out->status = 0;
+	for (p = 9; p < 12; p++) {
+		if (p == len)
+			return -EAGAIN;
+		if (buf[p] < '0' || buf[p] > '9')
+			return -ENOMSG;
+		out->status = out->status * 10 + (buf[p] - '0');
+	}
+	if (out->status < 100 || out->status > 599)
+		return -ENOMSG;
+	if (p < len && buf[p] == ' ') {
+		/* reason-phrase: HTAB, SP, VCHAR, obs-text */
+		for (p++; p < len && (buf[p] == '\t' || (buf[p] >= 0x20 && buf[p] != 0x7f)); p++)
+			;
+	}
+	e = line_end(buf, len, p);
+	if (e <= 0)
+		return e ? -ENOMSG : -EAGAIN;
+	*at = (size_t)e;
+	return 0;
+}
+
+static bool name_is(const uint8_t *name, size_t n, const char *lit)
+{
+	return strlen(lit) == n && !strncasecmp((const char *)name, lit, n);
+}
+
+/* A Content-Length value (OWS trimmed): only digits, no overflow. */
+static bool parse_length(const uint8_t *v, size_t n, uint64_t *val)
+{
+	uint64_t x = 0;
+
+	while (n && (v[0] == ' ' || v[0] == '\t'))
+		v++, n--;
+	while (n && (v[n - 1] == ' ' || v[n - 1] == '\t'))
+		n--;
+	if (!n)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i] < '0' || v[i] > '9' || x > (UINT64_MAX - 9) / 10)
+			return false;
+		x = x * 10 + (v[i] - '0');
+	}
+	*val = x;
+	return true;
+}
+
+/* The header fields from P: the message length when they say it and all of
+ * them are in BUF. */
+static void parse_headers(const uint8_t *buf, size_t len, size_t p, struct req_head *out)
+{
+	bool have_cl = false, chunked = false, bad = false;
+	uint64_t cl = 0, v = 0;
+
+	for (;;) {
+		size_t n0 = p, colon, q;
+		long e;
+
+		if (p >= len)
+			return;
+		if (buf[p] == '\r' || buf[p] == '\n') {
+			e = line_end(buf, len, p);
+			if (e <= 0)
+				return;
+			p = (size_t)e;
+			break;
+		}
+		while (p < len && is_tchar(buf[p]))
+			p++;
+		if (p == len)
+			return;
+		if (p == n0 || buf[p] != ':')
+			return;		/* not a header field: the length is not trusted */
+		colon = p++;
+		while (p < len && (buf[p] == '\t' || (buf[p] >= 0x20 && buf[p] != 0x7f)))
+			p++;
+		q = p;
+		e = line_end(buf, len, p);
+		if (e <= 0)
+			return;
+		p = (size_t)e;
+		if (name_is(buf + n0, colon - n0, "Content-Length")) {
+			if (!parse_length(buf + colon + 1, q - colon - 1, &v) || (have_cl && v != cl))
+				bad = true;
+			have_cl = true;
+			cl = v;
+		} else if (name_is(buf + n0, colon - n0, "Transfer-Encoding")) {
+			chunked = true;	/* any coding: the body ends where the coding says */
+		}
+	}
+	if (!out->request && (out->status < 200 || out->status == 204 || out->status == 304)) {
+		/* never a body, whatever the headers say (a 304's
+		 * Content-Length is the stored representation's) */
+		cl = 0;
+	} else if (bad || chunked) {
+		return;
+	} else if (!have_cl) {
+		/* without a length a request has no body, a response runs
+		 * to the close */
+		if (!out->request)
+			return;
+		cl = 0;
+	}
+	if (cl > UINT64_MAX - p)
+		return;
+	out->total_len = p + cl;
+	out->len_known = true;
+}
+
+int http__parse(const uint8_t *buf, size_t len, bool request, struct req_head *out)
+{
+	size_t at = 0;
+	int r;
+
+	req_head__clear(out);
+	if (!len)
+		return -EAGAIN;
+	r = request ? parse_request_line(buf, len, out, &at) : parse_status_line(buf, len, out, &at);
+	if (r) {
+		req_head__clear(out);
+		return r;
+	}
+	out->proto = REQ_PROTO_HTTP;
+	out->request = request;
+	out->error = !request && out->status >= 500;
+	parse_headers(buf, len, at, out);
+	return 0;
+}

@@ -1,0 +1,25 @@
+/* HTTP/1.0 and HTTP/1.1: the request line (method, path without the query)
+ * or the status line (status), and the message's length from its headers. */
+#ifndef REQUESTS_HTTP_H
+#define REQUESTS_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "req_head.h"
+
+/* As req_head.h says. A request: METHOD (GET, HEAD, POST, PUT, DELETE,
+ * CONNECT, OPTIONS, TRACE, PATCH; others refused), target the path without
+ * the query (the path of an absolute-form target, host:port for CONNECT, "*"
+ * for OPTIONS). A response: status 100-599; error only for 5xx (a 4xx is the
+ * client's mistake, kept in status). HTTP/2 is refused. -EAGAIN only while the
+ * start line is incomplete; headers cut by LEN give 0 with len_known false.
+ * total_len: through the blank line after the headers, plus Content-Length;
+ * unknown for chunked bodies, bad or conflicting Content-Length, and
+ * responses delimited by closing the connection; none for 1xx, 204 and 304.
+ * Stateless, so a response to HEAD that states a Content-Length is taken to
+ * carry that body: the caller, which knows the request, corrects it. */
+int http__parse(const uint8_t *buf, size_t len, bool request, struct req_head *out);
+
+#endif

@@ -1,0 +1,208 @@
+/* MySQL client/server protocol (the 4.1 protocol MySQL 5.x-8.x and MariaDB
+ * speak): packets of a 3-byte little-endian length and a sequence id. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mysql.h"
+
+#define MYSQL_HDR 4
+/* OK and ERR packets are short (an ERR message is at most 512 bytes); a
+ * bound keeps a DNS response (flags 0x81..: 8 MiB) from reading as an OK. */
+#define MYSQL_MAX_REPLY 0xffffu
+
+/* What follows the command byte: nothing, text (to the end), a name ended
+ * by a NUL (then more), a 4-byte statement or thread id, anything. */
+enum arg { ARG_NONE, ARG_TEXT, ARG_NAME, ARG_STMT, ARG_ANY };
+
+/* A command: its byte, name, what follows it and the payload sizes it may
+ * have (max 0: any). Exact sizes keep other protocols' bytes out. */
+struct mysql_cmd {
+	uint8_t cmd;
+	const char *name;
+	enum arg arg;
+	uint32_t min, max;
+};
+
+static const struct mysql_cmd cmds[] = {
+	{ 0x01, "QUIT", ARG_NONE, 1, 1 },
+	{ 0x02, "INIT_DB", ARG_TEXT, 2, 0 },
+	{ 0x03, "QUERY", ARG_TEXT, 2, 0 },
+	{ 0x04, "FIELD_LIST", ARG_NAME, 2, 0 },
+	{ 0x09, "STATISTICS", ARG_NONE, 1, 1 },
+	{ 0x0c, "PROCESS_KILL", ARG_STMT, 5, 5 },
+	{ 0x0d, "DEBUG", ARG_NONE, 1, 1 },
+	{ 0x0e, "PING", ARG_NONE, 1, 1 },
+	{ 0x11, "CHANGE_USER", ARG_ANY, 2, 0 },
+	{ 0x16, "STMT_PREPARE", ARG_TEXT, 2, 0 },
+	{ 0x17, "STMT_EXECUTE", ARG_STMT, 10, 0 },
+	{ 0x18, "STMT_SEND_LONG_DATA", ARG_STMT, 7, 0 },
+	{ 0x19, "STMT_CLOSE", ARG_STMT, 5, 5 },
+	{ 0x1a, "STMT_RESET", ARG_STMT, 5, 5 },
+	{ 0x1b, "SET_OPTION", ARG_NONE, 3, 3 },
+	{ 0x1c, "STMT_FETCH", ARG_STMT, 9, 9 },
+	{ 0x1f, "RESET_CONNECTION", ARG_NONE, 1, 1 },
+};
+
+static uint32_t le16(const uint8_t *p)
+{
+	return p[0] | (uint32_t)p[1] << 8;
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+	return le16(p) | le16(p + 2) << 16;
+}
+
+/* The text of N bytes into TARGET, cut, unprintable bytes as '?'. A NUL
+ * ends a NAME; in SQL text, which no client sends with a NUL, it refuses. */
+static int text_target(const uint8_t *t, size_t n, bool name, struct req_head *out)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		uint8_t c = t[i];
+
+		if (!c)
+			return name ? 0 : -ENOMSG;
+		if (i + 1 >= sizeof(out->target))
+			continue;
+		if (c == '\t' || c == '\r' || c == '\n')
+			c = ' ';
+		out->target[i] = c < 0x20 || c >= 0x7f ? '?' : (char)c;
+	}
+	return 0;
+}
+
+/* P: the payload, N of its PLEN bytes in BUF. */
+static int parse_request(const uint8_t *p, size_t n, uint32_t plen, struct req_head *out)
+{
+	const struct mysql_cmd *c = NULL;
+	size_t i;
+
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (cmds[i].cmd == p[0])
+			c = &cmds[i];
+	if (!c || plen < c->min || (c->max && plen > c->max))
+		return -ENOMSG;
+	strcpy(out->method, c->name);
+	switch (c->arg) {
+	case ARG_TEXT:
+	case ARG_NAME:
+		/* The first byte of SQL or a name is never a control byte. */
+		if (n >= 2 && p[1] < 0x20 && p[1] != '\t' && p[1] != '\r' && p[1] != '\n')
+			return -ENOMSG;
+		return text_target(p + 1, n - 1, c->arg == ARG_NAME, out);
+	case ARG_STMT:
+		if (n < 5)
+			return -EAGAIN;
+		snprintf(out->target, sizeof(out->target), "%u", le32(p + 1));
+		/* COM_STMT_EXECUTE: flags (cursor type), iteration count always 1. */
+		if (c->cmd == 0x17) {
+			if (n < 10)
+				return -EAGAIN;
+			if (p[5] & ~0x0fu || le32(p + 6) != 1)
+				return -ENOMSG;
+		}
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* The size of the length-encoded integer starting with C; 0: none. */
+static uint32_t lenenc_size(uint8_t c)
+{
+	if (c < 0xfb)
+		return 1;
+	if (c == 0xfc)
+		return 3;
+	if (c == 0xfd)
+		return 4;
+	if (c == 0xfe)
+		return 9;
+	return 0;
+}
+
+static int parse_response(const uint8_t *p, size_t n, uint32_t plen, struct req_head *out)
+{
+	size_t i;
+
+	switch (p[0]) {
+	case 0x00:
+		/* OK: header, affected rows, insert id, status, warnings. */
+		if (plen < 7 || plen > MYSQL_MAX_REPLY)
+			return -ENOMSG;
+		strcpy(out->method, "OK");
+		return 0;
+	case 0xff:
+		/* ERR: header, error number, then "#" and the SQL state (4.1). */
+		if (plen < 4 || plen > MYSQL_MAX_REPLY)
+			return -ENOMSG;
+		if (n < (plen < 9 ? plen : 9))
+			return -EAGAIN;
+		if (le16(p + 1) < 1000)
+			return -ENOMSG;
+		if (p[3] == '#') {
+			if (plen < 9)
+				return -ENOMSG;
+			for (i = 4; i < 9; i++)
+				if (!((p[i] >= '0' && p[i] <= '9') || (p[i] >= 'A' && p[i] <= 'Z')))
+					return -ENOMSG;
+			memcpy(out->code, p + 4, 5);
+		} else if (p[3] < 0x20 || p[3] >= 0x7f) {
+			return -ENOMSG;
+		}
+		strcpy(out->method, "ERR");
+		out->status = (int32_t)le16(p + 1);
+		out->error = true;
+		return 0;
+	case 0xfe:
+		if (plen >= 9)
+			return -ENOMSG;
+		strcpy(out->method, "EOF");
+		return 0;
+	default:
+		/* The column count packet holds that integer, then with
+		 * MariaDB's CACHE_METADATA and MySQL 8's OPTIONAL_RESULTSET_METADATA
+		 * one byte saying whether column definitions follow (0 or 1). The
+		 * greeting (0x0a, protocol 10) is longer and so refused. */
+		if (!lenenc_size(p[0]) || plen < lenenc_size(p[0]) || plen > lenenc_size(p[0]) + 1)
+			return -ENOMSG;
+		if (plen > lenenc_size(p[0]) && n == plen && p[plen - 1] > 1)
+			return -ENOMSG;
+		strcpy(out->method, "RESULTSET");
+		return 0;
+	}
+}
+
+int mysql__parse(const uint8_t *buf, size_t len, bool request, struct req_head *out)
+{
+	uint32_t plen;
+	size_t n;
+	int err;
+
+	req_head__clear(out);
+	/* No packet is empty; three bytes cannot say more than 16 MiB - 1
+	 * (0xffffff: a longer payload continues in the next packet). */
+	if (len >= 3 && (buf[0] | buf[1] | buf[2]) == 0)
+		return -ENOMSG;
+	/* Commands start a sequence (0); the replies follow (1 and on). */
+	if (len >= 4 && (request ? buf[3] != 0 : buf[3] == 0))
+		return -ENOMSG;
+	if (len <= MYSQL_HDR)
+		return -EAGAIN;
+	plen = buf[0] | (uint32_t)buf[1] << 8 | (uint32_t)buf[2] << 16;
+	n = len - MYSQL_HDR < plen ? len - MYSQL_HDR : plen;
+	err = request ? parse_request(buf + MYSQL_HDR, n, plen, out)
+		      : parse_response(buf + MYSQL_HDR, n, plen, out);
+	if (err) {
+		req_head__clear(out);
+		return err;
+	}
+	out->proto = REQ_PROTO_MYSQL;
+	out->request = request;
+	out->total_len = MYSQL_HDR + (uint64_t)plen;
+	out->len_known = true;
+	return 0;
+}

@@ -1,0 +1,29 @@
+/* PostgreSQL frontend/backend protocol 3.0: a message's type and what its
+ * first bytes say (query text, command tag, SQLSTATE). */
+#ifndef REQUESTS_PGSQL_H
+#define REQUESTS_PGSQL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "req_head.h"
+
+/* As req_head.h says, for one message: a type byte and a 4-byte big-endian
+ * length (4 to 1 GiB, itself included). A request: QUERY and PARSE (target
+ * the query text head, control bytes and bytes outside ASCII as '?', tab, CR
+ * and LF as a space), BIND, EXECUTE, DESCRIBE, CLOSE,
+ * SYNC, FLUSH, TERMINATE, or one with no type byte: STARTUP (protocol 3.0;
+ * target the database parameter), SSLREQUEST, GSSENCREQUEST, CANCEL. A
+ * response: ERROR (error, code the SQLSTATE, target the message head),
+ * NOTICE, COMMAND_COMPLETE (method the tag's first word, "SELECT", target
+ * the whole tag, "SELECT 1"), ROW_DESCRIPTION, DATA_ROW, READY_FOR_QUERY,
+ * PARSE_COMPLETE, BIND_COMPLETE, CLOSE_COMPLETE, NO_DATA, EMPTY_QUERY,
+ * PORTAL_SUSPENDED, PARAMETER_DESCRIPTION, AUTHENTICATION, PARAMETER_STATUS,
+ * BACKEND_KEY_DATA, NOTIFICATION. status stays -1. The one-byte answer to
+ * SSLRequest ('S'/'N') has no length: -EAGAIN. total_len: 1 + the length
+ * (the length for the messages without a type byte), known from the header:
+ * len_known is true once the length is in BUF, even when the message is cut. */
+int pgsql__parse(const uint8_t *buf, size_t len, bool request, struct req_head *out);
+
+#endif

@@ -259,7 +259,7 @@ static int parse_inline(const uint8_t *buf, size_t len, struct req_head *out)
 	if (end == len)
 		return len >= INLINE_MAX ? -ENOMSG : -EAGAIN;
 	b = end > 0 && buf[end - 1] == '\r' ? end - 1 : end;
-	if (memchr(buf + w, '\r', b - w))
+	if (b > w && memchr(buf + w, '\r', b - w))
 		return -ENOMSG;
 	for (size_t i = w; i + 5 <= b; i++)
 		if (!memcmp(buf + i, "HTTP/", 5))

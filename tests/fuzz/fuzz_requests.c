@@ -1,0 +1,70 @@
+/* The request analysis' protocol parsers (userspace/requests/): any bytes a
+ * socket may carry, in both directions, through every parser. Besides ASan and
+ * UBSan, the contract of req_head.h is checked: only 0, -ENOMSG or -EAGAIN,
+ * strings terminated inside their arrays, a message length only with a
+ * result, the protocol named as the parser's. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dns.h"
+#include "http.h"
+#include "mysql.h"
+#include "pgsql.h"
+#include "redis.h"
+#include "req_head.h"
+#include "tls.h"
+
+typedef int (*parse_fn)(const uint8_t *buf, size_t len, bool request, struct req_head *out);
+
+static const struct {
+	parse_fn fn;
+	enum req_proto proto;
+} parsers[] = {
+	{ http__parse, REQ_PROTO_HTTP },
+	{ dns__parse, REQ_PROTO_DNS },
+	{ dns__parse_tcp, REQ_PROTO_DNS },
+	{ redis__parse, REQ_PROTO_REDIS },
+	{ mysql__parse, REQ_PROTO_MYSQL },
+	{ pgsql__parse, REQ_PROTO_PGSQL },
+	{ tls__parse, REQ_PROTO_TLS },
+};
+
+static void check(int r, const struct req_head *h, enum req_proto proto)
+{
+	if (r != 0 && r != -ENOMSG && r != -EAGAIN)
+		__builtin_trap();
+	if (!memchr(h->method, '\0', sizeof(h->method)) ||
+	    !memchr(h->target, '\0', sizeof(h->target)) ||
+	    !memchr(h->code, '\0', sizeof(h->code)))
+		__builtin_trap();
+	if (r == 0 && h->proto != proto)
+		__builtin_trap();
+	if (r == 0 && h->len_known && h->total_len == 0)
+		__builtin_trap();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	uint8_t *buf;
+	bool request;
+
+	if (size < 1)
+		return 0;
+	request = data[0] & 1;
+	/* an exact-size copy: a read past the end is an ASan report */
+	buf = malloc(size - 1 ? size - 1 : 1);
+	if (!buf)
+		return 0;
+	memcpy(buf, data + 1, size - 1);
+	for (size_t i = 0; i < sizeof(parsers) / sizeof(parsers[0]); i++) {
+		struct req_head h;
+
+		memset(&h, 0xA5, sizeof(h));	/* the parser must clear it */
+		check(parsers[i].fn(buf, size - 1, request, &h), &h, parsers[i].proto);
+	}
+	free(buf);
+	return 0;
+}

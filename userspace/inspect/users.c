@@ -30,7 +30,9 @@ struct id_name {
 /* A list in the order it was read (an entry's index is its order: for equal ids
  * the first wins), found by id through a hash index of each id's first entry,
  * and walked by id through an order made when asked for. Adding is O(1), so a
- * capture file's list of any order imports in linear time. */
+ * capture file's list of any order imports in linear time. The index holds
+ * array positions rather than hmap's embedded nodes: the array is reallocated
+ * as it grows. */
 struct id_db {
 	const char *file;	/* under HOST_ROOT; NULL for a capture file's list */
 	bool group;
@@ -111,7 +113,7 @@ static int id_db__grow_index(struct id_db *db)
 	db->slot = calloc(nslot, sizeof(*db->slot));
 	if (!db->slot) {
 		db->slot = old;
-		return -1;
+		return -ENOMEM;
 	}
 	db->nslot = nslot;
 	if (!db->seed)
@@ -133,20 +135,20 @@ static int id_db__add(struct id_db *db, uint32_t id, uint32_t gid, const char *n
 
 	/* indexes are 32-bit, slot values index + 1 */
 	if (db->n >= UINT32_MAX - 1)
-		return -1;
+		return -ERANGE;
 	if (db->n == db->cap) {
 		size_t ncap = db->cap ? db->cap * 2 : 64;
 		struct id_name *nv = realloc(db->v, ncap * sizeof(*nv));
 
 		if (!nv)
-			return -1;
+			return -ENOMEM;
 		db->v = nv;
 		db->cap = ncap;
 	}
 	if ((db->n + 1) * 2 > db->nslot && id_db__grow_index(db) < 0)
-		return -1;
+		return -ENOMEM;
 	if (!(p = malloc(nlen + hlen + slen + 3)))
-		return -1;
+		return -ENOMEM;
 	memcpy(p, name, nlen + 1);
 	memcpy(p + nlen + 1, home, hlen + 1);
 	memcpy(p + nlen + hlen + 2, shell, slen + 1);

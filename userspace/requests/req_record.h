@@ -1,0 +1,62 @@
+/* One completed request as the pairing reports it: both ends, what the
+ * protocol parser learnt from the request and its response, and the timing.
+ * The agent prints these (req.* fields), aggregates them into metrics and
+ * draws the service map from them. */
+#ifndef REQUESTS_REQ_RECORD_H
+#define REQUESTS_REQ_RECORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "req_head.h"
+
+struct container_info;	/* container.h */
+
+enum req_side {
+	REQ_SIDE_CLIENT = 1,	/* this host's process sent the request */
+	REQ_SIDE_SERVER = 2,	/* this host's process received it */
+};
+
+/* One end of the connection. Addresses in network byte order (IPv4 in the
+ * first 4 bytes), ports in host order. */
+struct req_end {
+	uint8_t ip[16];
+	uint16_t port;
+	bool local;		/* a process on this host is seen at this end */
+	int64_t pid, tid;	/* local: its process and thread (host ids), else 0 */
+	char comm[16];		/* local: the process name, else "" */
+	/* local and in a container: the container (a reference valid only
+	 * during the callback that hands the record out), else NULL */
+	const struct container_info *container;
+};
+
+struct req_record {
+	uint8_t proto;		/* enum req_proto; REQ_PROTO_NONE: bytes only */
+	uint8_t side;		/* enum req_side: the side this record was seen on */
+	uint8_t family;		/* PPM_AF_INET or PPM_AF_INET6 */
+	uint8_t l4proto;	/* IPPROTO_TCP or IPPROTO_UDP */
+	bool error;		/* the response says the request failed */
+	bool timed_out;		/* no (whole) response within the bound */
+	bool aborted;		/* the connection closed before the response ended */
+	/* Both ends are on this host and the other side's record of the same
+	 * request exists too: metrics and the map count it once, from the
+	 * server side. */
+	bool both_sides;
+	int32_t status;		/* HTTP status, DNS rcode, MySQL error number; -1 none */
+	uint32_t dns_id;	/* DNS transaction id */
+	uint64_t conn_id;	/* the connection, unique while the agent runs */
+	uint32_t conn_seq;	/* 1 for the connection's first request */
+	/* ns since the epoch: the request's first byte (as this side saw it),
+	 * the response's first and last byte; 0 when there was none */
+	uint64_t ts_start, ts_first_resp, ts_end;
+	uint64_t duration;	/* ts_end - ts_start (to the timeout bound if timed out) */
+	uint64_t ttfb;		/* ts_first_resp - ts_start; 0 with no response */
+	uint64_t req_bytes;	/* bytes of the request (client to server) */
+	uint64_t resp_bytes;	/* bytes of the response */
+	char method[REQ_METHOD_MAX];	/* HTTP method, Redis command, DNS type, SQL command */
+	char target[REQ_TARGET_MAX];	/* HTTP path without query, DNS name, key, SQL head */
+	char code[REQ_CODE_MAX];	/* SQLSTATE, MySQL SQL state, Redis error word */
+	struct req_end client, server;
+};
+
+#endif

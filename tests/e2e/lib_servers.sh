@@ -1,0 +1,150 @@
+# Real servers for the request-mode tests (test_req_*.sh): each one runs in the
+# foreground on 127.0.0.1, on an unusual port, with its configuration and data
+# under $TMP/srv, and is killed at exit (out_lib's PIDS). The agent runs in
+# --requests mode with one JSON object per request in $REQ_OUT.
+# Source after lib.sh.
+source "$(dirname "${BASH_SOURCE[0]}")/collectors/out_lib.sh"
+SRV=$TMP/srv
+mkdir -p "$SRV"
+REQ_OUT=$TMP/req.json
+REQ_ERR=$TMP/req.err
+
+# Every field the comparisons read; -j prints them as keys, numbers as numbers.
+REQ_FORMAT='%req.side %req.protocol %req.method %req.path %req.status %req.error %req.code'
+REQ_FORMAT+=' %req.duration %req.ttfb %req.request_bytes %req.response_bytes %req.bytes_in'
+REQ_FORMAT+=' %req.bytes_out %req.timeout %req.aborted %req.cip %req.cport %req.sip %req.sport'
+REQ_FORMAT+=' %req.conn %req.seq %req.dns_id %req.client.proc %req.server.proc %proc.name'
+
+# srv_start NAME COMMAND...: COMMAND in the background, its output in $SRV/NAME.log;
+# its pid in SRV_PID.
+srv_start() {
+	local name=$1; shift
+	"$@" >"$SRV/$name.log" 2>&1 &
+	SRV_PID=$!
+	PIDS+=("$SRV_PID")
+}
+
+# srv_stop PID [SIGNAL]: signals it (TERM by default) and waits up to 10 s,
+# then kills it.
+srv_stop() {
+	local pid=$1 end=$((SECONDS + 10))
+	kill -"${2:-TERM}" "$pid" 2>/dev/null
+	while kill -0 "$pid" 2>/dev/null; do
+		[ $SECONDS -ge $end ] && { kill -9 "$pid" 2>/dev/null; break; }
+		sleep 0.05
+	done
+	wait "$pid" 2>/dev/null
+	return 0
+}
+
+# wait_port PORT [SECONDS]: true once something accepts on 127.0.0.1:PORT.
+wait_port() { wait_for "${2:-15}" port_open "$1"; }
+
+# port_free PORT: nothing listens on 127.0.0.1:PORT (the tests' fixed ports).
+port_free() { ! port_open "$1"; }
+
+# req_agent_start FILTER: the agent in request mode, writing $REQ_OUT; returns
+# once it captures (false if it did not start).
+req_agent_start() {
+	start_agent "$REQ_OUT" "$REQ_ERR" --requests -j -p "$REQ_FORMAT" "$1" ||
+		{ echo "    the agent did not start:"; sed 's/^/    /' "$REQ_ERR" | tail -n 8; return 1; }
+}
+
+# req_agent_stop: lets the last events reach the agent, then SIGTERM and a
+# bounded wait; the agent's exit status.
+req_agent_stop() {
+	sleep 0.5
+	kill -TERM "$AGENT_PID" 2>/dev/null
+	wait_agent 20
+}
+
+# req_py: writes the Python helpers the comparisons import (module req_lib).
+req_py() {
+	cat >"$TMP/req_lib.py" <<'PY'
+"""The agent's request records and its summary, for the test_req_*.sh checks."""
+import json, re
+
+
+def records(path, protocol=None, side=None):
+    """The JSON records in PATH (each line must parse), optionally only one
+    protocol and side. Absent fields read as None."""
+    out = []
+    for n, line in enumerate(open(path, errors="replace"), 1):
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            r = json.loads(line)
+        except ValueError:
+            raise AssertionError("line %d of the agent's output is not JSON: %r" % (n, line[:300]))
+        if protocol is not None and r.get("req.protocol") != protocol:
+            continue
+        if side is not None and r.get("req.side") != side:
+            continue
+        out.append(r)
+    return out
+
+
+def kernel_drops(err_path):
+    """The kernel drops in the agent's summary, or None without a summary."""
+    for line in open(err_path, errors="replace"):
+        m = re.match(r"^agent: (\d+) events read, (\d+) matched, (\d+) dropped", line)
+        if m:
+            drops = int(m[3])
+    return locals().get("drops")
+
+
+def short(r):
+    """One record as a short line for failure messages."""
+    keys = ("req.side", "req.protocol", "req.method", "req.path", "req.status", "req.error",
+            "req.code", "req.duration", "req.response_bytes", "req.cport", "req.seq",
+            "req.conn", "req.aborted", "req.timeout", "proc.name")
+    return " ".join("%s=%s" % (k[4:] if k.startswith("req.") else k, r.get(k)) for k in keys)
+
+
+def counts(items):
+    c = {}
+    for i in items:
+        c[i] = c.get(i, 0) + 1
+    return c
+
+
+def diff_counts(got, want):
+    """The keys whose counts differ, as (key, got, want), sorted."""
+    return sorted((k, got.get(k, 0), want.get(k, 0)) for k in set(got) | set(want)
+                  if got.get(k, 0) != want.get(k, 0))
+
+
+def pair_sides(recs):
+    """Client-side records whose request has no server-side record (by client
+    port and the connection's request number), and the pairs whose server-side
+    duration exceeds the client-side one."""
+    server = {}
+    for r in recs:
+        if r.get("req.side") == "server":
+            server.setdefault((r.get("req.cport"), r.get("req.seq")), []).append(r)
+    lone, slower = [], []
+    for r in recs:
+        if r.get("req.side") != "client":
+            continue
+        s = server.get((r.get("req.cport"), r.get("req.seq")))
+        if not s:
+            lone.append(r)
+            continue
+        s = s.pop(0)
+        if s["req.duration"] > r["req.duration"]:
+            slower.append((s, r))
+    return lone, slower
+PY
+	export PYTHONPATH=$TMP${PYTHONPATH:+:$PYTHONPATH}
+}
+req_py
+
+# req_check NAME DESCRIPTION ARGS... <<'PY': pycheck, and the figures the check
+# printed before its "ok" shown on success too.
+req_check() {
+	local name=$1
+	pycheck "$@"
+	grep -q '^ok' "$TMP/$name.check" && grep -v '^ok' "$TMP/$name.check" | sed 's/^/    /'
+	return 0
+}

@@ -135,6 +135,27 @@ def pair_sides(recs):
         if s["req.duration"] > r["req.duration"]:
             slower.append((s, r))
     return lone, slower
+
+
+def check_sides(path, protocol, client_procs, server_procs):
+    """Both ends on this host: each client-side record of PROTOCOL has its
+    server-side record, never slower; as many of each; the processes named."""
+    recs = [r for r in records(path) if r.get("req.protocol") == protocol]
+    client = [r for r in recs if r.get("req.side") == "client"]
+    server = [r for r in recs if r.get("req.side") == "server"]
+    lone, slower = pair_sides(recs)
+    procs = counts(r.get("proc.name") for r in client)
+    sprocs = counts(r.get("proc.name") for r in server)
+    print("client-side %d (by process %s), server-side %d (by process %s)"
+          % (len(client), procs, len(server), sprocs))
+    for r in lone[:5]:
+        print("  client-side with no server-side record:", short(r))
+    for s, c in slower[:5]:
+        print("  server %d ns > client %d ns:\n    %s\n    %s"
+              % (s["req.duration"], c["req.duration"], short(s), short(c)))
+    assert not lone and not slower, ("lone client-side", len(lone), "server slower", len(slower))
+    assert len(client) == len(server), ("each request seen from both ends", len(client), len(server))
+    assert set(procs) <= set(client_procs) and set(sprocs) == set(server_procs), (procs, sprocs)
 PY
 	export PYTHONPATH=$TMP${PYTHONPATH:+:$PYTHONPATH}
 }

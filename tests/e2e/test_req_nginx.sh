@@ -135,23 +135,7 @@ PY
 req_check sides "each request ab or curl made has its server-side record, which is never slower" \
 	"$REQ_OUT" <<'PY'
 import sys, req_lib as R
-recs = [r for r in R.records(sys.argv[1]) if r.get("req.protocol") == "http"]
-client = [r for r in recs if r.get("req.side") == "client"]
-server = [r for r in recs if r.get("req.side") == "server"]
-lone, slower = R.pair_sides(recs)
-procs = R.counts(r.get("proc.name") for r in client)
-sprocs = R.counts(r.get("proc.name") for r in server)
-print("client-side %d (by process %s), server-side %d (by process %s)"
-      % (len(client), procs, len(server), sprocs))
-worst = max((s["req.duration"] - c["req.duration"] for s, c in slower), default=0)
-for r in lone[:5]:
-    print("  client-side with no server-side record:", R.short(r))
-for s, c in slower[:5]:
-    print("  server %d ns > client %d ns:\n    %s\n    %s" % (s["req.duration"], c["req.duration"],
-          R.short(s), R.short(c)))
-assert not lone and not slower, ("lone client-side", len(lone), "server slower", len(slower), worst)
-assert len(client) == len(server), ("every request is seen from both ends", len(client), len(server))
-assert set(procs) <= {"ab", "curl"} and set(sprocs) == {"nginx"}, (procs, sprocs)
+R.check_sides(sys.argv[1], "http", ("ab", "curl"), ("nginx",))
 print("ok")
 PY
 echo "    $((SECONDS - t0)) s"

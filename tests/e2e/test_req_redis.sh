@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Request mode against Redis (issue 23): redis-benchmark with and without
+# pipelining (-P 16), and failing commands through redis-cli (a command on the
+# wrong type, a wrong number of arguments, an unknown command). Ground truth is
+# Redis' own accounting, reset when the agent starts and read once it stopped:
+# server-side records per command == INFO commandstats' calls (plus
+# rejected_calls, which calls leaves out), error records per command ==
+# failed_calls + rejected_calls, and every error reply (INFO errorstats) is an
+# error record with its code.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib_servers.sh"
+need_live
+need_pkgs redis-server redis-tools
+t0=$SECONDS
+
+PORT=16379
+port_free "$PORT" || PORT=$(free_port)
+mkdir -p "$SRV/redis"
+srv_start redis redis-server --bind 127.0.0.1 --port "$PORT" --save '' --appendonly no \
+	--dir "$SRV/redis" --daemonize no --logfile ''
+REDIS_PID=$SRV_PID
+expect "redis-server listens on 127.0.0.1:$PORT" wait_port "$PORT" || cat "$SRV/redis.log"
+expect "the agent starts in request mode" req_agent_start "req.sport=$PORT"
+
+cli() { timeout 10 redis-cli -p "$PORT" "$@"; }
+load() {
+	local rc=0
+	# seen by the agent, so counted on both sides (it stays in commandstats)
+	[ "$(cli CONFIG RESETSTAT)" = OK ] || rc=1
+	timeout 30 redis-benchmark -p "$PORT" -n 2000 -c 4 -t set,get,incr,lpush,lpop -q >/dev/null || rc=1
+	timeout 30 redis-benchmark -p "$PORT" -n 2000 -c 4 -P 16 -t set,get,incr,lpush,lpop -q >/dev/null || rc=1
+	cli SET e2e:str abc >/dev/null || rc=1
+	cli INCR e2e:str >/dev/null			# ERR, failed_calls of incr
+	cli LPUSH e2e:str x >/dev/null			# WRONGTYPE, failed_calls of lpush
+	cli GET e2e:a e2e:b >/dev/null			# ERR, rejected_calls of get
+	cli E2EUNKNOWN e2e:str >/dev/null		# ERR, in errorstats only
+	cli INCR e2e:str >/dev/null
+	return $rc
+}
+expect "redis-benchmark and redis-cli ran" load
+req_agent_stop; rc=$?
+expect "the agent exits 0" [ $rc = 0 ] || tail -n 5 "$REQ_ERR"
+# One INFO after the agent stopped: it is not seen, and not in its own output.
+cli INFO all >"$SRV/info.txt"
+expect "INFO answered" grep -q '^# Commandstats' "$SRV/info.txt"
+srv_stop "$REDIS_PID"
+
+req_check redis "server-side records per command == calls + rejected_calls; errors per command == failed + rejected; error codes == errorstats" \
+	"$REQ_OUT" "$REQ_ERR" "$SRV/info.txt" <<'PY'
+import re, sys, req_lib as R
+out, err, info = sys.argv[1:4]
+calls, errs, codes, total_err = {}, {}, {}, None
+for l in open(info):
+    l = l.strip()
+    m = re.match(r"cmdstat_([^:]+):(.*)$", l)
+    if m:
+        f = dict(kv.split("=") for kv in m[2].split(","))
+        # subcommands (config|get) count under their command (CONFIG)
+        cmd = m[1].split("|")[0].upper()
+        n = int(f["calls"]) + int(f.get("rejected_calls", 0))
+        e = int(f.get("failed_calls", 0)) + int(f.get("rejected_calls", 0))
+        calls[cmd] = calls.get(cmd, 0) + n
+        errs[cmd] = errs.get(cmd, 0) + e
+    m = re.match(r"errorstat_([^:]+):count=(\d+)$", l)
+    if m:
+        codes[m[1]] = int(m[2])
+    m = re.match(r"total_error_replies:(\d+)$", l)
+    if m:
+        total_err = int(m[1])
+calls.pop("INFO", None)	# ours, after the agent stopped
+errs.pop("INFO", None)
+# An unknown command has no commandstats line: its error is the rest of the total.
+unknown = total_err - sum(errs.values())
+recs = R.records(out)
+server = [r for r in recs if r.get("req.side") == "server"]
+other = [r for r in server if r.get("req.protocol") != "redis"]
+server = [r for r in server if r.get("req.protocol") == "redis"]
+print("agent: %d records (%d server-side redis, %d server-side not redis), kernel drops %s"
+      % (len(recs), len(server), len(other), R.kernel_drops(err)))
+print("Redis: calls %s; errors %s; errorstats %s; total errors %d" % (calls, errs, codes, total_err))
+for r in other[:5]:
+    print("  not redis:", R.short(r))
+got = R.counts(r.get("req.method") for r in server)
+known = {k: v for k, v in got.items() if k in calls}
+strange = {k: v for k, v in got.items() if k not in calls}
+bad = ["records of %s: agent %d, Redis %d" % d for d in R.diff_counts(known, calls)]
+if sum(strange.values()) != unknown:
+    bad.append("records of commands Redis does not know %s, Redis' unknown-command errors %d"
+               % (strange, unknown))
+gerr = R.counts(r.get("req.method") for r in server if r.get("req.error") is True)
+gerr_known = {k: v for k, v in gerr.items() if k in calls}
+want_err = {k: v for k, v in errs.items() if v}
+bad += ["error records of %s: agent %d, Redis %d" % d for d in R.diff_counts(gerr_known, want_err)]
+gcodes = R.counts(r.get("req.code") for r in server if r.get("req.error") is True)
+bad += ["error records with code %s: agent %d, errorstats %d" % d for d in R.diff_counts(gcodes, codes)]
+for r in server:
+    if r.get("req.error") is True and r.get("req.method") in calls and not errs.get(r["req.method"]):
+        bad.append("an error record where Redis counts none: " + R.short(r))
+        break
+assert len(other) == 0, "server-side records not parsed as redis"
+assert not bad, "\n".join(bad)
+print("ok")
+PY
+
+req_check sides "each command the clients sent has its server-side record, which is never slower" \
+	"$REQ_OUT" <<'PY'
+import sys, req_lib as R
+R.check_sides(sys.argv[1], "redis", ("redis-benchmark", "redis-cli"), ("redis-server",))
+print("ok")
+PY
+echo "    $((SECONDS - t0)) s"
+finish

@@ -2,11 +2,13 @@
  * tail-call the event's filler; syscalls without one get the generic event here. */
 #include "frame.bpf.h"
 #include "kfilter.bpf.h"
+#include "sock.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
 /* Common checks of both directions: capture on, not our own process, a wanted
- * syscall, a thread the kernel filter sends. EXIT and RET: the exit side and its
+ * syscall, a thread the kernel filter sends, in request mode an fd that is a
+ * wanted socket (sock.bpf.h). EXIT and RET: the exit side and its
  * return value, REGS its pt_regs (kf__skip_fast). Returns the syscall's route or
  * NULL, and the task's pid_tgid in *PID_TGID when it is wanted. */
 static __always_inline const struct syscall_route *route__wanted(long id, int exit, long ret,
@@ -24,6 +26,9 @@ static __always_inline const struct syscall_route *route__wanted(long id, int ex
 	if ((pid_tgid >> 32) == settings.own_tgid)
 		return 0;
 	if (!kf__wants(id, pid_tgid, exit, ret, regs))
+		return 0;
+	/* last: the only check that reads the task's fd table */
+	if (sock__skip(id, regs))
 		return 0;
 	*pid_tgid_out = pid_tgid;
 	return &routes[id];

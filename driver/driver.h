@@ -24,12 +24,23 @@ struct driver_settings {
 	__u64 boot_time;	/* ns since the epoch at boot: ts = boot_time + boot ns */
 	__u32 snaplen;		/* bytes of I/O buffers captured */
 	__u32 own_tgid;		/* the agent's own process: never captured */
+	/* Request mode: I/O syscalls on an fd (sock_io[]) are sent only when the
+	 * fd is a socket of a family with its bit set (1u << PPM_AF_*); 0: all. */
+	__u32 sock_families;
 	__u8 capture;		/* 0: send nothing */
 	__u8 drop_failed;	/* no exit events for syscalls that failed */
 	__u8 procexit;		/* send procexit events (sched_process_exit) */
 	__u8 exit_only;		/* one program per syscall, on sys_exit (loader.h) */
 	__u8 ringbuf;		/* events go to `rings` (BPF ring buffers), not `events` */
-	__u8 pad[3];
+	__u8 pad[7];
+};
+
+/* sock_io[] (sock.bpf.h): which argument of an I/O syscall names the fd whose
+ * socket family settings.sock_families tests. */
+enum sock_io_fd {
+	SOCK_IO_NONE = 0,	/* not filtered: not I/O, or no fd left to look at */
+	SOCK_IO_ARG0,		/* the first argument */
+	SOCK_IO_ARG0_OR_2,	/* splice: sent when either end (arg 0 or 2) is wanted */
 };
 
 /* Per-CPU counters, in a BPF_MAP_TYPE_PERCPU_ARRAY of one entry. */

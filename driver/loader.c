@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,6 +37,29 @@ static int silent_print(enum libbpf_print_level level, const char *fmt, va_list 
 	/* Library code does not print; the verifier log reaches callers as errors. */
 	return 0;
 }
+
+/* The syscalls that move data through an fd, and which argument it is: in
+ * request mode (sock_families) their events leave the kernel only for a wanted
+ * socket. close is not here: at its exit the fd is gone, and the pairing needs
+ * every socket's close anyway; nor are the calls that make or end connections. */
+static const struct {
+	int nr;
+	uint8_t how;	/* enum sock_io_fd */
+} sock_io_calls[] = {
+	{ SYS_read, SOCK_IO_ARG0 },	{ SYS_write, SOCK_IO_ARG0 },
+	{ SYS_readv, SOCK_IO_ARG0 },	{ SYS_writev, SOCK_IO_ARG0 },
+	{ SYS_pread64, SOCK_IO_ARG0 },	{ SYS_pwrite64, SOCK_IO_ARG0 },
+	{ SYS_preadv, SOCK_IO_ARG0 },	{ SYS_pwritev, SOCK_IO_ARG0 },
+	{ SYS_preadv2, SOCK_IO_ARG0 },	{ SYS_pwritev2, SOCK_IO_ARG0 },
+	{ SYS_recvfrom, SOCK_IO_ARG0 },	{ SYS_sendto, SOCK_IO_ARG0 },
+	{ SYS_recvmsg, SOCK_IO_ARG0 },	{ SYS_sendmsg, SOCK_IO_ARG0 },
+	{ SYS_recvmmsg, SOCK_IO_ARG0 },	{ SYS_sendmmsg, SOCK_IO_ARG0 },
+	/* the fd written to */
+	{ SYS_sendfile, SOCK_IO_ARG0 },
+	/* fd_in or fd_out: a proxy splices a socket into a pipe, then the pipe
+	 * into another socket */
+	{ SYS_splice, SOCK_IO_ARG0_OR_2 },
+};
 
 static uint64_t clock_ns(clockid_t id)
 {
@@ -75,6 +99,8 @@ struct driver *driver__open(void)
 	d->skel->bss->settings.snaplen = DRIVER_DEFAULT_SNAPLEN;
 	d->skel->bss->settings.own_tgid = getpid();
 	d->skel->bss->settings.procexit = 1;
+	for (size_t i = 0; i < sizeof(sock_io_calls) / sizeof(sock_io_calls[0]); i++)
+		d->skel->rodata->sock_io[sock_io_calls[i].nr] = sock_io_calls[i].how;
 	d->all_syscalls = true;
 	memset(d->syscalls, 1, sizeof(d->syscalls));
 	memset(d->skel->bss->interesting, 1, sizeof(d->skel->bss->interesting));
@@ -111,6 +137,7 @@ int driver__configure(struct driver *d, const struct driver_config *cfg)
 	d->paused = cfg->paused;
 	d->skel->bss->settings.exit_only = cfg->exit_only;
 	d->skel->bss->settings.ringbuf = cfg->ringbuf;
+	d->skel->bss->settings.sock_families = cfg->sock_families;
 	d->per_thread = cfg->per_thread;
 	d->all_syscalls = !cfg->syscalls;
 	for (int i = 0; i < SYSCALL_TABLE_SIZE; i++)
@@ -467,6 +494,13 @@ int driver__set_snaplen(struct driver *d, uint32_t snaplen)
 	if (snaplen > PPM_MAX_ARG_SIZE)
 		return -EINVAL;
 	d->skel->bss->settings.snaplen = snaplen;
+	return 0;
+}
+
+int driver__set_sock_families(struct driver *d, uint32_t mask)
+{
+	/* one aligned store: each event sees the old mask or the new one */
+	__atomic_store_n(&d->skel->bss->settings.sock_families, mask, __ATOMIC_RELAXED);
 	return 0;
 }
 

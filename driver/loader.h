@@ -35,6 +35,11 @@ struct driver_config {
 	 * loads sched_switch, which keeps each CPU's slot for its fast path.
 	 * Without it the filter still works, from its map alone. */
 	bool per_thread;
+	/* Request mode: the data syscalls on an fd (read, write, send*, recv*,
+	 * their vector and positional forms, sendfile, splice) are sent only for
+	 * sockets of these families, 1u << PPM_AF_INET, PPM_AF_INET6, PPM_AF_UNIX;
+	 * 0: every fd (the default). driver__set_sock_families changes it later. */
+	uint32_t sock_families;
 };
 
 /* What driver__load did: programs loaded (dispatchers, fillers and their
@@ -91,6 +96,8 @@ int driver__set_syscall(struct driver *d, uint32_t nr, bool on);
 int driver__set_procexit(struct driver *d, bool on);
 int driver__set_capture(struct driver *d, bool on);
 int driver__set_snaplen(struct driver *d, uint32_t snaplen);
+/* driver_config.sock_families, before or after load, while the driver runs. */
+int driver__set_sock_families(struct driver *d, uint32_t mask);
 
 /* Per-CPU counters into PER_CPU (ncpu entries, may be NULL) and their sum into
  * TOTAL (may be NULL). Returns the number of possible CPUs or a negative errno. */

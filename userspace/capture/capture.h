@@ -123,6 +123,10 @@ struct capture_live_opts {
 	 * all) and whether the per-thread kernel filter will be on. */
 	const uint8_t *syscalls;
 	bool per_thread;
+	/* Request mode (driver_config.sock_families): data syscalls on an fd
+	 * leave the kernel only for sockets of these families (1u << PPM_AF_*);
+	 * 0 = every fd. */
+	uint32_t sock_families;
 	/* Called as each step begins (may be NULL), so that the caller can time
 	 * the steps and tell which one does not end. */
 	void (*on_step)(void *arg, enum capture_step step);

@@ -64,10 +64,14 @@ req_py() {
 """The agent's request records and its summary, for the test_req_*.sh checks."""
 import json, re
 
+ABORTED = []
+
 
 def records(path, protocol=None, side=None):
     """The JSON records in PATH (each line must parse), optionally only one
-    protocol and side. Absent fields read as None."""
+    protocol and side. Absent fields read as None. Requests left open (aborted
+    or timed out) are in ABORTED, not in the result: none of the servers' logs
+    counts them as requests."""
     out = []
     for n, line in enumerate(open(path, errors="replace"), 1):
         line = line.strip()
@@ -80,6 +84,9 @@ def records(path, protocol=None, side=None):
         if protocol is not None and r.get("req.protocol") != protocol:
             continue
         if side is not None and r.get("req.side") != side:
+            continue
+        if r.get("req.aborted") is True or r.get("req.timeout") is True:
+            ABORTED.append(r)
             continue
         out.append(r)
     return out
@@ -98,7 +105,7 @@ def short(r):
     """One record as a short line for failure messages."""
     keys = ("req.side", "req.protocol", "req.method", "req.path", "req.status", "req.error",
             "req.code", "req.duration", "req.response_bytes", "req.cport", "req.seq",
-            "req.conn", "req.aborted", "req.timeout", "proc.name")
+            "req.conn", "req.dns_id", "req.aborted", "req.timeout", "proc.name")
     return " ".join("%s=%s" % (k[4:] if k.startswith("req.") else k, r.get(k)) for k in keys)
 
 
@@ -115,19 +122,23 @@ def diff_counts(got, want):
                   if got.get(k, 0) != want.get(k, 0))
 
 
-def pair_sides(recs):
-    """Client-side records whose request has no server-side record (by client
-    port and the connection's request number), and the pairs whose server-side
-    duration exceeds the client-side one."""
+def conn_key(r):
+    """One request of a connection: the client's port and its number there."""
+    return r.get("req.cport"), r.get("req.seq")
+
+
+def pair_sides(recs, key=conn_key):
+    """Client-side records whose request has no server-side record (the same
+    KEY), and the pairs whose server-side duration exceeds the client-side one."""
     server = {}
     for r in recs:
         if r.get("req.side") == "server":
-            server.setdefault((r.get("req.cport"), r.get("req.seq")), []).append(r)
+            server.setdefault(key(r), []).append(r)
     lone, slower = [], []
     for r in recs:
         if r.get("req.side") != "client":
             continue
-        s = server.get((r.get("req.cport"), r.get("req.seq")))
+        s = server.get(key(r))
         if not s:
             lone.append(r)
             continue
@@ -137,13 +148,14 @@ def pair_sides(recs):
     return lone, slower
 
 
-def check_sides(path, protocol, client_procs, server_procs):
+def check_sides(path, protocol, client_procs, server_procs, key=conn_key):
     """Both ends on this host: each client-side record of PROTOCOL has its
-    server-side record, never slower; as many of each; the processes named."""
+    server-side record (the same KEY), never slower; as many of each; the
+    processes named."""
     recs = [r for r in records(path) if r.get("req.protocol") == protocol]
     client = [r for r in recs if r.get("req.side") == "client"]
     server = [r for r in recs if r.get("req.side") == "server"]
-    lone, slower = pair_sides(recs)
+    lone, slower = pair_sides(recs, key)
     procs = counts(r.get("proc.name") for r in client)
     sprocs = counts(r.get("proc.name") for r in server)
     print("client-side %d (by process %s), server-side %d (by process %s)"

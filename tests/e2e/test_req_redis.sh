@@ -75,8 +75,8 @@ recs = R.records(out)
 server = [r for r in recs if r.get("req.side") == "server"]
 other = [r for r in server if r.get("req.protocol") != "redis"]
 server = [r for r in server if r.get("req.protocol") == "redis"]
-print("agent: %d records (%d server-side redis, %d server-side not redis), kernel drops %s"
-      % (len(recs), len(server), len(other), R.kernel_drops(err)))
+print("agent: %d records (%d server-side redis, %d server-side not redis), %d aborted or timed out, kernel drops %s"
+      % (len(recs), len(server), len(other), len(R.ABORTED), R.kernel_drops(err)))
 print("Redis: calls %s; errors %s; errorstats %s; total errors %d" % (calls, errs, codes, total_err))
 for r in other[:5]:
     print("  not redis:", R.short(r))

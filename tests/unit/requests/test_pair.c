@@ -1,0 +1,407 @@
+/* The pairing on syscall sequences as servers and clients make them:
+ * keep-alive, requests over several reads, a 1 MB response over sendfile,
+ * Redis pipelining (cut by the read too), both sides on one host, a close
+ * mid-response, timeouts, DNS over UDP, MySQL errors, unknown bytes and full
+ * tables. Every record's fields are checked. */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pair.h"
+#include "t_check.h"
+
+#define MAXREC 64
+static struct req_record recs[MAXREC];
+static int nrec;
+
+static void on_rec(void *ctx, const struct req_record *r)
+{
+	(void)ctx;
+	if (nrec < MAXREC)
+		recs[nrec] = *r;
+	nrec++;
+}
+
+static struct pairer *fresh(uint32_t max_conns)
+{
+	struct pair_opts o = { .max_conns = max_conns, .timeout_ns = 10000000000ull };
+
+	nrec = 0;
+	memset(recs, 0, sizeof(recs));
+	return pair__new(&o, on_rec, NULL);
+}
+
+/* A TCP socket of process PID: ACCEPTED server (client 10.0.0.1:40000 ->
+ * 10.0.0.2:80) or, with !accepted, the client's own connected socket. */
+static struct req_io tcp(int64_t pid, int64_t fd, bool accepted, uint16_t cport, uint16_t sport)
+{
+	struct req_io io = { .pid = pid, .tid = pid, .fd = fd, .family = 2, .l4proto = 6,
+			     .accepted = accepted, .comm = accepted ? "srv" : "cli" };
+
+	inet_pton(AF_INET, "10.0.0.1", io.sip);
+	inet_pton(AF_INET, "10.0.0.2", io.dip);
+	io.sport = cport;
+	io.dport = sport;
+	return io;
+}
+
+static void io_do(struct pairer *p, struct req_io io, uint8_t dir, uint64_t ts, uint64_t ts_enter,
+		  const char *data, size_t dlen, uint64_t len)
+{
+	io.dir = dir;
+	io.ts = ts;
+	io.ts_enter = ts_enter ? ts_enter : ts;
+	io.data = (const uint8_t *)data;
+	io.data_len = (uint32_t)dlen;
+	io.len = len ? len : dlen;
+	CHECK_INT(pair__io(p, &io), 0);
+}
+
+#define IN(p, io, ts, s) io_do(p, io, REQ_DIR_IN, ts, 0, s, strlen(s), 0)
+#define OUT(p, io, ts, s) io_do(p, io, REQ_DIR_OUT, ts, 0, s, strlen(s), 0)
+
+static const char http_ok[] = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello";
+static const char http_404[] = "HTTP/1.1 404 Not Found\r\nContent-Length: 3\r\n\r\nno!";
+
+static void test_keepalive(void)
+{
+	struct pairer *p = fresh(0);
+	struct req_io s = tcp(100, 5, true, 40000, 80);
+
+	IN(p, s, 1000, "GET /a?x=1 HTTP/1.1\r\nHost: h\r\n\r\n");
+	OUT(p, s, 1500, http_ok);
+	IN(p, s, 3000, "GET /b HTTP/1.1\r\nHost: h\r\n\r\n");
+	OUT(p, s, 3100, http_404);
+	IN(p, s, 5000, "POST /c HTTP/1.1\r\nContent-Length: 4\r\n\r\nbody");
+	OUT(p, s, 5200, http_ok);
+	CHECK_INT(nrec, 3);	/* each completes at its last byte */
+	CHECK_INT(recs[0].proto, REQ_PROTO_HTTP);
+	CHECK_INT(recs[0].side, REQ_SIDE_SERVER);
+	CHECK_STR(recs[0].method, "GET");
+	CHECK_STR(recs[0].target, "/a");
+	CHECK_INT(recs[0].status, 200);
+	CHECK_INT(recs[0].duration, 500);
+	CHECK_INT(recs[0].ttfb, 500);
+	CHECK_INT(recs[0].conn_seq, 1);
+	CHECK_INT(recs[0].req_bytes, strlen("GET /a?x=1 HTTP/1.1\r\nHost: h\r\n\r\n"));
+	CHECK_INT(recs[0].resp_bytes, strlen(http_ok));
+	CHECK_INT(recs[0].client.port, 40000);
+	CHECK_INT(recs[0].server.port, 80);
+	CHECK(recs[0].server.local && !recs[0].client.local && !recs[0].both_sides);
+	CHECK_INT(recs[0].server.pid, 100);
+	CHECK_STR(recs[0].server.comm, "srv");
+	CHECK_STR(recs[1].target, "/b");
+	CHECK_INT(recs[1].status, 404);
+	CHECK(!recs[1].error);
+	CHECK_INT(recs[1].conn_seq, 2);
+	CHECK_INT(recs[1].duration, 100);
+	CHECK_STR(recs[2].method, "POST");
+	CHECK_INT(recs[2].req_bytes, strlen("POST /c HTTP/1.1\r\nContent-Length: 4\r\n\r\nbody"));
+	CHECK_INT(recs[2].conn_id, recs[0].conn_id);
+	pair__close(p, 100, 5, 6000);
+	CHECK_INT(nrec, 3);
+	pair__free(p);
+}
+
+/* Headers over three reads; the response's head in one write and its body
+ * (1 MiB, sendfile: no bytes captured) in four. */
+static void test_split_and_big(void)
+{
+	struct pairer *p = fresh(0);
+	struct req_io s = tcp(100, 5, true, 40000, 80);
+	static const char head[] = "HTTP/1.1 200 OK\r\nContent-Length: 1048576\r\n\r\n";
+
+	IN(p, s, 1000, "GET /big HT");
+	IN(p, s, 1100, "TP/1.1\r\nHost: h\r\n");
+	IN(p, s, 1200, "\r\n");
+	OUT(p, s, 2000, head);
+	for (int i = 0; i < 4; i++)
+		io_do(p, s, REQ_DIR_OUT, 3000 + i * 1000, 0, NULL, 0, 262144);
+	CHECK_INT(nrec, 1);
+	CHECK_STR(recs[0].target, "/big");
+	CHECK_INT(recs[0].status, 200);
+	CHECK_INT(recs[0].ts_start, 1000);
+	CHECK_INT(recs[0].duration, 6000 - 1000);
+	CHECK_INT(recs[0].ttfb, 1000);
+	CHECK_INT(recs[0].resp_bytes, strlen(head) + 1048576);
+	CHECK_INT(recs[0].req_bytes, strlen("GET /big HTTP/1.1\r\nHost: h\r\n\r\n"));
+	CHECK(!recs[0].aborted);
+	pair__free(p);
+}
+
+static void test_close_mid_response(void)
+{
+	struct pairer *p = fresh(0);
+	struct req_io s = tcp(100, 5, true, 40000, 80);
+
+	IN(p, s, 1000, "GET /cut HTTP/1.1\r\n\r\n");
+	OUT(p, s, 2000, "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\nabc");
+	CHECK_INT(nrec, 0);
+	pair__close(p, 100, 5, 3000);
+	CHECK_INT(nrec, 1);
+	CHECK(recs[0].aborted);
+	CHECK_INT(recs[0].status, 200);
+	CHECK_INT(recs[0].duration, 1000);
+	/* a request never answered before the close: aborted, no response */
+	IN(p, s, 4000, "GET /x HTTP/1.1\r\n\r\n");
+	pair__close(p, 100, 5, 5000);
+	CHECK_INT(nrec, 2);
+	CHECK(recs[1].aborted);
+	CHECK_INT(recs[1].status, -1);
+	CHECK_INT(recs[1].ttfb, 0);
+	CHECK_INT(recs[1].conn_seq, 1);	/* a new connection on the same fd */
+	pair__free(p);
+}
+
+static void test_timeout(void)
+{
+	struct pairer *p = fresh(0);
+	struct req_io s = tcp(100, 5, true, 40000, 80);
+	struct pair_counters pc;
+
+	IN(p, s, 1000, "GET /slow HTTP/1.1\r\n\r\n");
+	pair__expire(p, 1000 + 5000000000ull);
+	CHECK_INT(nrec, 0);
+	pair__expire(p, 1000 + 10000000001ull);
+	CHECK_INT(nrec, 1);
+	CHECK(recs[0].timed_out);
+	CHECK_INT(recs[0].duration, 10000000000ull);
+	pair__counters(p, &pc);
+	CHECK_INT(pc.n_timeouts, 1);
+	CHECK_INT(pc.n_requests, 1);
+	pair__free(p);
+}
+
+/* 16 pipelined SETs in one read and their 16 replies in one write; then 10
+ * GETs whose read ends in the middle of the fifth. */
+static void test_redis_pipeline(void)
+{
+	struct pairer *p = fresh(0);
+	struct req_io s = tcp(200, 7, true, 40001, 6379);
+	char buf[2048], rep[256];
+	size_t n = 0, m = 0, cut = 0;
+
+	for (int i = 0; i < 16; i++) {
+		n += (size_t)sprintf(buf + n, "*3\r\n$3\r\nSET\r\n$5\r\nkey%02d\r\n$1\r\nv\r\n", i);
+		m += (size_t)sprintf(rep + m, "+OK\r\n");
+	}
+	io_do(p, s, REQ_DIR_IN, 1000, 0, buf, n, 0);
+	io_do(p, s, REQ_DIR_OUT, 2000, 0, rep, m, 0);
+	CHECK_INT(nrec, 16);
+	CHECK_STR(recs[0].method, "SET");
+	CHECK_STR(recs[0].target, "key00");
+	CHECK_STR(recs[15].target, "key15");
+	CHECK_INT(recs[15].conn_seq, 16);
+	CHECK_INT(recs[3].req_bytes, strlen("*3\r\n$3\r\nSET\r\n$5\r\nkey03\r\n$1\r\nv\r\n"));
+	CHECK_INT(recs[3].resp_bytes, 5);
+	CHECK_INT(recs[7].duration, 1000);
+	n = m = 0;
+	for (int i = 0; i < 10; i++) {
+		if (i == 4)
+			cut = n + 9;
+		n += (size_t)sprintf(buf + n, "*2\r\n$3\r\nGET\r\n$5\r\nkey%02d\r\n", i);
+		m += (size_t)sprintf(rep + m, i == 9 ? "$-1\r\n" : "$1\r\nv\r\n");
+	}
+	io_do(p, s, REQ_DIR_IN, 3000, 0, buf, cut, 0);
+	io_do(p, s, REQ_DIR_IN, 3100, 0, buf + cut, n - cut, 0);
+	io_do(p, s, REQ_DIR_OUT, 4000, 0, rep, m - 5, 0);
+	CHECK_INT(nrec, 16 + 9);
+	io_do(p, s, REQ_DIR_OUT, 4100, 0, rep + m - 5, 5, 0);
+	CHECK_INT(nrec, 26);
+	CHECK_STR(recs[16 + 4].method, "GET");
+	CHECK_STR(recs[16 + 4].target, "key04");
+	CHECK_INT(recs[16 + 4].ts_start, 3000);	/* its first bytes came in the first read */
+	CHECK_INT(recs[16 + 9].duration, 4100 - 3100);
+	/* an error reply */
+	IN(p, s, 5000, "*2\r\n$4\r\nINCR\r\n$5\r\nkey00\r\n");
+	OUT(p, s, 5100, "-ERR value is not an integer or out of range\r\n");
+	CHECK_INT(nrec, 27);
+	CHECK(recs[26].error);
+	CHECK_STR(recs[26].code, "ERR");
+	pair__free(p);
+}
+
+/* A client and a server on this host: one record each, naming each other. */
+static void test_both_sides(void)
+{
+	struct pairer *p = fresh(0);
+	struct req_io s = tcp(100, 5, true, 40000, 80), c = tcp(300, 3, false, 40000, 80);
+
+	io_do(p, c, REQ_DIR_OUT, 900, 850, "GET / HTTP/1.1\r\n\r\n", 18, 0);
+	IN(p, s, 1000, "GET / HTTP/1.1\r\n\r\n");
+	OUT(p, s, 1500, http_ok);
+	IN(p, c, 1600, http_ok);
+	CHECK_INT(nrec, 2);
+	CHECK_INT(recs[0].side, REQ_SIDE_SERVER);
+	CHECK_INT(recs[1].side, REQ_SIDE_CLIENT);
+	for (int i = 0; i < 2; i++) {
+		CHECK(recs[i].both_sides);
+		CHECK_INT(recs[i].client.pid, 300);
+		CHECK_STR(recs[i].client.comm, "cli");
+		CHECK_INT(recs[i].server.pid, 100);
+		CHECK_STR(recs[i].server.comm, "srv");
+		CHECK_INT(recs[i].client.port, 40000);
+		CHECK_INT(recs[i].server.port, 80);
+	}
+	CHECK_INT(recs[1].ts_start, 850);	/* the client's write began there */
+	CHECK_INT(recs[1].duration, 1600 - 850);
+	CHECK(recs[0].duration <= recs[1].duration);
+	CHECK_INT(recs[1].ttfb, 1600 - 850);
+	pair__free(p);
+}
+
+static size_t dns_msg(uint8_t *b, uint16_t id, bool resp, uint8_t rcode)
+{
+	static const uint8_t q[] = { 3, 'w', 'w', 'w', 4, 't', 'e', 's', 't', 0, 0, 1, 0, 1 };
+	size_t n = 0;
+
+	b[n++] = id >> 8;
+	b[n++] = id & 0xff;
+	b[n++] = resp ? 0x81 : 0x01;
+	b[n++] = resp ? 0x80 | rcode : 0;
+	b[n++] = 0, b[n++] = 1;		/* one question */
+	memset(b + n, 0, 6);
+	n += 6;
+	memcpy(b + n, q, sizeof(q));
+	return n + sizeof(q);
+}
+
+static void test_dns_udp(void)
+{
+	struct pairer *p = fresh(0);
+	struct req_io s = { .pid = 400, .tid = 400, .fd = 4, .family = 2, .l4proto = 17,
+			    .has_peer = true, .comm = "dnsd" };
+	uint8_t q1[64], q2[64], r1[64], r2[64];
+	size_t n1 = dns_msg(q1, 0x1111, false, 0), n2 = dns_msg(q2, 0x2222, false, 0);
+
+	inet_pton(AF_INET, "127.0.0.1", s.dip);
+	s.dport = 53;
+	inet_pton(AF_INET, "127.0.0.1", s.peer_ip);
+	s.peer_port = 5555;
+	io_do(p, s, REQ_DIR_IN, 1000, 0, (char *)q1, n1, 0);
+	s.peer_port = 5556;
+	io_do(p, s, REQ_DIR_IN, 1100, 0, (char *)q2, n2, 0);
+	/* answered out of order */
+	io_do(p, s, REQ_DIR_OUT, 1300, 0, (char *)r2, dns_msg(r2, 0x2222, true, 3), 0);
+	s.peer_port = 5555;
+	io_do(p, s, REQ_DIR_OUT, 1400, 0, (char *)r1, dns_msg(r1, 0x1111, true, 0), 0);
+	CHECK_INT(nrec, 2);
+	CHECK_INT(recs[0].proto, REQ_PROTO_DNS);
+	CHECK_INT(recs[0].dns_id, 0x2222);
+	CHECK_INT(recs[0].status, 3);
+	CHECK_INT(recs[0].duration, 200);
+	CHECK_INT(recs[0].client.port, 5556);
+	CHECK_INT(recs[0].server.port, 53);
+	CHECK_STR(recs[0].method, "A");
+	CHECK_STR(recs[0].target, "www.test");
+	CHECK_INT(recs[0].side, REQ_SIDE_SERVER);
+	CHECK_INT(recs[1].dns_id, 0x1111);
+	CHECK_INT(recs[1].status, 0);
+	CHECK_INT(recs[1].duration, 400);
+	CHECK_INT(recs[1].req_bytes, n1);
+	pair__free(p);
+}
+
+static size_t mysql_pkt(char *b, uint8_t seq, const char *payload, size_t n)
+{
+	b[0] = (char)(n & 0xff);
+	b[1] = (char)(n >> 8);
+	b[2] = 0;
+	b[3] = (char)seq;
+	memcpy(b + 4, payload, n);
+	return n + 4;
+}
+
+static void test_mysql_burst(void)
+{
+	struct pairer *p = fresh(0);
+	struct req_io s = tcp(500, 9, true, 40002, 3306);
+	char q[64], e[64], ok[16];
+	static const char err[] = "\xff\x7a\x04#42S02Table 'x' doesn't exist";
+	size_t nq = mysql_pkt(q, 0, "\x03SELECT * FROM x", 16);
+	size_t ne = mysql_pkt(e, 1, err, sizeof(err) - 1);
+	size_t nok = mysql_pkt(ok, 1, "\x00\x00\x00\x02\x00\x00\x00", 7);
+
+	io_do(p, s, REQ_DIR_IN, 1000, 0, q, nq, 0);
+	io_do(p, s, REQ_DIR_OUT, 1200, 0, e, ne, 0);
+	CHECK_INT(nrec, 0);	/* a burst ends where the next request begins */
+	io_do(p, s, REQ_DIR_IN, 2000, 0, q, nq, 0);
+	CHECK_INT(nrec, 1);
+	CHECK_INT(recs[0].proto, REQ_PROTO_MYSQL);
+	CHECK_STR(recs[0].method, "QUERY");
+	CHECK_STR(recs[0].target, "SELECT * FROM x");
+	CHECK(recs[0].error);
+	CHECK_INT(recs[0].status, 1146);
+	CHECK_STR(recs[0].code, "42S02");
+	CHECK_INT(recs[0].duration, 200);
+	io_do(p, s, REQ_DIR_OUT, 2100, 0, ok, nok, 0);
+	pair__close(p, 500, 9, 3000);
+	CHECK_INT(nrec, 2);
+	CHECK(!recs[1].error);
+	CHECK(!recs[1].aborted);	/* the burst was its whole response */
+	pair__free(p);
+}
+
+static void test_unknown_and_full(void)
+{
+	struct pairer *p = fresh(2);
+	struct req_io c = tcp(600, 3, false, 40003, 9999);
+	struct pair_counters pc;
+
+	OUT(p, c, 1000, "\x01\x02hello");
+	IN(p, c, 1200, "\x01\x02world!");
+	OUT(p, c, 2000, "\x01\x02again");
+	CHECK_INT(nrec, 1);
+	CHECK_INT(recs[0].proto, REQ_PROTO_NONE);
+	CHECK_INT(recs[0].side, REQ_SIDE_CLIENT);
+	CHECK_INT(recs[0].req_bytes, 7);
+	CHECK_INT(recs[0].resp_bytes, 8);
+	CHECK_INT(recs[0].duration, 200);
+	OUT(p, tcp(601, 3, false, 1, 2), 3000, "\x01\x02again");
+	OUT(p, tcp(602, 3, false, 1, 2), 3000, "\x01\x02again");
+	pair__counters(p, &pc);
+	CHECK_INT(pc.n_conns, 2);
+	CHECK_INT(pc.n_conns_full, 1);
+	pair__flush(p);
+	pair__counters(p, &pc);
+	CHECK_INT(pc.n_open_at_end, 2);	/* "again" and 601's: unanswered */
+	CHECK_INT(pc.n_conns, 0);
+	pair__free(p);
+}
+
+/* More pipelined requests than are followed: counted, never overrun. */
+static void test_pipeline_full(void)
+{
+	struct pairer *p = fresh(0);
+	struct req_io s = tcp(700, 5, true, 40004, 6379);
+	struct pair_counters pc;
+	char buf[2048], rep[256];
+	size_t n = 0, m = 0;
+
+	for (int i = 0; i < PAIR_PIPELINE + 4; i++) {
+		n += (size_t)sprintf(buf + n, "*1\r\n$4\r\nPING\r\n");
+		m += (size_t)sprintf(rep + m, "+PONG\r\n");
+	}
+	io_do(p, s, REQ_DIR_IN, 1000, 0, buf, n, 0);
+	io_do(p, s, REQ_DIR_OUT, 2000, 0, rep, m, 0);
+	pair__counters(p, &pc);
+	CHECK_INT(nrec, PAIR_PIPELINE);
+	CHECK_INT(pc.n_pipeline_full, 4);
+	pair__free(p);
+}
+
+int main(void)
+{
+	test_keepalive();
+	test_split_and_big();
+	test_close_mid_response();
+	test_timeout();
+	test_redis_pipeline();
+	test_both_sides();
+	test_dns_udp();
+	test_mysql_burst();
+	test_unknown_and_full();
+	test_pipeline_full();
+	return t_report();
+}

@@ -1,0 +1,522 @@
+/* The pairing's state machine. A TCP connection alternates between bytes in
+ * the request direction (client to server) and bytes in the response
+ * direction. Protocols whose every message states its length (HTTP, Redis,
+ * DNS over TCP) are walked message by message, so pipelined requests are
+ * counted one by one and a response ends at its last byte; for the others
+ * (MySQL, PostgreSQL, TLS, unknown bytes) a burst in one direction is one
+ * request or one response, and a response ends where the next request begins
+ * (or at close, or when the connection stays idle). UDP datagrams are DNS
+ * messages matched by transaction id. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dns.h"
+#include "http.h"
+#include "mysql.h"
+#include "pair_int.h"
+#include "pgsql.h"
+#include "redis.h"
+#include "tls.h"
+
+#ifndef IPPROTO_TCP
+#define IPPROTO_TCP 6
+#define IPPROTO_UDP 17
+#endif
+
+static int proto__parse(uint8_t proto, bool udp, const uint8_t *b, size_t n, bool request,
+			struct req_head *h)
+{
+	switch (proto) {
+	case REQ_PROTO_HTTP: return http__parse(b, n, request, h);
+	case REQ_PROTO_DNS: return udp ? dns__parse(b, n, request, h) : dns__parse_tcp(b, n, request, h);
+	case REQ_PROTO_REDIS: return redis__parse(b, n, request, h);
+	case REQ_PROTO_MYSQL: return mysql__parse(b, n, request, h);
+	case REQ_PROTO_PGSQL: return pgsql__parse(b, n, request, h);
+	case REQ_PROTO_TLS: return tls__parse(b, n, request, h);
+	}
+	req_head__clear(h);
+	return -ENOMSG;
+}
+
+/* The protocol whose parser takes the bytes, tried from the most telling
+ * first bytes to the least; REQ_PROTO_NONE when none does. *AGAIN: some
+ * parser needs more bytes to tell. */
+static uint8_t proto__detect(bool udp, const uint8_t *b, size_t n, bool request,
+			     struct req_head *h, bool *again)
+{
+	static const uint8_t order[] = { REQ_PROTO_HTTP, REQ_PROTO_TLS, REQ_PROTO_PGSQL,
+					 REQ_PROTO_MYSQL, REQ_PROTO_REDIS, REQ_PROTO_DNS };
+	int r;
+
+	*again = false;
+	if (udp) {
+		r = dns__parse(b, n, request, h);
+		return r == 0 ? REQ_PROTO_DNS : REQ_PROTO_NONE;
+	}
+	for (size_t i = 0; i < sizeof(order); i++) {
+		r = proto__parse(order[i], false, b, n, request, h);
+		if (r == 0)
+			return order[i];
+		if (r == -EAGAIN)
+			*again = true;
+	}
+	req_head__clear(h);
+	return REQ_PROTO_NONE;
+}
+
+/* Whether each message of PROTO states its length, one message per request
+ * and per response: walked message by message. */
+static bool proto__walks(uint8_t proto)
+{
+	return proto == REQ_PROTO_HTTP || proto == REQ_PROTO_REDIS || proto == REQ_PROTO_DNS;
+}
+
+static struct pair_req *q_at(struct pair_conn *c, uint32_t i)
+{
+	return &c->q[(c->head + i) % PAIR_PIPELINE];
+}
+
+static struct pair_req *q_newest(struct pair_conn *c)
+{
+	return c->n ? q_at(c, c->n - 1) : NULL;
+}
+
+static bool is_request_dir(const struct pair_conn *c, uint8_t dir)
+{
+	return (c->side == REQ_SIDE_SERVER) == (dir == REQ_DIR_IN);
+}
+
+/* SIDE is known: the client and server addresses from the fd table's tuple. */
+static void conn__set_side(struct pairer *p, struct pair_conn *c, uint8_t side)
+{
+	bool src_is_client = c->accepted || side == REQ_SIDE_CLIENT;
+
+	c->side = side;
+	memcpy(c->cip, src_is_client ? c->tsip : c->tdip, 16);
+	memcpy(c->sip, src_is_client ? c->tdip : c->tsip, 16);
+	c->cport = src_is_client ? c->tsport : c->tdport;
+	c->sport = src_is_client ? c->tdport : c->tsport;
+	pair_conn__index_tuple(p, c);
+}
+
+static struct pair_conn *conn__get(struct pairer *p, const struct req_io *io)
+{
+	struct pair_conn *c = pair_conn__find(p, io->pid, io->fd);
+
+	if (!c) {
+		c = pair_conn__add(p, io->pid, io->fd);
+		if (!c)
+			return NULL;
+		c->family = io->family;
+		c->l4proto = io->l4proto;
+		c->accepted = io->accepted;
+		memcpy(c->tsip, io->sip, 16);
+		memcpy(c->tdip, io->dip, 16);
+		c->tsport = io->sport;
+		c->tdport = io->dport;
+		if (io->accepted)
+			conn__set_side(p, c, REQ_SIDE_SERVER);
+	}
+	c->tid = io->tid;
+	if (io->comm) {
+		strncpy(c->comm, io->comm, sizeof(c->comm) - 1);
+		c->comm[sizeof(c->comm) - 1] = '\0';
+	}
+	return c;
+}
+
+/* A new request in flight, or NULL when PAIR_PIPELINE are (counted). */
+static struct pair_req *req__begin(struct pairer *p, struct pair_conn *c, uint8_t proto,
+				   uint64_t ts, const struct req_head *h)
+{
+	struct pair_req *q;
+
+	if (c->n >= PAIR_PIPELINE) {
+		p->c.n_pipeline_full++;
+		return NULL;
+	}
+	q = q_at(c, c->n++);
+	memset(q, 0, offsetof(struct pair_req, method));
+	q->proto = proto;
+	q->ts_start = ts;
+	q->status = -1;
+	q->resp_need = 0;
+	q->seq = ++c->seq;
+	q->method[0] = q->target[0] = q->code[0] = '\0';
+	if (h && h->proto == proto) {
+		memcpy(q->method, h->method, sizeof(q->method));
+		memcpy(q->target, h->target, sizeof(q->target));
+		q->dns_id = h->id;
+		q->head_resp = proto == REQ_PROTO_HTTP && !strcmp(h->method, "HEAD");
+	}
+	return q;
+}
+
+/* The response has begun or ended for every request in flight that has some:
+ * reported in order (at a change back to the request direction). ALL: also
+ * those with none (the burst answered them, its message ends were lost). */
+static void conn__settle(struct pairer *p, struct pair_conn *c, bool all, uint64_t ts)
+{
+	while (c->n) {
+		struct pair_req *q = q_at(c, 0);
+
+		if (!q->has_resp) {
+			if (!all)
+				break;
+			q->has_resp = true;
+			q->ts_first_resp = q->ts_last_resp = ts;
+		} else if (!all && proto__walks(q->proto) && q->resp_need != PAIR_LEN_OPEN) {
+			break;	/* its known length is not reached yet */
+		}
+		pair_emit__req(p, c, q, false, false, 0);
+	}
+}
+
+/* Sets up BUF/BLEN/LEN for bytes of direction DIR: carried bytes of that
+ * direction go first. Returns the time the first byte came. */
+static uint64_t stream__input(struct pairer *p, struct pair_conn *c, const struct req_io *io,
+			      uint64_t ts, const uint8_t **buf, size_t *blen, uint64_t *len)
+{
+	size_t dl = io->data ? io->data_len : 0;
+
+	*buf = io->data;
+	*blen = dl;
+	*len = io->len;
+	if (!c->carry_len || c->carry_dir != io->dir) {
+		c->carry_len = 0;
+		return ts;
+	}
+	if (p->scratch_cap < PAIR_CARRY + dl) {
+		uint8_t *n = realloc(p->scratch, PAIR_CARRY + dl);
+
+		if (!n) {
+			c->carry_len = 0;
+			return ts;
+		}
+		p->scratch = n;
+		p->scratch_cap = PAIR_CARRY + dl;
+	}
+	memcpy(p->scratch, c->carry, c->carry_len);
+	if (dl)
+		memcpy(p->scratch + c->carry_len, io->data, dl);
+	*buf = p->scratch;
+	*blen = c->carry_len + dl;
+	*len = c->carry_len + io->len;
+	c->carry_len = 0;
+	return c->carry_ts;
+}
+
+/* A message's start that the read cut: kept for the next read of DIR when it
+ * is small and wholly captured. */
+static bool stream__carry(struct pair_conn *c, uint8_t dir, const uint8_t *b, size_t avail,
+			  uint64_t left, uint64_t ts)
+{
+	if (avail != left || avail > PAIR_CARRY || !avail)
+		return false;
+	memmove(c->carry, b, avail);
+	c->carry_len = (uint16_t)avail;
+	c->carry_dir = dir;
+	c->carry_ts = ts;
+	return true;
+}
+
+/* Bytes in the request direction. */
+static void stream__request(struct pairer *p, struct pair_conn *c, const struct req_io *io,
+			    bool flip)
+{
+	uint64_t ts_read = c->side == REQ_SIDE_CLIENT ? io->ts_enter : io->ts, ts;
+	const uint8_t *buf;
+	size_t blen, off = 0;
+	uint64_t len, done = 0;
+
+	if (flip) {
+		conn__settle(p, c, c->resp_lost, c->last_ts);
+		c->resp_lost = false;
+		if (c->req_need == PAIR_LEN_OPEN)
+			c->req_need = 0;
+		if (c->resp_need == PAIR_LEN_OPEN)
+			c->resp_need = 0;
+	}
+	/* carried bytes began their message earlier */
+	ts = stream__input(p, c, io, ts_read, &buf, &blen, &len);
+	while (done < len) {
+		struct pair_req *q = q_newest(c);
+		struct req_head h;
+		uint8_t proto;
+		bool again = false;
+		int r;
+
+		if (c->req_need) {
+			uint64_t take = len - done < c->req_need ? len - done : c->req_need;
+
+			if (q)
+				q->req_bytes += take;
+			done += take;
+			off = done < blen ? (size_t)done : blen;
+			if (c->req_need != PAIR_LEN_OPEN)
+				c->req_need -= take;
+			continue;
+		}
+		if (off >= blen) {
+			/* a message boundary past what was captured */
+			if (c->detected && proto__walks(c->proto) && q) {
+				p->c.n_uncaptured++;
+				q->req_bytes += len - done;
+				break;
+			}
+			proto = c->detected ? c->proto : REQ_PROTO_NONE;
+			r = -ENOMSG;
+		} else if (c->detected) {
+			proto = c->proto;
+			r = proto__parse(proto, false, buf + off, blen - off, true, &h);
+			again = r == -EAGAIN;
+		} else {
+			proto = proto__detect(false, buf + off, blen - off, true, &h, &again);
+			r = proto ? 0 : -ENOMSG;
+			if (proto) {
+				c->proto = proto;
+				c->detected = true;
+			}
+		}
+		/* a walked message whose header the read cut: kept for the next */
+		if ((again || (!r && proto__walks(proto) && !h.len_known)) &&
+		    stream__carry(c, io->dir, buf + off, blen - off, len - done,
+				  off ? ts_read : ts))
+			break;
+		if (r && c->detected)
+			p->c.n_unparsed++;
+		q = req__begin(p, c, proto, ts, r ? NULL : &h);
+		ts = ts_read;
+		/* (past PAIR_PIPELINE the bytes go to the newest request) */
+		if (!r && proto__walks(proto) && h.len_known && h.total_len)
+			c->req_need = h.total_len;
+		else
+			c->req_need = PAIR_LEN_OPEN;
+		(void)q;
+	}
+}
+
+/* The first request in flight whose response has not ended. */
+static struct pair_req *resp__target(struct pair_conn *c)
+{
+	for (uint32_t i = 0; i < c->n; i++)
+		if (!q_at(c, i)->resp_done)
+			return q_at(c, i);
+	return NULL;
+}
+
+/* A PostgreSQL response is many messages: an error among the captured ones
+ * fails the request. */
+static void resp__pg_error(struct pair_req *q, const uint8_t *b, size_t n)
+{
+	size_t off = 0;
+	struct req_head h;
+
+	while (off < n && pgsql__parse(b + off, n - off, false, &h) == 0) {
+		if (h.error) {
+			q->error = true;
+			memcpy(q->code, h.code, sizeof(q->code));
+			return;
+		}
+		if (!h.len_known || !h.total_len)
+			return;
+		off += h.total_len;
+	}
+}
+
+/* The response message now starting at B (AVAIL captured bytes) for Q. */
+static void resp__begin(struct pair_conn *c, struct pair_req *q, const uint8_t *b, size_t avail,
+			uint64_t ts)
+{
+	struct req_head h;
+	int r = avail ? proto__parse(c->proto, false, b, avail, false, &h) : -ENOMSG;
+
+	if (!q->has_resp) {
+		q->has_resp = true;
+		q->ts_first_resp = ts;
+		if (!r) {
+			q->status = h.status;
+			q->error = h.error;
+			memcpy(q->code, h.code, sizeof(q->code));
+			if (c->proto == REQ_PROTO_PGSQL && !q->error)
+				resp__pg_error(q, b, avail);
+		}
+	}
+	if (!r && proto__walks(c->proto) && h.len_known && !q->head_resp &&
+	    !(c->proto == REQ_PROTO_HTTP && h.status >= 100 && h.status < 200)) {
+		q->resp_need = h.total_len ? h.total_len : PAIR_LEN_OPEN;
+	} else {
+		q->resp_need = PAIR_LEN_OPEN;
+		if (proto__walks(c->proto))
+			c->resp_lost = true;
+	}
+}
+
+/* Bytes in the response direction. */
+static void stream__response(struct pairer *p, struct pair_conn *c, const struct req_io *io,
+			     bool flip)
+{
+	uint64_t ts = io->ts, len, done = 0;
+	const uint8_t *buf;
+	size_t blen, off = 0;
+
+	if (!c->n) {
+		if (flip || !c->last_dir)
+			p->c.n_unmatched++;
+		c->carry_len = 0;
+		return;
+	}
+	if (flip && c->req_need == PAIR_LEN_OPEN)
+		c->req_need = 0;
+	stream__input(p, c, io, ts, &buf, &blen, &len);
+	while (done < len) {
+		struct pair_req *q = resp__target(c);
+
+		if (!q) {
+			/* more than was asked: the newest takes it, if any */
+			if (c->n) {
+				q_newest(c)->resp_bytes += len - done;
+				q_newest(c)->ts_last_resp = ts;
+			} else {
+				p->c.n_unmatched++;
+			}
+			break;
+		}
+		if (!c->resp_need) {
+			if (off < blen && proto__walks(c->proto) && c->detected) {
+				struct req_head h;
+
+				if (proto__parse(c->proto, false, buf + off, blen - off, false, &h) ==
+					    -EAGAIN &&
+				    stream__carry(c, io->dir, buf + off, blen - off, len - done, ts))
+					break;
+			}
+			resp__begin(c, q, off < blen ? buf + off : NULL, off < blen ? blen - off : 0,
+				    ts);
+			c->resp_need = q->resp_need;
+		}
+		{
+			uint64_t take = len - done < c->resp_need ? len - done : c->resp_need;
+
+			q->resp_bytes += take;
+			q->ts_last_resp = ts;
+			done += take;
+			off = done < blen ? (size_t)done : blen;
+			if (c->resp_need != PAIR_LEN_OPEN) {
+				c->resp_need -= take;
+				if (!c->resp_need) {
+					q->resp_done = true;
+					/* done ones at the head go out in order */
+					while (c->n && q_at(c, 0)->resp_done)
+						pair_emit__req(p, c, q_at(c, 0), false, false, 0);
+				}
+			}
+		}
+	}
+}
+
+/* A UDP socket's side, from its first datagram; indexed by tuple so the
+ * other side's records name it: a client by its connected tuple, a server by
+ * its own address (for any client). */
+static void dgram__set_side(struct pairer *p, struct pair_conn *c, uint8_t side)
+{
+	c->side = side;
+	c->proto = REQ_PROTO_DNS;
+	c->detected = true;
+	if (side == REQ_SIDE_CLIENT && c->tsport && c->tdport) {
+		conn__set_side(p, c, side);
+	} else if (side == REQ_SIDE_SERVER) {
+		memset(c->cip, 0, 16);
+		c->cport = 0;
+		memcpy(c->sip, c->tsport ? c->tsip : c->tdip, 16);
+		c->sport = c->tsport ? c->tsport : c->tdport;
+		pair_conn__index_tuple(p, c);
+	}
+}
+
+/* A UDP datagram: one DNS message. */
+static void dgram__io(struct pairer *p, struct pair_conn *c, const struct req_io *io)
+{
+	const uint8_t *peer = io->has_peer ? io->peer_ip : c->tdip;
+	uint16_t pport = io->has_peer ? io->peer_port : c->tdport;
+	struct req_head h;
+	struct pair_req *q;
+
+	if (!io->data || (dns__parse(io->data, io->data_len, true, &h) &&
+			  dns__parse(io->data, io->data_len, false, &h))) {
+		p->c.n_unparsed++;
+		return;
+	}
+	if (!c->side)
+		dgram__set_side(p, c, h.request == (io->dir == REQ_DIR_IN) ? REQ_SIDE_SERVER
+									  : REQ_SIDE_CLIENT);
+	if (h.request) {
+		q = req__begin(p, c, REQ_PROTO_DNS,
+			       c->side == REQ_SIDE_CLIENT ? io->ts_enter : io->ts, &h);
+		if (!q)
+			return;
+		q->req_bytes = io->len;
+		memcpy(q->peer_ip, peer, 16);
+		q->peer_port = pport;
+		return;
+	}
+	for (uint32_t i = 0; i < c->n; i++) {
+		q = q_at(c, i);
+		if (q->dns_id != h.id || q->peer_port != pport || memcmp(q->peer_ip, peer, 16))
+			continue;
+		q->has_resp = q->resp_done = true;
+		q->ts_first_resp = q->ts_last_resp = io->ts;
+		q->resp_bytes = io->len;
+		q->status = h.status;
+		q->error = h.error;
+		pair_emit__req(p, c, q, false, false, 0);
+		return;
+	}
+	p->c.n_unmatched++;
+}
+
+/* Which side a connection is on, from its first bytes when the fd table did
+ * not say (a socket found in /proc, or from connect: the client). */
+static void conn__guess_side(struct pairer *p, struct pair_conn *c, const struct req_io *io)
+{
+	struct req_head h;
+	bool again;
+	size_t n = io->data ? io->data_len : 0;
+	bool in = io->dir == REQ_DIR_IN;
+
+	if (n && proto__detect(false, io->data, n, true, &h, &again))
+		conn__set_side(p, c, in ? REQ_SIDE_SERVER : REQ_SIDE_CLIENT);
+	else if (n && proto__detect(false, io->data, n, false, &h, &again))
+		conn__set_side(p, c, in ? REQ_SIDE_CLIENT : REQ_SIDE_SERVER);
+	else
+		/* whoever speaks first is taken for the client */
+		conn__set_side(p, c, in ? REQ_SIDE_SERVER : REQ_SIDE_CLIENT);
+}
+
+int pair__io(struct pairer *p, const struct req_io *io)
+{
+	struct pair_conn *c;
+	bool flip;
+
+	if ((io->dir != REQ_DIR_IN && io->dir != REQ_DIR_OUT) || !io->len ||
+	    (io->l4proto != IPPROTO_TCP && io->l4proto != IPPROTO_UDP))
+		return -EINVAL;
+	c = conn__get(p, io);
+	if (!c)
+		return 0;
+	if (io->l4proto == IPPROTO_UDP) {
+		dgram__io(p, c, io);
+	} else {
+		if (!c->side)
+			conn__guess_side(p, c, io);
+		flip = c->last_dir && c->last_dir != io->dir;
+		if (is_request_dir(c, io->dir))
+			stream__request(p, c, io, flip);
+		else
+			stream__response(p, c, io, flip);
+	}
+	c->last_dir = io->dir;
+	c->last_ts = io->ts;
+	return 0;
+}

@@ -1,0 +1,101 @@
+/* The pairing: a connection's reads and writes, as the syscalls moved them,
+ * become requests and their responses (struct req_record), on either side of
+ * the connection. One pairer per agent, fed in event order from the main
+ * thread; its memory is bounded (pair_opts) and, once warm, no call
+ * allocates. */
+#ifndef REQUESTS_PAIR_H
+#define REQUESTS_PAIR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "req_record.h"
+
+struct thread_table;
+
+enum req_dir {
+	REQ_DIR_IN = 1,		/* the process received the bytes (read, recv*) */
+	REQ_DIR_OUT = 2,	/* it sent them (write, send*, sendfile) */
+};
+
+/* One socket I/O syscall that moved bytes (a result > 0). */
+struct req_io {
+	uint64_t ts;		/* ns since the epoch: the syscall's exit */
+	uint64_t ts_enter;	/* its entry; ts when not known (exit-only capture) */
+	int64_t pid, tid;	/* host ids */
+	int64_t fd;
+	uint8_t dir;		/* enum req_dir */
+	uint8_t family;		/* PPM_AF_INET / PPM_AF_INET6 */
+	uint8_t l4proto;	/* IPPROTO_TCP / IPPROTO_UDP */
+	/* The socket's tuple as the fd table holds it: ACCEPTED (from accept,
+	 * we are the server): src is the client, dst us; else src is this end
+	 * and dst the peer (connect, or a socket found in /proc). */
+	bool accepted;
+	uint8_t sip[16], dip[16];
+	uint16_t sport, dport;
+	/* UDP: the datagram's peer when the syscall names one (recvfrom,
+	 * sendto, *msg), else has_peer false (a connected socket's peer is
+	 * dst). */
+	bool has_peer;
+	uint8_t peer_ip[16];
+	uint16_t peer_port;
+	uint64_t len;		/* bytes moved */
+	const uint8_t *data;	/* the first of them, as captured */
+	uint32_t data_len;	/* <= len: cut at the snaplen */
+	const char *comm;	/* the process name */
+};
+
+struct pair_opts {
+	uint32_t max_conns;	/* connections followed at once; 0: PAIR_MAX_CONNS */
+	uint64_t timeout_ns;	/* an unanswered request times out; 0: PAIR_TIMEOUT_NS */
+	/* Names the local ends' containers when records are handed out; NULL:
+	 * none (tests). */
+	struct thread_table *threads;
+};
+
+#define PAIR_MAX_CONNS 4096
+#define PAIR_TIMEOUT_NS (10ull * 1000000000ull)
+/* Requests sent on one connection before the first is answered (pipelining)
+ * that are followed one by one; more are counted, not reported. */
+#define PAIR_PIPELINE 16
+
+struct pair_counters {
+	uint64_t n_requests;	/* records handed out */
+	uint64_t n_timeouts;	/* ... of which timed out */
+	uint64_t n_aborted;	/* ... of which the connection closed mid-response */
+	uint64_t n_conns;	/* connections followed now */
+	uint64_t n_conns_full;	/* connections not followed: table full */
+	uint64_t n_pipeline_full; /* requests not followed: PAIR_PIPELINE reached */
+	uint64_t n_unmatched;	/* responses with no request (started mid-way) */
+	uint64_t n_unparsed;	/* messages on a known protocol its parser refused */
+	uint64_t n_uncaptured;	/* pipelined messages past the snaplen: not counted */
+	uint64_t n_open_at_end;	/* requests still unanswered at pair__flush */
+};
+
+typedef void pair_emit_fn(void *ctx, const struct req_record *r);
+
+/* NULL and errno ENOMEM. EMIT gets each record; the record and what it
+ * points to are valid only during the call. */
+struct pairer *pair__new(const struct pair_opts *o, pair_emit_fn *emit, void *ctx);
+void pair__free(struct pairer *p);
+
+/* One syscall's bytes. 0, or -EINVAL for an io that is not socket I/O. */
+int pair__io(struct pairer *p, const struct req_io *io);
+
+/* The fd is closed (or replaced): its requests end; one whose response has
+ * started is reported aborted unless its length was known and reached. */
+void pair__close(struct pairer *p, int64_t pid, int64_t fd, uint64_t ts);
+
+/* Off the per-event path (about once a second): requests unanswered for the
+ * timeout are reported timed out; answered ones whose connection stayed idle
+ * that long are reported done. NOW: the latest event time. */
+void pair__expire(struct pairer *p, uint64_t now);
+
+/* At the end: every answered request is reported; unanswered ones are
+ * counted in n_open_at_end. */
+void pair__flush(struct pairer *p);
+
+void pair__counters(const struct pairer *p, struct pair_counters *c);
+
+#endif

@@ -1,0 +1,110 @@
+/* A request's record: its timing and results, and both ends of the
+ * connection, the other end named when its process is on this host too. */
+#include <string.h>
+
+#include "pair_int.h"
+#include "state.h"
+
+#ifndef IPPROTO_UDP
+#define IPPROTO_UDP 17
+#endif
+
+/* The local end's process and container, from the thread table when given. */
+static void end__local(struct pairer *p, struct req_end *e, const struct pair_conn *c)
+{
+	struct thread_info *ti = NULL;
+
+	e->local = true;
+	e->pid = c->pid;
+	e->tid = c->tid;
+	memcpy(e->comm, c->comm, sizeof(e->comm));
+	if (p->o.threads) {
+		ti = thread_table__find(p->o.threads, c->tid);
+		if (!ti || ti->pid != c->pid)
+			ti = thread_table__find(p->o.threads, c->pid);
+	}
+	e->container = ti ? ti->container : NULL;
+}
+
+/* Removes Q from C's queue: the oldest, or (UDP, answered out of order) one
+ * in the middle. */
+static void queue__drop(struct pair_conn *c, struct pair_req *q)
+{
+	uint32_t i = 0;
+
+	while (i < c->n && &c->q[(c->head + i) % PAIR_PIPELINE] != q)
+		i++;
+	if (i == c->n)
+		return;
+	if (i == 0) {
+		c->head = (c->head + 1) % PAIR_PIPELINE;
+		c->n--;
+		return;
+	}
+	for (; i + 1 < c->n; i++)
+		c->q[(c->head + i) % PAIR_PIPELINE] = c->q[(c->head + i + 1) % PAIR_PIPELINE];
+	c->n--;
+}
+
+void pair_emit__req(struct pairer *p, struct pair_conn *c, struct pair_req *q, bool timed_out,
+		    bool aborted, uint64_t timeout_end)
+{
+	struct req_record r;
+	struct req_end *local, *other;
+	const struct pair_conn *peer;
+	bool udp = c->l4proto == IPPROTO_UDP;
+
+	memset(&r, 0, sizeof(r));
+	r.proto = q->proto;
+	r.side = c->side;
+	r.family = c->family;
+	r.l4proto = c->l4proto;
+	r.error = q->error;
+	r.timed_out = timed_out;
+	r.aborted = aborted;
+	r.status = q->status;
+	r.dns_id = q->dns_id;
+	r.conn_id = c->id;
+	r.conn_seq = q->seq;
+	r.ts_start = q->ts_start;
+	r.ts_first_resp = q->has_resp ? q->ts_first_resp : 0;
+	r.ts_end = timed_out ? timeout_end : q->has_resp ? q->ts_last_resp : q->ts_start;
+	r.duration = r.ts_end > r.ts_start ? r.ts_end - r.ts_start : 0;
+	r.ttfb = q->has_resp && q->ts_first_resp > q->ts_start ? q->ts_first_resp - q->ts_start : 0;
+	r.req_bytes = q->req_bytes;
+	r.resp_bytes = q->resp_bytes;
+	memcpy(r.method, q->method, sizeof(r.method));
+	memcpy(r.target, q->target, sizeof(r.target));
+	memcpy(r.code, q->code, sizeof(r.code));
+	if (udp) {
+		/* each datagram's peer; this end's address as the fd table has it */
+		const uint8_t *lip = c->tsport ? c->tsip : c->tdip;
+		uint16_t lport = c->tsport ? c->tsport : c->tdport;
+		bool server = c->side == REQ_SIDE_SERVER;
+
+		memcpy(r.client.ip, server ? q->peer_ip : lip, 16);
+		r.client.port = server ? q->peer_port : lport;
+		memcpy(r.server.ip, server ? lip : q->peer_ip, 16);
+		r.server.port = server ? lport : q->peer_port;
+	} else {
+		memcpy(r.client.ip, c->cip, 16);
+		r.client.port = c->cport;
+		memcpy(r.server.ip, c->sip, 16);
+		r.server.port = c->sport;
+	}
+	local = c->side == REQ_SIDE_SERVER ? &r.server : &r.client;
+	other = c->side == REQ_SIDE_SERVER ? &r.client : &r.server;
+	end__local(p, local, c);
+	peer = pair_conn__by_tuple(p, r.client.ip, r.client.port, r.server.ip, r.server.port,
+				   c->l4proto, c->side == REQ_SIDE_SERVER ? REQ_SIDE_CLIENT :
+				   REQ_SIDE_SERVER, c);
+	if (peer) {
+		end__local(p, other, peer);
+		r.both_sides = true;
+	}
+	queue__drop(c, q);
+	p->c.n_requests++;
+	p->c.n_timeouts += timed_out;
+	p->c.n_aborted += aborted;
+	p->emit(p->ctx, &r);
+}

@@ -1,0 +1,111 @@
+/* The pairing's own structures: connections, their requests in flight, and
+ * the table that finds them by (pid, fd) and by tuple. */
+#ifndef REQUESTS_PAIR_INT_H
+#define REQUESTS_PAIR_INT_H
+
+#include <stddef.h>
+
+#include "pair.h"
+
+/* Bytes of a message header kept across reads when a read ends inside it
+ * (a pipelined Redis command cut by the read's size). */
+#define PAIR_CARRY 256
+/* A message's remaining length that no header told: it runs to the next
+ * change of direction. */
+#define PAIR_LEN_OPEN UINT64_MAX
+
+/* One request in flight. */
+struct pair_req {
+	uint64_t ts_start, ts_first_resp, ts_last_resp;
+	uint64_t req_bytes, resp_bytes;
+	uint64_t resp_need;	/* bytes of its response still to come, or PAIR_LEN_OPEN */
+	int32_t status;
+	uint32_t dns_id;
+	uint8_t proto;
+	bool has_resp;		/* response bytes seen */
+	bool resp_done;		/* its response's known length was reached */
+	bool error;
+	bool head_resp;		/* HEAD: the response has no body whatever it says */
+	uint32_t seq;		/* the connection's request number */
+	/* UDP: the datagram's peer (each request may come from another) */
+	uint8_t peer_ip[16];
+	uint16_t peer_port;
+	char method[REQ_METHOD_MAX];
+	char target[REQ_TARGET_MAX];
+	char code[REQ_CODE_MAX];
+};
+
+struct pair_conn {
+	/* table bookkeeping */
+	struct pair_conn *next_key, *next_tuple;	/* hash chains */
+	struct pair_conn *next_free;
+	bool in_tuple;		/* on a tuple chain */
+	bool used;
+	int64_t pid, fd;
+	uint64_t id;
+	/* the local end */
+	int64_t tid;
+	char comm[16];
+	/* what it is */
+	uint8_t side;		/* enum req_side, 0 until known */
+	uint8_t proto;		/* enum req_proto once detected */
+	bool detected;		/* proto settled by a parser */
+	uint8_t family, l4proto;
+	/* client and server addresses, once side is known */
+	uint8_t cip[16], sip[16];
+	uint16_t cport, sport;
+	/* the tuple as the fd table gave it (see req_io) */
+	bool accepted;
+	uint8_t tsip[16], tdip[16];
+	uint16_t tsport, tdport;
+	/* the stream */
+	uint8_t last_dir;	/* enum req_dir of the last bytes, 0: none */
+	uint64_t last_ts;	/* the last bytes' time */
+	uint64_t req_need;	/* bytes of the current request still to come, PAIR_LEN_OPEN, or 0 */
+	uint32_t seq;		/* requests begun on it */
+	uint64_t resp_need;	/* the same for the current response message */
+	bool resp_lost;		/* a response message's end was not found: the burst
+				 * answers every request in flight */
+	uint8_t carry_dir;	/* enum req_dir of the carried bytes */
+	uint16_t carry_len;
+	uint64_t carry_ts;	/* when the carried bytes came */
+	uint8_t carry[PAIR_CARRY];
+	/* requests in flight, oldest first: q[(head + i) % PAIR_PIPELINE] */
+	uint16_t head, n;
+	struct pair_req q[PAIR_PIPELINE];
+};
+
+struct pairer {
+	struct pair_opts o;
+	pair_emit_fn *emit;
+	void *ctx;
+	uint64_t seed;
+	uint64_t next_id;
+	uint32_t nbuckets;		/* a power of two */
+	struct pair_conn **by_key, **by_tuple;
+	struct pair_conn *free;		/* recycled connections */
+	uint32_t nalloc;		/* connections allocated so far */
+	struct pair_conn **all;		/* every allocated one, for expiry */
+	struct pair_counters c;
+	uint8_t *scratch;		/* carry + one read's captured bytes */
+	size_t scratch_cap;
+};
+
+/* pair_conn.c */
+struct pair_conn *pair_conn__find(struct pairer *p, int64_t pid, int64_t fd);
+/* A connection for (pid, fd), fresh; NULL when the table is full (counted). */
+struct pair_conn *pair_conn__add(struct pairer *p, int64_t pid, int64_t fd);
+void pair_conn__remove(struct pairer *p, struct pair_conn *c);
+/* Puts C on its tuple chain (its client/server addresses are set). */
+void pair_conn__index_tuple(struct pairer *p, struct pair_conn *c);
+/* The connection on SIDE with that client/server tuple, other than SELF. */
+struct pair_conn *pair_conn__by_tuple(struct pairer *p, const uint8_t *cip, uint16_t cport,
+				      const uint8_t *sip, uint16_t sport, uint8_t l4proto,
+				      uint8_t side, const struct pair_conn *self);
+
+/* pair_emit.c: hands out Q's request of connection C (and removes it from the
+ * queue when it is the oldest). */
+void pair_emit__req(struct pairer *p, struct pair_conn *c, struct pair_req *q, bool timed_out,
+		    bool aborted, uint64_t timeout_end);
+
+#endif

@@ -1,0 +1,116 @@
+/* The pairer's life: created with its bounds, fed closes and the clock, and
+ * emptied at the end. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hash.h"
+#include "pair_int.h"
+
+struct pairer *pair__new(const struct pair_opts *o, pair_emit_fn *emit, void *ctx)
+{
+	struct pairer *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->o = *o;
+	if (!p->o.max_conns)
+		p->o.max_conns = PAIR_MAX_CONNS;
+	if (!p->o.timeout_ns)
+		p->o.timeout_ns = PAIR_TIMEOUT_NS;
+	p->emit = emit;
+	p->ctx = ctx;
+	p->seed = hash__seed();
+	for (p->nbuckets = 64; p->nbuckets < 2 * p->o.max_conns && p->nbuckets < (1u << 24);)
+		p->nbuckets <<= 1;
+	p->by_key = calloc(p->nbuckets, sizeof(*p->by_key));
+	p->by_tuple = calloc(p->nbuckets, sizeof(*p->by_tuple));
+	p->all = calloc(p->o.max_conns, sizeof(*p->all));
+	if (!p->by_key || !p->by_tuple || !p->all) {
+		pair__free(p);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return p;
+}
+
+void pair__free(struct pairer *p)
+{
+	if (!p)
+		return;
+	for (uint32_t i = 0; i < p->nalloc; i++)
+		free(p->all[i]);
+	free(p->all);
+	free(p->by_key);
+	free(p->by_tuple);
+	free(p->scratch);
+	free(p);
+}
+
+/* C ends (closed, or gone idle): answered requests are reported, those
+ * whose response was cut (ABORT: by a close) aborted; unanswered ones
+ * aborted too when closed, else counted as open. */
+static void conn__end(struct pairer *p, struct pair_conn *c, bool closed)
+{
+	while (c->n) {
+		struct pair_req *q = &c->q[c->head];
+		bool cut = !q->has_resp || (q->resp_need != PAIR_LEN_OPEN && !q->resp_done &&
+					    q->resp_need);
+
+		if (!closed && !q->has_resp) {
+			p->c.n_open_at_end++;
+			c->head = (c->head + 1) % PAIR_PIPELINE;
+			c->n--;
+			continue;
+		}
+		pair_emit__req(p, c, q, false, closed && cut, 0);
+	}
+	pair_conn__remove(p, c);
+}
+
+void pair__close(struct pairer *p, int64_t pid, int64_t fd, uint64_t ts)
+{
+	struct pair_conn *c = pair_conn__find(p, pid, fd);
+
+	(void)ts;
+	if (c)
+		conn__end(p, c, true);
+}
+
+void pair__expire(struct pairer *p, uint64_t now)
+{
+	uint64_t t = p->o.timeout_ns;
+
+	for (uint32_t i = 0; i < p->nalloc; i++) {
+		struct pair_conn *c = p->all[i];
+
+		if (!c->used)
+			continue;
+		/* in order: an unanswered request holds the later ones back */
+		while (c->n) {
+			struct pair_req *q = &c->q[c->head];
+
+			if (!q->has_resp && now > q->ts_start + t)
+				pair_emit__req(p, c, q, true, false, q->ts_start + t);
+			else if (q->has_resp && now > c->last_ts + t)
+				pair_emit__req(p, c, q, false, false, 0);
+			else
+				break;
+		}
+		/* a process that exited closed its fds without close events */
+		if (!c->n && now > c->last_ts + 4 * t)
+			pair_conn__remove(p, c);
+	}
+}
+
+void pair__flush(struct pairer *p)
+{
+	for (uint32_t i = 0; i < p->nalloc; i++)
+		if (p->all[i]->used)
+			conn__end(p, p->all[i], false);
+}
+
+void pair__counters(const struct pairer *p, struct pair_counters *c)
+{
+	*c = p->c;
+}

@@ -122,6 +122,13 @@ def diff_counts(got, want):
                   if got.get(k, 0) != want.get(k, 0))
 
 
+def assert_counts(*checks):
+    """Each (WHAT, GOT, WANT): equal counts, else one line per difference."""
+    bad = ["%s %s: agent %d, ground truth %d" % ((what,) + d)
+           for what, got, want in checks for d in diff_counts(got, want)]
+    assert not bad, "\n".join(["%d differences" % len(bad)] + bad[:12])
+
+
 def conn_key(r):
     """One request of a connection: the client's port and its number there."""
     return r.get("req.cport"), r.get("req.seq")

@@ -67,6 +67,11 @@ import json, re
 ABORTED = []
 
 
+def yes(v):
+    """A bool field's value: JSON true (or the text "true")."""
+    return v is True or v == "true"
+
+
 def records(path, protocol=None, side=None):
     """The JSON records in PATH (each line must parse), optionally only one
     protocol and side. Absent fields read as None. Requests left open (aborted
@@ -85,7 +90,7 @@ def records(path, protocol=None, side=None):
             continue
         if side is not None and r.get("req.side") != side:
             continue
-        if r.get("req.aborted") is True or r.get("req.timeout") is True:
+        if yes(r.get("req.aborted")) or yes(r.get("req.timeout")):
             ABORTED.append(r)
             continue
         out.append(r)

@@ -87,14 +87,14 @@ bad = ["records of %s: agent %d, Redis %d" % d for d in R.diff_counts(known, cal
 if sum(strange.values()) != unknown:
     bad.append("records of commands Redis does not know %s, Redis' unknown-command errors %d"
                % (strange, unknown))
-gerr = R.counts(r.get("req.method") for r in server if r.get("req.error") is True)
+gerr = R.counts(r.get("req.method") for r in server if R.yes(r.get("req.error")))
 gerr_known = {k: v for k, v in gerr.items() if k in calls}
 want_err = {k: v for k, v in errs.items() if v}
 bad += ["error records of %s: agent %d, Redis %d" % d for d in R.diff_counts(gerr_known, want_err)]
-gcodes = R.counts(r.get("req.code") for r in server if r.get("req.error") is True)
+gcodes = R.counts(r.get("req.code") for r in server if R.yes(r.get("req.error")))
 bad += ["error records with code %s: agent %d, errorstats %d" % d for d in R.diff_counts(gcodes, codes)]
 for r in server:
-    if r.get("req.error") is True and r.get("req.method") in calls and not errs.get(r["req.method"]):
+    if R.yes(r.get("req.error")) and r.get("req.method") in calls and not errs.get(r["req.method"]):
         bad.append("an error record where Redis counts none: " + R.short(r))
         break
 assert len(other) == 0, "server-side records not parsed as redis"

@@ -101,7 +101,7 @@ def kind(r):
     return KIND.get(w[:1]) or KIND.get(w) or " ".join(w)
 # a statement the parser refused (1064) is counted by no Com_* counter
 R.assert_counts(("statements of kind", R.counts(kind(r) for r in queries if r.get("req.status") != 1064), com),
-                ("error", R.counts(r.get("req.status") for r in queries if r.get("req.error") is True), errors))
+                ("error", R.counts(r.get("req.status") for r in queries if R.yes(r.get("req.error"))), errors))
 print("ok")
 PY
 
@@ -119,7 +119,7 @@ print("agent: %d server-side pgsql records, %d with query text; log: %d statemen
       % (len(server), len(withsql), sum(stmts.values()), stmts, errors))
 print("without query text: %s" % R.counts(r.get("req.method") for r in server if r not in withsql))
 R.assert_counts(("statements", R.counts(r["req.path"].split()[0].upper() for r in withsql), stmts),
-                ("SQLSTATE", R.counts(r.get("req.code") for r in server if r.get("req.error") is True), errors))
+                ("SQLSTATE", R.counts(r.get("req.code") for r in server if R.yes(r.get("req.error"))), errors))
 print("ok")
 PY
 

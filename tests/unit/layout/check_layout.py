@@ -18,7 +18,7 @@ FLOORS = [
     ["metrics", "capture"],
     ["inspect"],
     ["requests"],
-    ["capfile", "fields"],
+    ["capfile", "fields", "topology"],
     ["filter", "format"],
     ["agent"],
 ]

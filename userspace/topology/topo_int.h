@@ -1,0 +1,107 @@
+/* The tables behind topo.h, shared by the files that fill them (topo_stats.c)
+ * and render them (topo_prom.c, topo_map.c). */
+#ifndef TOPOLOGY_TOPO_INT_H
+#define TOPOLOGY_TOPO_INT_H
+
+#include <stdint.h>
+
+#include "req_head.h"
+#include "topo.h"
+#include "topo_entity.h"
+
+/* Duration histogram: upper bounds in ns (the last bucket is +Inf) and the
+ * same in seconds as the le label spells them. */
+#define TOPO_NBOUNDS 14
+#define TOPO_NBUCKETS (TOPO_NBOUNDS + 1)
+extern const uint64_t topo_bound_ns[TOPO_NBOUNDS];
+extern const char *const topo_bound_le[TOPO_NBUCKETS];
+
+/* Response classes: a fixed list, so series per entity stay bounded. */
+enum topo_class {
+	TOPO_CLASS_NONE = 0,	/* bytes only, or no status */
+	TOPO_CLASS_TIMEOUT,
+	TOPO_CLASS_ABORTED,
+	TOPO_CLASS_1XX, TOPO_CLASS_2XX, TOPO_CLASS_3XX, TOPO_CLASS_4XX, TOPO_CLASS_5XX,
+	TOPO_CLASS_OK, TOPO_CLASS_ERROR,
+	TOPO_CLASS_RCODE,	/* DNS rcodes 0..15 follow */
+	TOPO_CLASS_RCODE_OTHER = TOPO_CLASS_RCODE + 16,
+	TOPO_CLASS_MAX
+};
+
+struct req_record;
+
+uint8_t topo_class__of(const struct req_record *r);
+const char *topo_class__name(uint8_t cls);
+/* Kindling's request_content: HTTP path, DNS name, Redis or SQL command. */
+const char *topo__content(const struct req_record *r);
+
+struct topo_stats {
+	uint64_t count, errors, timeouts;
+	uint64_t req_bytes, resp_bytes;
+	uint64_t dur_ns;			/* sum */
+	uint64_t bucket[TOPO_NBUCKETS];		/* per bucket, not cumulative */
+};
+
+void topo_stats__add(struct topo_stats *s, const struct req_record *r);
+void topo_stats__merge(struct topo_stats *into, const struct topo_stats *s);
+/* The Q quantile (0..1) in ns, interpolated in its bucket as Prometheus'
+ * histogram_quantile does; the +Inf bucket answers the last finite bound. */
+double topo_stats__quantile_ns(const struct topo_stats *s, double q);
+
+/* Every table entry starts with this: hash chain, insertion order. */
+struct topo_node {
+	struct topo_node *hnext, *next;
+	uint64_t hash;
+};
+
+struct topo_table {
+	struct topo_node **bucket;
+	uint32_t mask;
+	uint32_t n;
+	struct topo_node *head, **tail;
+};
+
+struct topo_entity {
+	struct topo_node node;
+	uint32_t id;				/* insertion order, from 0 */
+	uint32_t n_contents[REQ_PROTO_MAX];
+	struct topo_name name;
+};
+
+struct topo_content {
+	struct topo_node node;
+	const struct topo_entity *ent;
+	uint8_t proto;
+	char text[REQ_TARGET_MAX];
+};
+
+/* Server-side view: (entity, protocol, request content, response class). */
+struct topo_series {
+	struct topo_node node;
+	const struct topo_entity *ent;
+	const struct topo_content *content;	/* NULL: "other" */
+	uint8_t proto, cls;
+	struct topo_stats s;
+};
+
+/* (client, server, protocol, response class). */
+struct topo_edge {
+	struct topo_node node;
+	const struct topo_entity *src, *dst;
+	uint8_t proto, cls;
+	struct topo_stats s;
+};
+
+struct topo {
+	struct topo_limits lim;
+	uint64_t seed;
+	struct topo_table entities, contents, series, edges;
+	struct topo_entity *other;		/* made up front: never fails */
+	uint32_t series_over, edges_over;	/* overflow entries, past the caps */
+	struct topo_counters c;
+};
+
+#define topo_foreach(type, var, table) \
+	for (type *var = (type *)(table)->head; var; var = (type *)var->node.next)
+
+#endif

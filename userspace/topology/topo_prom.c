@@ -1,0 +1,223 @@
+/* The tables as Prometheus text: per server entity (agent_request_*) and per
+ * edge (agent_edge_*), with label names modelled on Kindling's so its
+ * dashboards map over (README.md has the mapping). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prom.h"
+#include "topo_int.h"
+
+/* prom__family knows counter, gauge and untyped only: the histogram's two
+ * header lines are appended here, in prom_buf's terms (NUL after LEN). */
+static int histogram_family(struct prom_buf *b, const char *name, const char *help)
+{
+	size_t n = strlen(name), need = 2 * n + strlen(help) + 40, cap = b->cap ? b->cap : 4096;
+	char *p;
+
+	if (b->len + need >= b->cap) {
+		while (cap <= b->len + need)
+			cap *= 2;
+		p = realloc(b->buf, cap);
+		if (!p)
+			return -ENOMEM;
+		b->buf = p;
+		b->cap = cap;
+	}
+	b->len += (size_t)snprintf(b->buf + b->len, b->cap - b->len,
+				   "# HELP %s %s\n# TYPE %s histogram\n", name, help, name);
+	return 0;
+}
+
+/* The labels of one sample: up to 18 pairs and the NULL end. */
+struct labels {
+	const char *v[40];
+	unsigned n;
+	char port[8];
+};
+
+static void labels__add(struct labels *l, const char *name, const char *value)
+{
+	l->v[l->n++] = name;
+	l->v[l->n++] = value;
+	l->v[l->n] = NULL;
+}
+
+/* The entity's labels, each name behind PREFIX ("" or "src_" / "dst_"). */
+static void labels__entity(struct labels *l, const struct topo_name *n, const char *const *names,
+			   bool with_port, bool with_id)
+{
+	labels__add(l, names[0], n->ns);
+	labels__add(l, names[1], n->wl_kind);
+	labels__add(l, names[2], n->wl_name);
+	labels__add(l, names[3], n->pod);
+	labels__add(l, names[4], n->container);
+	if (with_id)
+		labels__add(l, names[5], n->container_id);
+	labels__add(l, names[6], n->process);
+	labels__add(l, names[7], n->ip);
+	if (with_port) {
+		if (n->port)
+			snprintf(l->port, sizeof(l->port), "%u", n->port);
+		else
+			l->port[0] = '\0';
+		labels__add(l, names[8], l->port);
+	}
+}
+
+static const char *const ent_names[] = { "namespace", "workload_kind", "workload_name", "pod",
+					 "container", "container_id", "process", "ip", "port" };
+static const char *const src_names[] = { "src_namespace", "src_workload_kind",
+					 "src_workload_name", "src_pod", "src_container",
+					 "src_container_id", "src_process", "src_ip", "src_port" };
+static const char *const dst_names[] = { "dst_namespace", "dst_workload_kind",
+					 "dst_workload_name", "dst_pod", "dst_container",
+					 "dst_container_id", "dst_process", "dst_ip", "dst_port" };
+
+static void labels__series(struct labels *l, const struct topo_series *s)
+{
+	l->n = 0;
+	labels__entity(l, &s->ent->name, ent_names, true, true);
+	labels__add(l, "protocol", req_proto__name(s->proto));
+	labels__add(l, "request_content", s->content ? s->content->text : "other");
+	labels__add(l, "response_content", topo_class__name(s->cls));
+}
+
+static void labels__edge(struct labels *l, const struct topo_edge *e)
+{
+	l->n = 0;
+	labels__entity(l, &e->src->name, src_names, false, false);
+	labels__entity(l, &e->dst->name, dst_names, true, false);
+	labels__add(l, "protocol", req_proto__name(e->proto));
+	labels__add(l, "response_content", topo_class__name(e->cls));
+}
+
+/* Which number of a series' stats a family shows. */
+enum field { F_COUNT, F_ERRORS, F_TIMEOUTS, F_REQ_BYTES, F_RESP_BYTES };
+
+static uint64_t stats__field(const struct topo_stats *s, enum field f)
+{
+	switch (f) {
+	case F_COUNT: return s->count;
+	case F_ERRORS: return s->errors;
+	case F_TIMEOUTS: return s->timeouts;
+	case F_REQ_BYTES: return s->req_bytes;
+	default: return s->resp_bytes;
+	}
+}
+
+/* NAME_bucket, NAME_sum, NAME_count of S under L (le added at the end). */
+static int histogram(struct prom_buf *b, const char *name, struct labels *l,
+		     const struct topo_stats *s)
+{
+	char bucket[96], sum[96], count[96];
+	unsigned n = l->n;
+	uint64_t cum = 0;
+	int err = 0;
+
+	snprintf(bucket, sizeof(bucket), "%s_bucket", name);
+	snprintf(sum, sizeof(sum), "%s_sum", name);
+	snprintf(count, sizeof(count), "%s_count", name);
+	for (unsigned i = 0; i < TOPO_NBUCKETS && !err; i++) {
+		cum += s->bucket[i];
+		l->n = n;
+		labels__add(l, "le", topo_bound_le[i]);
+		err = prom__sample_u64(b, bucket, l->v, cum);
+	}
+	l->n = n;
+	l->v[n] = NULL;
+	if (!err)
+		err = prom__sample_double(b, sum, l->v, (double)s->dur_ns / 1e9);
+	if (!err)
+		err = prom__sample_u64(b, count, l->v, s->count);
+	return err;
+}
+
+/* One family over every entity series (EDGE false) or edge (EDGE true);
+ * DIRECTION adds that label; HIST: the duration histogram instead of F. */
+struct family {
+	const char *name, *help;
+	bool edge, hist;
+	enum field f;
+	const char *direction;
+};
+
+static int family__samples(const struct topo *t, struct prom_buf *b, const struct family *fm)
+{
+	struct labels l;
+	const struct topo_stats *st;
+	int err = 0;
+
+	for (const struct topo_node *p = fm->edge ? t->edges.head : t->series.head; p && !err;
+	     p = p->next) {
+		if (fm->edge) {
+			labels__edge(&l, (const struct topo_edge *)p);
+			st = &((const struct topo_edge *)p)->s;
+		} else {
+			labels__series(&l, (const struct topo_series *)p);
+			st = &((const struct topo_series *)p)->s;
+		}
+		if (fm->direction)
+			labels__add(&l, "direction", fm->direction);
+		err = fm->hist ? histogram(b, fm->name, &l, st) :
+			prom__sample_u64(b, fm->name, l.v, stats__field(st, fm->f));
+	}
+	return err;
+}
+
+static const struct family families[] = {
+	{ "agent_request_total", "Requests served, per server entity, protocol, request "
+	  "content and response class.", false, false, F_COUNT, NULL },
+	{ "agent_request_errors_total", "Requests whose response said they failed.",
+	  false, false, F_ERRORS, NULL },
+	{ "agent_request_timeouts_total", "Requests with no whole response within the bound.",
+	  false, false, F_TIMEOUTS, NULL },
+	{ "agent_request_bytes_total", "Bytes of requests and of their responses.",
+	  false, false, F_REQ_BYTES, "request" },
+	{ NULL, NULL, false, false, F_RESP_BYTES, "response" },
+	{ "agent_request_duration_seconds", "From the request's first byte to the "
+	  "response's last.", false, true, F_COUNT, NULL },
+	{ "agent_edge_request_total", "Requests per client entity, server entity, "
+	  "protocol and response class.", true, false, F_COUNT, NULL },
+	{ "agent_edge_errors_total", "Requests on the edge whose response said they failed.",
+	  true, false, F_ERRORS, NULL },
+	{ "agent_edge_request_bytes_total", "Bytes of requests and of their responses on "
+	  "the edge.", true, false, F_REQ_BYTES, "request" },
+	{ NULL, NULL, true, false, F_RESP_BYTES, "response" },
+	{ "agent_edge_request_duration_seconds", "From the request's first byte to the "
+	  "response's last, per edge.", true, true, F_COUNT, NULL },
+};
+
+int topo__prom(const struct topo *t, struct prom_buf *b)
+{
+	static const char capped[] = "agent_request_series_capped_total";
+	const char *name = NULL;
+	int err = 0;
+
+	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]) && !err; i++) {
+		struct family fm = families[i];
+
+		/* a NULL name goes on with the family before it */
+		if (fm.name)
+			name = fm.name;
+		fm.name = name;
+		if (families[i].name)
+			err = fm.hist ? histogram_family(b, fm.name, fm.help) :
+				prom__family(b, fm.name, "counter", fm.help);
+		if (!err)
+			err = family__samples(t, b, &fm);
+	}
+	if (!err)
+		err = prom__family(b, capped, "counter", "Requests counted under \"other\" as "
+				   "a cap on distinct values was reached.");
+	const struct { const char *kind; uint64_t v; } caps[] = {
+		{ "entity", t->c.n_capped_entity }, { "request_content", t->c.n_capped_content },
+		{ "series", t->c.n_capped_series }, { "edge", t->c.n_capped_edge },
+	};
+	for (size_t i = 0; i < 4 && !err; i++) {
+		const char *l[] = { "kind", caps[i].kind, NULL };
+
+		err = prom__sample_u64(b, capped, l, caps[i].v);
+	}
+	return err;
+}

@@ -36,6 +36,8 @@ int field__extract(const struct field_ref *ref, const struct ievt *ev, struct fi
 	case C_CONTAINER:
 	case C_K8S:
 		return fields__extract_container(ref, ev, ctx, n, out);
+	case C_REQ:
+		return fields__extract_req(ref, ev, ctx, n, out);
 	default:
 		return fields__extract_proc(ref, ev, ctx, n, out);
 	}

@@ -11,6 +11,8 @@
 #include "inspect.h"
 #include "sbuf.h"
 
+struct req_record;	/* requests/req_record.h */
+
 /* What a compile step (field name, filter, output format) found wrong. */
 struct filter_error {
 	int column;		/* 1-based, 0 when not about a position */
@@ -45,6 +47,7 @@ enum field_flags {
 	FF_FILTER_ONLY = 1 << 0,	/* fd.ip, fd.port: no single value to print */
 	FF_MULTI = 1 << 1,		/* may yield several values to match against */
 	FF_EXTENSION = 1 << 2,		/* ours, not in sysdig 0.29.3 */
+	FF_DURATION = 1 << 3,		/* ns: filters take 100ms, 2s, 250us */
 };
 
 /* The values a numeric field can take when narrower than its type: filters
@@ -128,6 +131,8 @@ struct field_ctx {
 	/* evt.deltatime: the time of the event extracted last and of the one
 	 * before it (sysdig counts from the previous event that was shown) */
 	uint64_t delta_num, delta_ts, delta_prev_ts;
+	/* The request record the fields describe (req.*), NULL for events. */
+	const struct req_record *req;
 	/* local time of the last second rendered */
 	int64_t time_sec;
 	char time_hms[16];		/* "HH:MM:SS" */

@@ -39,6 +39,8 @@ int fields__extract_fd(const struct field_ref *ref, const struct ievt *ev,
 		       struct field_ctx *ctx, unsigned n, struct field_value *out);
 int fields__extract_container(const struct field_ref *ref, const struct ievt *ev,
 			      struct field_ctx *ctx, unsigned n, struct field_value *out);
+int fields__extract_req(const struct field_ref *ref, const struct ievt *ev,
+			struct field_ctx *ctx, unsigned n, struct field_value *out);
 
 /* Param index an evt.arg / evt.rawarg reference points at for EV, or -1. */
 int field__param_index(const struct field_ref *ref, const struct ievt *ev);

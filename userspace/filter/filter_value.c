@@ -191,6 +191,36 @@ static int number__parse(const char *s, __int128 *out)
 	return 0;
 }
 
+/* A duration in ns for FF_DURATION fields: a number with a unit (ns, us,
+ * ms, s), as "req.duration > 100ms" reads. */
+static int duration__parse(const char *s, __int128 *out)
+{
+	static const struct { const char *u; uint64_t mul; } units[] = {
+		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 },
+	};
+	size_t n = strlen(s);
+	char num[32];
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		size_t ul = strlen(units[i].u);
+
+		if (n <= ul || n - ul >= sizeof(num) || strcmp(s + n - ul, units[i].u))
+			continue;
+		/* "5ms" ends in "s" too: the digit before the unit decides */
+		if (!isdigit((unsigned char)s[n - ul - 1]))
+			continue;
+		memcpy(num, s, n - ul);
+		num[n - ul] = '\0';
+		if (number__parse(num, out))
+			return -EINVAL;
+		if (*out < 0 || *out > (__int128)(UINT64_MAX / units[i].mul))
+			return -ERANGE;
+		*out *= units[i].mul;
+		return 0;
+	}
+	return -EINVAL;
+}
+
 static bool ip__parse(const char *s, struct fconst *c)
 {
 	if (inet_pton(AF_INET, s, c->addr) == 1) {
@@ -232,6 +262,8 @@ int fconst__prepare(struct fconst *c, const struct fnode *n, struct filter_error
 	ref__spec(&n->ref, &v);
 	field_ref__name(&n->ref, name, sizeof(name));
 	rc = number__parse(c->s, &c->num);
+	if (rc == -EINVAL && n->ref.info && (n->ref.info->flags & FF_DURATION))
+		rc = duration__parse(c->s, &c->num);
 	c->has_num = rc == 0;
 	if (strcmp(c->s, "true") == 0 || strcmp(c->s, "false") == 0) {
 		c->has_bool = true;

@@ -20,6 +20,7 @@
 #include "outputs.h"
 #include "preflight.h"
 #include "record.h"
+#include "req_mode.h"
 #include "say.h"
 #include "sbuf.h"
 #include "schema.h"
@@ -64,6 +65,9 @@ struct agent {
 	uint64_t next_publish_ms;
 	struct agent_counters counters;	/* gathered at ticks and at the end */
 	struct record rec;		/* -w */
+	struct req_mode *req;		/* --requests */
+	struct filter *kplan;		/* --requests: what the kernel is planned from */
+	int req_err;			/* an output's error while emitting a record */
 	struct capfile_error ferr;	/* -r: why the file could not be read on */
 	bool reported;			/* the error was already told to the user */
 };
@@ -167,7 +171,7 @@ static void agent__tick_at(struct agent *a, uint64_t ts)
 static bool agent__count_only(const struct agent *a)
 {
 	return !a->o.read_file && !a->flt && !a->outs.n && !record__active(&a->rec) &&
-	       !a->metrics;
+	       !a->metrics && !a->o.requests;
 }
 
 /* One event of a count-only run. */
@@ -218,6 +222,12 @@ static int agent__event(struct agent *a, const struct capture_event *cev, bool c
 	/* Old drivers' per-process CPU samples: internal, sysdig never shows them. */
 	if (ev.type == PPME_PROCINFO_E)
 		return 0;
+	/* --requests: the events make records (agent__on_request), not lines */
+	if (a->req) {
+		req_mode__event(a->req, &ev);
+		err = a->req_err;
+		return err ? err : agent__n_reached(a);
+	}
 	if (a->flt && !filter__match(a->flt, &ev, &a->fctx)) {
 		if ((err = record__filtered(&a->rec, ev.type, cev)))
 			a->reported = true;
@@ -231,6 +241,23 @@ static int agent__event(struct agent *a, const struct capture_event *cev, bool c
 	if (a->outs.n && (err = agent__emit(a, &ev)))
 		return err;
 	return agent__n_reached(a);
+}
+
+/* A completed request: filtered, counted and emitted like an event. */
+static void agent__on_request(void *ctx, const struct req_record *r, const struct ievt *ev)
+{
+	struct agent *a = ctx;
+	int err;
+
+	if (a->req_err || agent__n_reached(a))
+		return;
+	a->fctx.req = r;
+	if (!a->flt || filter__match(a->flt, ev, &a->fctx)) {
+		a->tally.matched++;
+		if (a->outs.n && (err = agent__emit(a, ev)))
+			a->req_err = err;
+	}
+	a->fctx.req = NULL;
 }
 
 /* After a signal or -M: what the rings still hold was captured before the stop,
@@ -307,7 +334,8 @@ static int agent__compile(struct agent *a)
 			agent__say("warning: the filter names 'open' but not 'openat'; glibc opens "
 				   "files with openat, so use 'evt.type in (open, openat)' to see them");
 	}
-	a->fmt = format__compile(a->o.format ? a->o.format : FORMAT_DEFAULT, &ferr);
+	a->fmt = format__compile(a->o.format ? a->o.format :
+				 a->o.requests ? FORMAT_REQUEST : FORMAT_DEFAULT, &ferr);
 	if (!a->fmt) {
 		agent__say("bad output format: %s", ferr.msg);
 		return -EINVAL;
@@ -369,6 +397,9 @@ static bool agent__exit_only(const struct agent_opts *o)
 {
 	if (o->exit_only >= 0)
 		return o->exit_only;
+	/* request records are timed from exits (README, "Requests") */
+	if (o->requests)
+		return true;
 	return o->quiet && !o->n_outputs && !o->write_file;
 }
 
@@ -434,6 +465,39 @@ static void agent__report_start(struct agent *a, const char *kf_desc)
 			"checked and counted, not parsed");
 }
 
+/* --requests: the kernel loads socket I/O and the calls that keep the
+ * tables right (plus the filter's per-process tests), keeps only socket I/O
+ * of IPv4 and IPv6 sockets, and captures enough of each buffer for the
+ * protocols' headers. */
+static int agent__request_mode(struct agent *a, struct capture_live_opts *lo)
+{
+	struct filter_error ferr = { 0 };
+	struct sbuf expr;
+
+	sbuf__init(&expr);
+	sbuf__append(&expr, REQ_MODE_SYSCALLS, strlen(REQ_MODE_SYSCALLS));
+	if (a->o.filter) {
+		sbuf__append(&expr, " and (", 6);
+		sbuf__append(&expr, a->o.filter, strlen(a->o.filter));
+		sbuf__append(&expr, ")", 2);	/* with the NUL */
+	} else {
+		sbuf__append(&expr, "", 1);
+	}
+	a->kplan = expr.err ? NULL : filter__compile(expr.buf, &ferr);
+	sbuf__free(&expr);
+	if (!a->kplan) {
+		agent__say("cannot plan request mode's kernel filter: %s",
+			   ferr.msg[0] ? ferr.msg : strerror(ENOMEM));
+		return -EINVAL;
+	}
+	if (!a->o.snaplen_given) {
+		lo->snaplen = REQ_MODE_SNAPLEN;
+		lo->snaplen_given = true;
+	}
+	lo->sock_families = (1u << PPM_AF_INET) | (1u << PPM_AF_INET6);
+	return 0;
+}
+
 static int agent__start(struct agent *a)
 {
 	struct agent_kf_opts ko = { .off = a->o.no_kernel_filter,
@@ -463,7 +527,9 @@ static int agent__start(struct agent *a)
 		return err;
 	}
 	/* What the driver must load follows from the filter: planned first. */
-	a->kf = agent_kf__plan(a->flt, &ko);
+	if (a->o.requests && (err = agent__request_mode(a, &lo)))
+		return err;
+	a->kf = agent_kf__plan(a->o.requests ? a->kplan : a->flt, &ko);
 	if (!a->kf) {
 		agent__say("cannot plan the kernel filter: %s", strerror(errno));
 		return -errno;
@@ -485,6 +551,13 @@ static int agent__start(struct agent *a)
 		return err;
 	field_ctx__init(&a->fctx, inspector__threads(a->in));
 	agent__buffer_options(a);
+	if (a->o.requests) {
+		a->req = req_mode__new(a->in, a->o.request_timeout_ns, agent__on_request, a);
+		if (!a->req) {
+			agent__say("cannot set up the request pairing: %s", strerror(errno));
+			return -errno;
+		}
+	}
 	lo.syscalls = agent_kf__syscalls(a->kf);
 	lo.per_thread = agent_kf__per_thread(a->kf);
 	lo.step_arg = a->startup;
@@ -571,6 +644,21 @@ static int agent__finish(struct agent *a, bool started)
 	int err;
 
 	agent__stop_capture(a);
+	if (a->req) {
+		struct pair_counters pc;
+
+		req_mode__finish(a->req);
+		req_mode__counters(a->req, &pc);
+		if (started)
+			agent__say("requests: %" PRIu64 " paired (%" PRIu64 " timed out, %" PRIu64
+				   " cut by a close), %" PRIu64 " open at the end; not followed: %"
+				   PRIu64 " connections (table full), %" PRIu64 " pipelined past %u, %"
+				   PRIu64 " past the snaplen; %" PRIu64 " responses without a request, %"
+				   PRIu64 " messages the protocol's parser refused", pc.n_requests,
+				   pc.n_timeouts, pc.n_aborted, pc.n_open_at_end, pc.n_conns_full,
+				   pc.n_pipeline_full, PAIR_PIPELINE, pc.n_uncaptured, pc.n_unmatched,
+				   pc.n_unparsed);
+	}
 	agent_kf__free(a->kf);
 	a->kf = NULL;
 	startup__free(a->startup);
@@ -581,6 +669,9 @@ static int agent__finish(struct agent *a, bool started)
 	agent_metrics__stop(a->metrics);
 	a->metrics = NULL;
 	field_ctx__fini(&a->fctx);
+	req_mode__free(a->req);
+	a->req = NULL;
+	filter__free(a->kplan);
 	inspector__free(a->in);
 	filter__free(a->flt);
 	format__free(a->fmt);
@@ -632,7 +723,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (a.o.print_format) {
-		printf("%s\n", a.o.format ? a.o.format : FORMAT_DEFAULT);
+		printf("%s\n", a.o.format ? a.o.format :
+		       a.o.requests ? FORMAT_REQUEST : FORMAT_DEFAULT);
 		return 0;
 	}
 	if (a.o.list_fields || a.o.list_events) {

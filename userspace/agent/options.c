@@ -52,6 +52,16 @@ const char options_usage[] =
 "  --batch-ms N       http outputs: most milliseconds a line waits (default 1000)\n"
 "  --metrics[=ADDR:PORT]  serve Prometheus metrics at /metrics and liveness at\n"
 "                     /healthz (default address 127.0.0.1:9376)\n"
+"  --requests         pair each connection's reads and writes into requests\n"
+"                     (HTTP/1.x, DNS, Redis, MySQL, PostgreSQL; TLS and others\n"
+"                     as bytes) and print one record per request instead of\n"
+"                     events; the filter and -p take req.* fields (README,\n"
+"                     \"Requests\"). Only socket I/O leaves the kernel; the\n"
+"                     snaplen defaults to 2048\n"
+"  --service-map FILE with --requests: write the service map to FILE.json\n"
+"                     and FILE.dot at exit and on SIGUSR1\n"
+"  --request-timeout S  with --requests: a request unanswered for S seconds\n"
+"                     is reported timed out (default 10)\n"
 "  --drop-failed      skip the exit events of failed system calls\n"
 "  --exit-only        one BPF program per syscall, on its exit: the enter event\n"
 "                     is built then, from the registers the call left, and is\n"
@@ -90,7 +100,8 @@ const char options_usage[] =
 
 enum { OPT_FILTER = 256, OPT_RING, OPT_UNBUF, OPT_VERSION, OPT_DROP_FAILED, OPT_OUTPUT,
        OPT_QUEUE, OPT_FLUSH, OPT_BATCH_BYTES, OPT_BATCH_MS, OPT_METRICS, OPT_NO_KFILTER,
-       OPT_EXIT_ONLY, OPT_NO_EXIT_ONLY, OPT_ENGINE };
+       OPT_EXIT_ONLY, OPT_NO_EXIT_ONLY, OPT_ENGINE, OPT_REQUESTS, OPT_SERVICE_MAP,
+       OPT_REQ_TIMEOUT };
 
 static const struct option longopts[] = {
 	{ "filter", required_argument, NULL, OPT_FILTER },
@@ -113,6 +124,9 @@ static const struct option longopts[] = {
 	{ "exit-only", no_argument, NULL, OPT_EXIT_ONLY },
 	{ "no-exit-only", no_argument, NULL, OPT_NO_EXIT_ONLY },
 	{ "engine", required_argument, NULL, OPT_ENGINE },
+	{ "requests", no_argument, NULL, OPT_REQUESTS },
+	{ "service-map", required_argument, NULL, OPT_SERVICE_MAP },
+	{ "request-timeout", required_argument, NULL, OPT_REQ_TIMEOUT },
 	{ "read", required_argument, NULL, 'r' },
 	{ "write", required_argument, NULL, 'w' },
 	{ "compress", no_argument, NULL, 'z' },
@@ -323,6 +337,24 @@ int options__parse(int argc, char **argv, struct agent_opts *o, char *err, size_
 		case OPT_NO_EXIT_ONLY:
 			o->exit_only = 0;
 			break;
+		case OPT_REQUESTS:
+			o->requests = true;
+			break;
+		case OPT_SERVICE_MAP:
+			if (!*optarg)
+				return bad(err, errlen, "--service-map takes a file name%s", "");
+			o->service_map = optarg;
+			break;
+		case OPT_REQ_TIMEOUT: {
+			char *end;
+			double secs = strtod(optarg, &end);
+
+			if (end == optarg || *end || !(secs >= 0.001 && secs <= 86400))
+				return bad(err, errlen, "--request-timeout takes seconds from 0.001 "
+					   "to 86400, not '%s'", optarg);
+			o->request_timeout_ns = (uint64_t)(secs * 1e9);
+			break;
+		}
 		case OPT_ENGINE:
 			if (!strcmp(optarg, "perf"))
 				o->engine = CAPTURE_ENGINE_PERF;
@@ -382,6 +414,12 @@ int options__parse(int argc, char **argv, struct agent_opts *o, char *err, size_
 		return bad(err, errlen, "%s starts new files of -w: give -w FILE too", o->rollover_mb ? "-C" : "-G");
 	if (o->file_limit && !o->rollover_mb && !o->rotate_secs)
 		return bad(err, errlen, "-W limits the files of -C or -G: give -C MB or -G SECS too%s", "");
+	if ((o->service_map || o->request_timeout_ns) && !o->requests)
+		return bad(err, errlen, "%s works on request records: give --requests too",
+			   o->service_map ? "--service-map" : "--request-timeout");
+	if (o->requests && (o->read_file || o->write_file))
+		return bad(err, errlen, "--requests pairs live socket I/O: it does not take %s",
+			   o->read_file ? "-r" : "-w");
 	if (o->read_file && o->write_file && !strcmp(o->read_file, o->write_file))
 		return bad(err, errlen, "-r and -w name the same file '%s'", o->read_file);
 	if (optind < argc) {

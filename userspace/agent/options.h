@@ -47,6 +47,9 @@ struct agent_opts {
 	uint32_t batch_bytes;	/* --batch-bytes (http), 0: default */
 	uint32_t batch_ms;	/* --batch-ms (http), 0: default */
 	const char *metrics;	/* --metrics ADDR:PORT, NULL: off */
+	bool requests;		/* --requests: request records instead of events */
+	const char *service_map; /* --service-map FILE (with --requests) */
+	uint64_t request_timeout_ns; /* --request-timeout, 0: the default */
 };
 
 /* Parses argv. On a bad flag returns -EINVAL with a one-line message in ERR. */

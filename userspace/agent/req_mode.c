@@ -1,0 +1,180 @@
+/* Request mode's glue between the inspector's events and the pairing. Per
+ * event: a type check, and for socket I/O one table lookup in the pairing;
+ * nothing is allocated. */
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "req_mode.h"
+#include "schema.h"
+#include "state.h"
+
+#define EXPIRE_EVERY_NS 1000000000ull
+
+struct req_mode {
+	struct pairer *pair;
+	struct thread_table *threads;
+	req_mode_emit_fn *emit;
+	void *ctx;
+	uint64_t next_expire;
+	uint64_t last_ts;
+	uint64_t num;			/* records so far: their evt.num */
+	uint8_t data_idx[PPM_EVENT_MAX];	/* exit events: their "data" param */
+};
+
+static uint8_t param__find(const struct ppm_event_info *ei, const char *name)
+{
+	for (uint32_t i = 0; i < ei->nparams && i < PPM_MAX_EVENT_PARAMS; i++)
+		if (!strcmp(ei->params[i].name, name))
+			return (uint8_t)i;
+	return 0xff;
+}
+
+/* A record as an event: a generic event named "request", at the response's
+ * end, of the local end's thread. */
+static void on_record(void *arg, const struct req_record *r)
+{
+	struct req_mode *m = arg;
+	const struct req_end *e = r->side == REQ_SIDE_SERVER ? &r->server : &r->client;
+	struct ppm_evt_hdr h = { 0 };
+	struct ievt ev = { 0 };
+
+	h.ts = r->ts_end ? r->ts_end : r->ts_start;
+	h.tid = (uint64_t)e->tid;
+	h.len = sizeof(h);
+	h.type = PPME_GENERIC_E;
+	ev.num = ++m->num;
+	ev.hdr = &h;
+	ev.type = PPME_GENERIC_E;
+	ev.ts = h.ts;
+	ev.first_ts = h.ts;
+	ev.tid = e->tid;
+	ev.info = &schema_events[PPME_GENERIC_E];
+	ev.name = "request";
+	ev.native_nr = -1;
+	ev.fdnum = -1;
+	ev.thread = thread_table__find(m->threads, e->tid);
+	if (!ev.thread || ev.thread->pid != e->pid)
+		ev.thread = thread_table__find(m->threads, e->pid);
+	ev.latency = r->duration;
+	m->emit(m->ctx, r, &ev);
+}
+
+struct req_mode *req_mode__new(struct inspector *in, uint64_t timeout_ns, req_mode_emit_fn *emit,
+			       void *ctx)
+{
+	struct req_mode *m = calloc(1, sizeof(*m));
+	struct pair_opts po = { .timeout_ns = timeout_ns };
+
+	if (!m)
+		return NULL;
+	m->threads = inspector__threads(in);
+	m->emit = emit;
+	m->ctx = ctx;
+	po.threads = m->threads;
+	m->pair = pair__new(&po, on_record, m);
+	if (!m->pair) {
+		free(m);
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (unsigned t = 0; t < PPM_EVENT_MAX; t++)
+		m->data_idx[t] = PPME_IS_EXIT(t) ? param__find(&schema_events[t], "data") : 0xff;
+	return m;
+}
+
+void req_mode__free(struct req_mode *m)
+{
+	if (!m)
+		return;
+	pair__free(m->pair);
+	free(m);
+}
+
+/* The socket's tuple for the pairing. TCP: as the fd table holds it. UDP:
+ * this end first and the datagram's peer second (the fd table keeps the last
+ * message's tuple as client -> server). */
+static void io__tuple(struct req_io *io, const struct fd_info *fd)
+{
+	io->family = fd->family;
+	io->l4proto = fd->l4proto;
+	if (fd->l4proto != IPPROTO_UDP) {
+		io->accepted = fd->is_server;
+		memcpy(io->sip, fd->sip, 16);
+		memcpy(io->dip, fd->dip, 16);
+		io->sport = fd->sport;
+		io->dport = fd->dport;
+		return;
+	}
+	memcpy(io->sip, fd->is_server ? fd->dip : fd->sip, 16);
+	io->sport = fd->is_server ? fd->dport : fd->sport;
+	memcpy(io->dip, fd->is_server ? fd->sip : fd->dip, 16);
+	io->dport = fd->is_server ? fd->sport : fd->dport;
+	memcpy(io->peer_ip, io->dip, 16);
+	io->peer_port = io->dport;
+	io->has_peer = io->dport != 0;
+}
+
+static void io__event(struct req_mode *m, const struct ievt *ev, uint16_t cat)
+{
+	const struct fd_info *fd = ev->fd;
+	struct req_io io = { 0 };
+	uint8_t di = m->data_idx[ev->type];
+
+	if (!fd || (fd->type != FDT_IPV4_SOCK && fd->type != FDT_IPV6_SOCK) || !ev->thread)
+		return;
+	io.ts = ev->ts;
+	io.ts_enter = ev->latency && ev->latency < ev->ts ? ev->ts - ev->latency : ev->ts;
+	io.pid = ev->thread->pid;
+	io.tid = ev->tid;
+	io.fd = ev->fdnum;
+	io.dir = cat == EC_IO_READ ? REQ_DIR_IN : REQ_DIR_OUT;
+	io__tuple(&io, fd);
+	io.len = (uint64_t)ev->res;
+	if (di != 0xff && di < ev->params.n) {
+		io.data = ev->params.val[di];
+		io.data_len = ev->params.len[di];
+		if (io.data_len > io.len)
+			io.data_len = (uint32_t)io.len;
+	}
+	io.comm = ev->thread->comm;
+	pair__io(m->pair, &io);
+}
+
+void req_mode__event(struct req_mode *m, const struct ievt *ev)
+{
+	const struct ppm_event_info *ei = ev->info;
+
+	m->last_ts = ev->ts;
+	if (ev->ts >= m->next_expire) {
+		if (m->next_expire)
+			pair__expire(m->pair, ev->ts);
+		m->next_expire = ev->ts + EXPIRE_EVERY_NS;
+	}
+	if (!ei || !PPME_IS_EXIT(ev->type) || !ev->has_res || !ev->thread)
+		return;
+	if ((ei->flags & EF_DESTROYS_FD) && ev->res == 0 && ev->fdnum >= 0) {
+		pair__close(m->pair, ev->thread->pid, ev->fdnum, ev->ts);
+		return;
+	}
+	/* a new fd on a number the pairing may still follow */
+	if ((ei->flags & EF_CREATES_FD) && ev->res >= 0) {
+		pair__close(m->pair, ev->thread->pid, ev->res, ev->ts);
+		return;
+	}
+	if (ev->res > 0 && (ei->category == EC_IO_READ || ei->category == EC_IO_WRITE))
+		io__event(m, ev, ei->category);
+}
+
+void req_mode__finish(struct req_mode *m)
+{
+	if (m->last_ts)
+		pair__expire(m->pair, m->last_ts);
+	pair__flush(m->pair);
+}
+
+void req_mode__counters(const struct req_mode *m, struct pair_counters *c)
+{
+	pair__counters(m->pair, c);
+}

@@ -1,0 +1,43 @@
+/* --requests: the events' socket I/O handed to the pairing (requests/pair.h),
+ * and each completed request made into an event-like record that the filter,
+ * the formats and the outputs take as they take events (req.* fields). */
+#ifndef AGENT_REQ_MODE_H
+#define AGENT_REQ_MODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "inspect.h"
+#include "pair.h"
+
+/* The default line of a request record (-p overrides it). */
+#define FORMAT_REQUEST "*%evt.outputtime %req.side %req.protocol %proc.name (%thread.tid) " \
+		       "%req.client -> %req.server %req.method %req.path %req.status " \
+		       "%req.duration %req.ttfb %req.bytes_in %req.bytes_out"
+
+/* The syscalls request mode needs, as a filter the kernel plan reads: socket
+ * I/O (the plan adds the calls that keep the thread and fd tables right). */
+#define REQ_MODE_SYSCALLS "evt.type in (read, write, readv, writev, send, sendto, recv, " \
+			  "recvfrom, sendmsg, recvmsg, sendfile)"
+
+/* Bytes of I/O buffers captured in request mode unless -s says: enough for an
+ * HTTP request's head and a pipelined batch of small Redis commands. */
+#define REQ_MODE_SNAPLEN 2048
+
+struct req_mode;
+
+/* Records go to EMIT with the event they were made into (valid during the
+ * call). NULL and errno on failure. */
+typedef void req_mode_emit_fn(void *ctx, const struct req_record *r, const struct ievt *ev);
+struct req_mode *req_mode__new(struct inspector *in, uint64_t timeout_ns, req_mode_emit_fn *emit,
+			       void *ctx);
+void req_mode__free(struct req_mode *m);
+
+/* One parsed event: socket I/O, closes and new fds go to the pairing;
+ * timeouts are looked at once a second of event time. */
+void req_mode__event(struct req_mode *m, const struct ievt *ev);
+/* At the end: answered requests still held are reported. */
+void req_mode__finish(struct req_mode *m);
+void req_mode__counters(const struct req_mode *m, struct pair_counters *c);
+
+#endif

@@ -10,18 +10,19 @@
 #endif
 
 /* The local end's process and container, from the thread table when given. */
-static void end__local(struct pairer *p, struct req_end *e, const struct pair_conn *c)
+static void end__local(struct pairer *p, struct req_end *e, int64_t pid, int64_t tid,
+		       const char *comm)
 {
 	struct thread_info *ti = NULL;
 
 	e->local = true;
-	e->pid = c->pid;
-	e->tid = c->tid;
-	memcpy(e->comm, c->comm, sizeof(e->comm));
+	e->pid = pid;
+	e->tid = tid;
+	memcpy(e->comm, comm, sizeof(e->comm));
 	if (p->o.threads) {
-		ti = thread_table__find(p->o.threads, c->tid);
-		if (!ti || ti->pid != c->pid)
-			ti = thread_table__find(p->o.threads, c->pid);
+		ti = thread_table__find(p->o.threads, tid);
+		if (!ti || ti->pid != pid)
+			ti = thread_table__find(p->o.threads, pid);
 	}
 	e->container = ti ? ti->container : NULL;
 }
@@ -51,7 +52,7 @@ void pair_emit__req(struct pairer *p, struct pair_conn *c, struct pair_req *q, b
 {
 	struct req_record r;
 	struct req_end *local, *other;
-	const struct pair_conn *peer;
+	struct pair_conn *peer;
 	bool udp = c->l4proto == IPPROTO_UDP;
 
 	memset(&r, 0, sizeof(r));
@@ -94,12 +95,22 @@ void pair_emit__req(struct pairer *p, struct pair_conn *c, struct pair_req *q, b
 	}
 	local = c->side == REQ_SIDE_SERVER ? &r.server : &r.client;
 	other = c->side == REQ_SIDE_SERVER ? &r.client : &r.server;
-	end__local(p, local, c);
+	end__local(p, local, c->pid, c->tid, c->comm);
 	peer = pair_conn__by_tuple(p, r.client.ip, r.client.port, r.server.ip, r.server.port,
 				   c->l4proto, c->side == REQ_SIDE_SERVER ? REQ_SIDE_CLIENT :
 				   REQ_SIDE_SERVER, c);
 	if (peer) {
-		end__local(p, other, peer);
+		end__local(p, other, peer->pid, peer->tid, peer->comm);
+		r.both_sides = true;
+		/* the server may close before its client reads the last byte */
+		if (c->side == REQ_SIDE_SERVER && !udp) {
+			peer->peer_known = true;
+			peer->peer_pid = c->pid;
+			peer->peer_tid = c->tid;
+			memcpy(peer->peer_comm, c->comm, sizeof(peer->peer_comm));
+		}
+	} else if (c->peer_known) {
+		end__local(p, other, c->peer_pid, c->peer_tid, c->peer_comm);
 		r.both_sides = true;
 	}
 	queue__drop(c, q);

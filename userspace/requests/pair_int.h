@@ -46,6 +46,11 @@ struct pair_conn {
 	/* the local end */
 	int64_t tid;
 	char comm[16];
+	/* A client's server seen on this host (its record found this one):
+	 * kept for this side's records when the server's end closes first. */
+	bool peer_known;
+	int64_t peer_pid, peer_tid;
+	char peer_comm[16];
 	/* what it is */
 	uint8_t side;		/* enum req_side, 0 until known */
 	uint8_t proto;		/* enum req_proto once detected */

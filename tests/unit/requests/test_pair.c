@@ -245,6 +245,18 @@ static void test_both_sides(void)
 		CHECK_INT(recs[i].server.port, 80);
 	}
 	CHECK_INT(recs[1].ts_start, 850);	/* the client's write began there */
+	/* the server closes before its client reads: still one request, both named */
+	io_do(p, c, REQ_DIR_OUT, 2000, 0, "GET /2 HTTP/1.1\r\n\r\n", 19, 0);
+	IN(p, s, 2100, "GET /2 HTTP/1.1\r\n\r\n");
+	OUT(p, s, 2200, "HTTP/1.1 200 OK\r\n\r\n");
+	pair__close(p, 100, 5, 2300);
+	IN(p, c, 2400, "HTTP/1.1 200 OK\r\n\r\n");
+	pair__close(p, 300, 3, 2500);
+	CHECK_INT(nrec, 4);
+	CHECK(recs[2].both_sides && recs[3].both_sides);
+	CHECK_INT(recs[3].side, REQ_SIDE_CLIENT);
+	CHECK_INT(recs[3].server.pid, 100);
+	CHECK_STR(recs[3].server.comm, "srv");
 	CHECK_INT(recs[1].duration, 1600 - 850);
 	CHECK(recs[0].duration <= recs[1].duration);
 	CHECK_INT(recs[1].ttfb, 1600 - 850);

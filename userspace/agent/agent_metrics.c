@@ -11,6 +11,7 @@
 #include "metrics.h"
 #include "prom.h"
 #include "schema.h"
+#include "topo.h"
 
 struct agent_metrics {
 	struct metrics_server *srv;
@@ -202,6 +203,37 @@ static int ring(struct prom_buf *b, const struct agent_counters *c, double now)
 		   ?: prom__sample_double(b, "agent_consumer_lag_seconds", NULL, lag);
 }
 
+/* --requests: what the pairing could not follow, by reason, and the request
+ * metrics per entity and per edge (topology/README.md). */
+static int requests(struct prom_buf *b, const struct agent_counters *c)
+{
+	static const char name[] = "agent_requests_not_followed_total";
+	const struct pair_counters *p = &c->pairing;
+	const struct { const char *why; uint64_t n; } rows[] = {
+		{ "connection_table_full", p->n_conns_full },
+		{ "pipeline_full", p->n_pipeline_full },
+		{ "past_snaplen", p->n_uncaptured },
+		{ "response_without_request", p->n_unmatched },
+		{ "parser_refused", p->n_unparsed },
+		{ "metrics_out_of_memory", c->tally.topo_errors },
+	};
+	int err;
+
+	if (!c->have_pairing)
+		return 0;
+	err = one(b, "agent_requests_paired_total", "counter",
+		  "Requests paired with their response (or timed out, or cut by a close).",
+		  p->n_requests)
+	   ?: one(b, "agent_request_connections", "gauge", "Connections followed now.",
+		  p->n_conns)
+	   ?: prom__family(b, name, "counter",
+			   "Requests and messages the pairing could not follow, by reason.");
+	for (size_t i = 0; !err && i < sizeof(rows) / sizeof(rows[0]); i++)
+		err = prom__sample_u64(b, name, (const char *const[]){ "reason", rows[i].why, NULL },
+				       rows[i].n);
+	return err ?: c->topo ? topo__prom(c->topo, b) : 0;
+}
+
 static int build(struct agent_metrics *m, const struct agent_counters *c, bool running)
 {
 	const struct capture_cpu_stats *t = &c->cap.total;
@@ -229,7 +261,8 @@ static int build(struct agent_metrics *m, const struct agent_counters *c, bool r
 	    ?: prom__sample_double(b, "agent_start_time_seconds", NULL, m->start_time)
 	    ?: prom__family(b, "agent_build_info", "gauge", "The agent's version.")
 	    ?: prom__sample_u64(b, "agent_build_info",
-				(const char *const[]){ "version", AGENT_VERSION, NULL }, 1);
+				(const char *const[]){ "version", AGENT_VERSION, NULL }, 1)
+	    ?: requests(b, c);
 }
 
 void agent_metrics__publish(struct agent_metrics *m, const struct agent_counters *c,

@@ -21,6 +21,7 @@
 #include "preflight.h"
 #include "record.h"
 #include "req_mode.h"
+#include "topo.h"
 #include "say.h"
 #include "sbuf.h"
 #include "schema.h"
@@ -67,6 +68,7 @@ struct agent {
 	struct record rec;		/* -w */
 	struct req_mode *req;		/* --requests */
 	struct filter *kplan;		/* --requests: what the kernel is planned from */
+	struct topo *topo;		/* --requests with --metrics or --service-map */
 	int req_err;			/* an output's error while emitting a record */
 	struct capfile_error ferr;	/* -r: why the file could not be read on */
 	bool reported;			/* the error was already told to the user */
@@ -93,6 +95,11 @@ static void agent__gather(struct agent *a)
 	if (a->in) {
 		container_table__counters(inspector__containers(a->in), &c->containers);
 		c->have_containers = true;
+	}
+	if (a->req) {
+		req_mode__counters(a->req, &c->pairing);
+		c->have_pairing = true;
+		c->topo = a->topo;
 	}
 }
 
@@ -123,6 +130,18 @@ static void agent__publish_due(struct agent *a, uint64_t now, bool running)
 	agent_metrics__publish(a->metrics, &a->counters, running);
 }
 
+/* --service-map: the topology so far, as FILE (JSON) and its .dot. */
+static void agent__write_map(struct agent *a)
+{
+	int err;
+
+	if (!a->topo || !a->o.service_map)
+		return;
+	if ((err = topo__write_map(a->topo, a->o.service_map)))
+		agent__say("cannot write the service map %s: %s", a->o.service_map,
+			   strerror(-err));
+}
+
 static void agent__tick(struct agent *a)
 {
 	agent_kf__tick(a->kf, monotonic_ms());
@@ -136,6 +155,7 @@ static void agent__tick(struct agent *a)
 		signals_usr1 = 0;
 		agent__gather(a);
 		summary__print(stderr, &a->counters, "counters now: ");
+		agent__write_map(a);
 	}
 	outputs__kick(&a->outs);
 	a->stdout_err = outputs__stdout_error(&a->outs);
@@ -254,6 +274,8 @@ static void agent__on_request(void *ctx, const struct req_record *r, const struc
 	a->fctx.req = r;
 	if (!a->flt || filter__match(a->flt, ev, &a->fctx)) {
 		a->tally.matched++;
+		if (a->topo && topo__add(a->topo, r))
+			a->tally.topo_errors++;
 		if (a->outs.n && (err = agent__emit(a, ev)))
 			a->req_err = err;
 	}
@@ -551,6 +573,13 @@ static int agent__start(struct agent *a)
 		return err;
 	field_ctx__init(&a->fctx, inspector__threads(a->in));
 	agent__buffer_options(a);
+	if (a->o.requests && (a->o.metrics || a->o.service_map)) {
+		a->topo = topo__new(NULL);
+		if (!a->topo) {
+			agent__say("cannot set up the request metrics: %s", strerror(errno));
+			return -errno;
+		}
+	}
 	if (a->o.requests) {
 		a->req = req_mode__new(a->in, a->o.request_timeout_ns, agent__on_request, a);
 		if (!a->req) {
@@ -649,6 +678,7 @@ static int agent__finish(struct agent *a, bool started)
 
 		req_mode__finish(a->req);
 		req_mode__counters(a->req, &pc);
+		agent__write_map(a);
 		if (started)
 			agent__say("requests: %" PRIu64 " paired (%" PRIu64 " timed out, %" PRIu64
 				   " cut by a close), %" PRIu64 " open at the end; not followed: %"
@@ -671,6 +701,8 @@ static int agent__finish(struct agent *a, bool started)
 	field_ctx__fini(&a->fctx);
 	req_mode__free(a->req);
 	a->req = NULL;
+	topo__free(a->topo);
+	a->topo = NULL;
 	filter__free(a->kplan);
 	inspector__free(a->in);
 	filter__free(a->flt);

@@ -11,14 +11,18 @@
 #include "container.h"
 #include "options.h"
 #include "output.h"
+#include "pair.h"
 #include "ppm_wire.h"
 
 struct agent_tally {
 	uint64_t matched;	/* events that passed the filter */
 	uint64_t malformed;	/* frames the parser rejected */
+	uint64_t topo_errors;	/* --requests: records the metrics could not count */
 };
 
 /* Everything counted, at one moment. Gathered off the per-event path. */
+struct topo;	/* topology/topo.h */
+
 struct agent_counters {
 	struct capture_stats cap;
 	bool live;				/* cap has the driver's counters */
@@ -29,6 +33,11 @@ struct agent_counters {
 	struct output_stats out[AGENT_MAX_OUTPUTS];
 	struct container_counters containers;
 	bool have_containers;
+	/* --requests: the pairing's counters and the request metrics (NULL
+	 * without --requests) */
+	bool have_pairing;
+	struct pair_counters pairing;
+	const struct topo *topo;
 };
 
 /* Events that never reached the agent: the driver's drops by reason and the

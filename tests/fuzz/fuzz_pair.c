@@ -1,0 +1,98 @@
+/* The pairing (userspace/requests/pair*.c) fed any sequence of socket I/O:
+ * the input is a script of operations on four connections of two processes
+ * (bytes in or out, TCP or UDP, captured whole or cut, a close, the clock
+ * moving on). Besides ASan and UBSan: every record is consistent (its end
+ * not before its start, durations and time to first byte from its times,
+ * strings terminated), the table never holds more than its bound, and what
+ * is handed out plus what is still open never exceeds the requests begun. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pair.h"
+
+#define MAX_CONNS 3
+
+static uint64_t n_records;
+
+static void on_rec(void *ctx, const struct req_record *r)
+{
+	(void)ctx;
+	n_records++;
+	if (r->ts_end < r->ts_start || r->duration != r->ts_end - r->ts_start)
+		abort();
+	if (r->ttfb > r->duration && !r->timed_out)
+		abort();
+	if (r->proto >= REQ_PROTO_MAX || (r->side != REQ_SIDE_CLIENT && r->side != REQ_SIDE_SERVER))
+		abort();
+	if (!memchr(r->method, 0, sizeof(r->method)) || !memchr(r->target, 0, sizeof(r->target)) ||
+	    !memchr(r->code, 0, sizeof(r->code)) || !memchr(r->client.comm, 0, 16) ||
+	    !memchr(r->server.comm, 0, 16))
+		abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct pair_opts o = { .max_conns = MAX_CONNS, .timeout_ns = 1000 };
+	struct pairer *p = pair__new(&o, on_rec, NULL);
+	struct pair_counters c;
+	uint64_t ts = 1;
+	size_t i = 0;
+
+	if (!p)
+		return 0;
+	n_records = 0;
+	while (i + 3 <= size) {
+		uint8_t op = data[i], conn = op & 3;
+		size_t len = data[i + 1] | (size_t)(data[i + 2] & 0x7) << 8;
+		struct req_io io = { 0 };
+
+		i += 3;
+		if (len > size - i)
+			len = size - i;
+		ts += data[i - 1] >> 3;
+		switch (op >> 5) {
+		case 0: case 1: case 2: case 3: case 4:
+			io.ts = ts;
+			io.ts_enter = ts - (op & 4 ? 1 : 0);
+			io.pid = 100 + (conn & 1);
+			io.tid = io.pid;
+			io.fd = conn;
+			io.dir = op & 8 ? REQ_DIR_OUT : REQ_DIR_IN;
+			io.family = 2;
+			io.l4proto = (op >> 5) == 4 ? 17 : 6;
+			io.accepted = op & 16;
+			io.sip[0] = 127, io.sip[3] = 1, io.dip[0] = 127, io.dip[3] = 1;
+			io.sport = (uint16_t)(40000 + (conn >> 1));
+			io.dport = 80;
+			io.has_peer = io.l4proto == 17 && (op & 4);
+			io.peer_port = 53;
+			io.data = data + i;
+			io.data_len = (uint32_t)len;
+			/* a cut capture: more bytes moved than were captured */
+			io.len = len + ((op & 4) && io.l4proto == 6 ? data[i - 2] * 1000u : 0);
+			io.comm = "fuzz";
+			if (io.len)
+				pair__io(p, &io);
+			i += len;
+			break;
+		case 5:
+			pair__close(p, 100 + (conn & 1), conn, ts);
+			break;
+		case 6:
+			ts += 2000;
+			pair__expire(p, ts);
+			break;
+		default:
+			break;
+		}
+		pair__counters(p, &c);
+		if (c.n_conns > MAX_CONNS)
+			abort();
+	}
+	pair__flush(p);
+	pair__counters(p, &c);
+	if (c.n_requests != n_records || c.n_conns)
+		abort();
+	pair__free(p);
+	return 0;
+}

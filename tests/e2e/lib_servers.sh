@@ -10,7 +10,8 @@ REQ_OUT=$TMP/req.json
 REQ_ERR=$TMP/req.err
 
 # Every field the comparisons read; -j prints them as keys, numbers as numbers.
-REQ_FORMAT='%req.side %req.protocol %req.method %req.path %req.status %req.error %req.code'
+# The leading * keeps records that lack some (req.code, req.dns_id), as sysdig does.
+REQ_FORMAT='*%req.side %req.protocol %req.method %req.path %req.status %req.error %req.code'
 REQ_FORMAT+=' %req.duration %req.ttfb %req.request_bytes %req.response_bytes %req.bytes_in'
 REQ_FORMAT+=' %req.bytes_out %req.timeout %req.aborted %req.cip %req.cport %req.sip %req.sport'
 REQ_FORMAT+=' %req.conn %req.seq %req.dns_id %req.client.proc %req.server.proc %proc.name'

@@ -8,12 +8,6 @@
 #include "req_record.h"
 #include "schema.h"
 
-static const char *const proto_names[] = {
-	[REQ_PROTO_NONE] = "unknown", [REQ_PROTO_HTTP] = "http", [REQ_PROTO_DNS] = "dns",
-	[REQ_PROTO_REDIS] = "redis", [REQ_PROTO_MYSQL] = "mysql", [REQ_PROTO_PGSQL] = "pgsql",
-	[REQ_PROTO_TLS] = "tls",
-};
-
 static int str__some(struct field_value *out, const char *s)
 {
 	return s && *s ? value__cstr(out, s) : -ENOENT;
@@ -73,7 +67,7 @@ int fields__extract_req(const struct field_ref *ref, const struct ievt *ev,
 		return -ENOENT;
 	switch (ref->info->id) {
 	case F_REQ_PROTOCOL:
-		return value__cstr(out, r->proto < REQ_PROTO_MAX ? proto_names[r->proto] : "unknown");
+		return value__cstr(out, req_proto__name(r->proto));
 	case F_REQ_SIDE:
 		return value__cstr(out, server ? "server" : "client");
 	case F_REQ_METHOD:

@@ -94,7 +94,7 @@ static void test_json(struct topo *t, const char *python)
 		 "assert len(n) == 5, n\n"
 		 "e = d[\"edges\"]\n"
 		 "assert len(e) == 3, e\n"
-		 "pg = [x for x in e if x[\"protocol\"] == \"postgresql\"][0]\n"
+		 "pg = [x for x in e if x[\"protocol\"] == \"pgsql\"][0]\n"
 		 "assert pg[\"requests\"] == 10 and pg[\"errors\"] == 1, pg\n"
 		 "assert abs(pg[\"mean_ms\"] - 5.5) < 1e-9, pg\n"
 		 "assert n[pg[\"source\"]][\"workload_name\"] == \"web\"\n"

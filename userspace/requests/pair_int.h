@@ -51,6 +51,10 @@ struct pair_conn {
 	bool peer_known;
 	int64_t peer_pid, peer_tid;
 	char peer_comm[16];
+	/* The other side's record of request PEER_SEQ (0: none yet): this
+	 * side's record of it is made to nest with it (pair_emit.c). */
+	uint32_t peer_seq;
+	uint64_t peer_start, peer_end;
 	/* what it is */
 	uint8_t side;		/* enum req_side, 0 until known */
 	uint8_t proto;		/* enum req_proto once detected */

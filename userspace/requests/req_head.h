@@ -23,7 +23,7 @@ enum req_proto {
 
 #define REQ_METHOD_MAX 24	/* HTTP method, Redis command, DNS query type, SQL command */
 #define REQ_TARGET_MAX 256	/* HTTP path (no query), DNS name, SQL text head, Redis key */
-#define REQ_CODE_MAX 8		/* PostgreSQL SQLSTATE, MySQL SQL state */
+#define REQ_CODE_MAX 16		/* PostgreSQL SQLSTATE, MySQL SQL state, Redis error word */
 
 struct req_head {
 	uint8_t proto;		/* enum req_proto */

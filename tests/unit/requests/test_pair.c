@@ -245,6 +245,9 @@ static void test_both_sides(void)
 		CHECK_INT(recs[i].server.port, 80);
 	}
 	CHECK_INT(recs[1].ts_start, 850);	/* the client's write began there */
+	CHECK_INT(recs[1].duration, 1600 - 850);
+	CHECK(recs[0].duration <= recs[1].duration);
+	CHECK_INT(recs[1].ttfb, 1600 - 850);
 	/* the server closes before its client reads: still one request, both named */
 	io_do(p, c, REQ_DIR_OUT, 2000, 0, "GET /2 HTTP/1.1\r\n\r\n", 19, 0);
 	IN(p, s, 2100, "GET /2 HTTP/1.1\r\n\r\n");
@@ -257,9 +260,23 @@ static void test_both_sides(void)
 	CHECK_INT(recs[3].side, REQ_SIDE_CLIENT);
 	CHECK_INT(recs[3].server.pid, 100);
 	CHECK_STR(recs[3].server.comm, "srv");
-	CHECK_INT(recs[1].duration, 1600 - 850);
-	CHECK(recs[0].duration <= recs[1].duration);
-	CHECK_INT(recs[1].ttfb, 1600 - 850);
+	pair__free(p);
+
+	/* exit-only times: the server's read returned before the client's
+	 * write did, and the client's read before the server's write: the
+	 * later record is made to nest with the earlier */
+	p = fresh(0);
+	IN(p, s, 990, "GET /r HTTP/1.1\r\n\r\n");
+	io_do(p, c, REQ_DIR_OUT, 1000, 0, "GET /r HTTP/1.1\r\n\r\n", 19, 0);
+	IN(p, c, 1495, http_ok);
+	OUT(p, s, 1500, http_ok);
+	CHECK_INT(nrec, 2);
+	CHECK_INT(recs[0].side, REQ_SIDE_CLIENT);
+	CHECK_INT(recs[0].duration, 495);
+	CHECK_INT(recs[1].side, REQ_SIDE_SERVER);
+	CHECK_INT(recs[1].ts_start, 1000);
+	CHECK_INT(recs[1].duration, 495);
+	CHECK(recs[1].duration <= recs[0].duration);
 	pair__free(p);
 }
 

@@ -61,7 +61,7 @@ static const struct {
 	{ "*3\r\n$1\r\nc\r\n$1\r\nb\r\n$1\r\na\r\n", false, "", 0 },
 	{ "*2\r\n$5\r\nhello\r\n*2\r\n$1\r\nc\r\n$1\r\nb\r\n", false, "", -ENOMSG },	/* EXEC */
 	{ "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n",
-	  true, "WRONGTY", -ENOMSG },				/* LPUSH mykey x */
+	  true, "WRONGTYPE", -ENOMSG },				/* LPUSH mykey x */
 	{ "-ERR unknown command 'FOO', with args beginning with: \r\n", true, "ERR", -ENOMSG },
 };
 

@@ -14,7 +14,7 @@ REQ_ERR=$TMP/req.err
 REQ_FORMAT='*%req.side %req.protocol %req.method %req.path %req.status %req.error %req.code'
 REQ_FORMAT+=' %req.duration %req.ttfb %req.request_bytes %req.response_bytes %req.bytes_in'
 REQ_FORMAT+=' %req.bytes_out %req.timeout %req.aborted %req.cip %req.cport %req.sip %req.sport'
-REQ_FORMAT+=' %req.conn %req.seq %req.dns_id %req.client.proc %req.server.proc %proc.name'
+REQ_FORMAT+=' %req.conn %req.seq %req.dns_id %req.client.proc %req.server.proc %req.l4proto %proc.name'
 
 # srv_start NAME COMMAND...: COMMAND in the background, its output in $SRV/NAME.log;
 # its pid in SRV_PID.

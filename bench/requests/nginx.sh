@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# nginx.sh: what request analysis costs a busy web server. nginx on 127.0.0.1
+# serves a small file over keep-alive to a load tool (wrk, else ab) for SECS per
+# row; rows alternate, ROUNDS times, in one run:
+#   bare      no agent
+#   requests  agent --requests -q --metrics 127.0.0.1:MPORT
+#   plain     agent -q 'evt.type in (read, write, ... sendfile)': plain capture
+#             of the same socket syscalls, parsed and filtered but not paired
+# Per row: requests/s and its share of the round's bare row; the agent's CPU
+# (user+sys, every thread, /proc/PID/stat over the load only) per 100k
+# requests; its kernel drops (exit summary); in request mode, the requests its
+# metrics counted on nginx's side and the records it paired (wrk's side and
+# nginx's: two per request) against the load tool's completed count.
+#   usage: sudo bench/requests/nginx.sh [-s SECS] [-c CONNS] [-r ROUNDS]
+#          [-t TOOL_THREADS] [-w NGINX_WORKERS] [-p PORT] [AGENT]
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+secs=10 conns=50 rounds=3 threads=1 workers=1 port=18080 mport=19376
+while getopts s:c:r:t:w:p: o; do
+	case $o in s) secs=$OPTARG ;; c) conns=$OPTARG ;; r) rounds=$OPTARG ;;
+	t) threads=$OPTARG ;; w) workers=$OPTARG ;; p) port=$OPTARG ;; *) exit 2 ;; esac
+done
+shift $((OPTIND - 1))
+RB_AGENT=${1:-$here/../../build/userspace/agent/agent}
+[ -x "$RB_AGENT" ] || { echo "no agent at $RB_AGENT (build first)" >&2; exit 2; }
+rb_install nginx nginx-light nginx || { echo "nginx missing and not installable" >&2; exit 2; }
+rb_install wrk wrk || rb_install ab apache2-utils || { echo "no wrk or ab" >&2; exit 2; }
+tool=wrk; command -v wrk >/dev/null || tool=ab
+
+tmp=$(mktemp -d /tmp/reqbench-nginx.XXXXXX)
+chmod 755 "$tmp"	# nginx's workers run as nobody
+mkdir "$tmp/www"
+head -c 600 /dev/zero | tr '\0' x >"$tmp/www/index.html"
+cat >"$tmp/nginx.conf" <<CONF
+worker_processes $workers;
+error_log $tmp/error.log warn;
+pid $tmp/nginx.pid;
+events { worker_connections 4096; }
+http {
+	access_log off;
+	sendfile on;
+	tcp_nopush on;
+	keepalive_requests 100000000;
+	server { listen 127.0.0.1:$port; root $tmp/www; }
+}
+CONF
+nginx -p "$tmp" -c "$tmp/nginx.conf" -g 'daemon off;' &
+npid=$!
+trap 'kill -QUIT $npid 2>/dev/null; wait $npid 2>/dev/null; rm -rf "$tmp"' EXIT
+for i in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
+
+# load: one keep-alive run; sets done_n (completed requests), rate, errs.
+load() {
+	local out
+	if [ $tool = wrk ]; then
+		out=$(wrk -t "$threads" -c "$conns" -d "${secs}s" "http://127.0.0.1:$port/index.html")
+		done_n=$(echo "$out" | awk '/requests in/ { print $1 }')
+		rate=$(echo "$out" | awk '/^Requests\/sec/ { print $2 }')
+		errs=$(echo "$out" | grep -E 'Non-2xx|Socket errors' | tr -s ' ' | paste -sd';')
+	else
+		out=$(ab -q -k -c "$conns" -t "$secs" -n 100000000 "http://127.0.0.1:$port/index.html")
+		done_n=$(echo "$out" | awk '/^Complete requests/ { print $3 }')
+		rate=$(echo "$out" | awk '/^Requests per second/ { print $4 }')
+		errs=$(echo "$out" | awk '/^Failed requests/ && $3 { print "failed " $3 }')
+	fi
+}
+
+# row NAME [AGENT_ARGS...]
+row() {
+	local name=$1 t0; shift
+	RB_EXTRA=""
+	if [ $# -gt 0 ]; then rb_agent_start "$tmp/agent.err" "$@" || exit 1; t0=$(rb_ticks $RB_PID); fi
+	load
+	[ -z "$bare" ] && bare=$rate
+	[ $# -gt 0 ] && rb_agent_done "$name" "$t0" "$done_n" nginx "$mport"
+	printf '%-9s %10.0f req/s  %s of bare  %s%s\n' "$name" "$rate" "$(rb_share "$rate" "$bare")" \
+		"$RB_EXTRA" "${errs:+  [$errs]}"
+	echo "$name $rate $(rb_share "$rate" "$bare")" >>"$tmp/rows"
+}
+
+echo "nginx: $workers worker(s), $tool: $threads thread(s), $conns keep-alive connections, ${secs}s per row, $rounds rounds; $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+for r in $(seq "$rounds"); do
+	bare=""
+	echo "round $r"
+	row bare
+	row requests --requests -q --metrics "127.0.0.1:$mport"
+	row plain -q "$RB_SYSCALLS"
+done
+echo "means (load average now $(cut -d' ' -f1-3 /proc/loadavg)):"
+rb_summary "$tmp/rows"

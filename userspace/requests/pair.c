@@ -489,6 +489,10 @@ static void conn__guess_side(struct pairer *p, struct pair_conn *c, const struct
 		conn__set_side(p, c, in ? REQ_SIDE_SERVER : REQ_SIDE_CLIENT);
 	else if (n && proto__detect(false, io->data, n, false, &h, &again))
 		conn__set_side(p, c, in ? REQ_SIDE_CLIENT : REQ_SIDE_SERVER);
+	else if (c->tsport && c->tdport && c->tsport != c->tdport)
+		/* a server speaking first (MySQL's greeting): a service's port is
+		 * below the ephemeral ports clients are given (32768 and up) */
+		conn__set_side(p, c, c->tsport > c->tdport ? REQ_SIDE_CLIENT : REQ_SIDE_SERVER);
 	else
 		/* whoever speaks first is taken for the client */
 		conn__set_side(p, c, in ? REQ_SIDE_SERVER : REQ_SIDE_CLIENT);

@@ -352,6 +352,10 @@ static void test_mysql_burst(void)
 	size_t ne = mysql_pkt(e, 1, err, sizeof(err) - 1);
 	size_t nok = mysql_pkt(ok, 1, "\x00\x00\x00\x02\x00\x00\x00", 7);
 
+	/* the server speaks first: its greeting, which no parser takes, read by
+	 * a client whose socket was connected (port 40002 -> 3306) */
+	io_do(p, tcp(501, 4, false, 40002, 3306), REQ_DIR_IN, 900, 0,
+	      "\x0a\x00\x00\x00\x0a" "10.11.6-MariaDB", 20, 0);
 	io_do(p, s, REQ_DIR_IN, 1000, 0, q, nq, 0);
 	io_do(p, s, REQ_DIR_OUT, 1200, 0, e, ne, 0);
 	CHECK_INT(nrec, 0);	/* a burst ends where the next request begins */
@@ -367,6 +371,15 @@ static void test_mysql_burst(void)
 	io_do(p, s, REQ_DIR_OUT, 2100, 0, ok, nok, 0);
 	pair__close(p, 500, 9, 3000);
 	CHECK_INT(nrec, 2);
+	/* the client's login and the server's OK: one exchange, seen from the
+	 * client's side (the greeting answered nothing: counted, no record) */
+	io_do(p, tcp(501, 4, false, 40002, 3306), REQ_DIR_OUT, 2200, 0, "\x05\x00\x00\x01zzzzz", 9, 0);
+	io_do(p, tcp(501, 4, false, 40002, 3306), REQ_DIR_IN, 2300, 0, ok, nok, 0);
+	pair__close(p, 501, 4, 3000);
+	CHECK_INT(nrec, 3);
+	CHECK_INT(recs[2].side, REQ_SIDE_CLIENT);
+	CHECK_INT(recs[2].client.port, 40002);
+	CHECK_INT(recs[2].server.port, 3306);
 	CHECK(!recs[1].error);
 	CHECK(!recs[1].aborted);	/* the burst was its whole response */
 	pair__free(p);
@@ -387,8 +400,8 @@ static void test_unknown_and_full(void)
 	CHECK_INT(recs[0].req_bytes, 7);
 	CHECK_INT(recs[0].resp_bytes, 8);
 	CHECK_INT(recs[0].duration, 200);
-	OUT(p, tcp(601, 3, false, 1, 2), 3000, "\x01\x02again");
-	OUT(p, tcp(602, 3, false, 1, 2), 3000, "\x01\x02again");
+	OUT(p, tcp(601, 3, false, 40010, 9999), 3000, "\x01\x02again");
+	OUT(p, tcp(602, 3, false, 40010, 9999), 3000, "\x01\x02again");
 	pair__counters(p, &pc);
 	CHECK_INT(pc.n_conns, 2);
 	CHECK_INT(pc.n_conns_full, 1);

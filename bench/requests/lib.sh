@@ -32,9 +32,10 @@ rb_agent_start() {
 	return 1
 }
 
-# rb_ticks PID: user+system clock ticks of every thread of PID so far.
+# rb_ticks PID...: user+system clock ticks of every thread of the PIDs so far.
 rb_ticks() {
-	sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'
+	local p
+	for p in "$@"; do sed 's/.*) //' "/proc/$p/stat"; done | awk '{ t += $12 + $13 } END { print t }'
 }
 
 rb_agent_stop() {
@@ -60,23 +61,53 @@ rb_metric() {
 		END { printf "%.0f\n", s }'
 }
 
-# rb_agent_done NAME T0 COUNT SERVER MPORT: after a row's load, stop the agent
-# started before it (CPU ticks T0 then) and set RB_EXTRA to what the row says of
-# it; COUNT is the load tool's request count; in the requests row, SERVER is
-# the server's process name in the metrics on MPORT.
+# rb_timed CMD...: run the load tool CMD, its output in $RB_TMP/load.out, its
+# user+sys seconds in RB_TOOL_S.
+rb_timed() {
+	local TIMEFORMAT='%3U %3S'
+	{ time "$@" >"$RB_TMP/load.out" 2>&1; } 2>"$RB_TMP/load.time"
+	RB_TOOL_S=$(awk '{ print $1 + $2 }' "$RB_TMP/load.time")
+}
+
+# rb_agent_done NAME TICKS: stop the agent after a row's load (TICKS: its CPU
+# over the load) and set RB_EXTRA to what the row says of it.
 rb_agent_done() {
-	local name=$1 t0=$2 count=$3 server=$4 mport=$5 t served paired
-	t=$(($(rb_ticks $RB_PID) - t0))
+	local name=$1 t=$2 served paired
 	# the metrics text is rendered about once a second
 	[ "$name" = requests ] && sleep 1.5 &&
-		served=$(rb_metric "127.0.0.1:$mport" agent_request_total "process=\"$server\"")
+		served=$(rb_metric "127.0.0.1:$RB_MPORT" agent_request_total "process=\"$RB_SERVER\"")
 	rb_agent_stop
-	RB_EXTRA=$(printf 'agent %.2f s CPU, %s s per 100k; dropped %s' \
+	RB_EXTRA=$(printf '; agent %.2f s CPU, %s s per 100k, dropped %s' \
 		"$(awk -v t=$t -v hz="$RB_TCK" 'BEGIN { print t / hz }')" \
-		"$(rb_cpu_per_100k $t "$count")" "$(rb_dropped "$RB_ERR")")
+		"$(rb_cpu_per_100k $t "$RB_COUNT")" "$(rb_dropped "$RB_ERR")")
 	[ "$name" = requests ] || return 0
 	paired=$(rb_paired "$RB_ERR")
-	RB_EXTRA="$RB_EXTRA; load tool $count, agent counted $served at $server ($((served - count))), paired $paired records ($((paired - 2 * count)) vs 2 per request)"
+	RB_EXTRA="$RB_EXTRA; load tool $RB_COUNT done, agent counted $served at $RB_SERVER ($((served - RB_COUNT))), paired $paired records host-wide ($((paired - 2 * RB_COUNT)) vs 2 per request)"
+}
+
+# rb_row NAME KEY [AGENT_ARGS...]: one row: the agent started with AGENT_ARGS
+# (none: bare), the script's `load` run, the row printed; KEY names the row's
+# configuration in the summary. `load` runs its tool through rb_timed and sets
+# RB_COUNT (requests done), RB_RATE (requests/s) and RB_SAYS (its rates as
+# printed); the script sets RB_SRV_PIDS, RB_SERVER (its comm), RB_MPORT, and
+# empties RB_BARE before each round's bare row.
+rb_row() {
+	local name=$1 key=$2 s0 t0 srv agent=0 cost; shift 2
+	RB_EXTRA=""
+	if [ $# -gt 0 ]; then rb_agent_start "$RB_TMP/agent.err" "$@" || exit 1; t0=$(rb_ticks $RB_PID); fi
+	s0=$(rb_ticks $RB_SRV_PIDS)
+	load
+	srv=$(($(rb_ticks $RB_SRV_PIDS) - s0))
+	if [ $# -gt 0 ]; then agent=$(($(rb_ticks $RB_PID) - t0)); rb_agent_done "$name" $agent; fi
+	# BPF programs run in the traced processes' time: the sum is the whole cost
+	cost=$(awk -v s=$srv -v a=$agent -v l="$RB_TOOL_S" -v n="$RB_COUNT" -v hz="$RB_TCK" \
+		'BEGIN { printf "%.3f", ((s + a) / hz + l) / n * 1e5 }')
+	[ -z "$RB_BARE" ] && RB_BARE=$RB_RATE RB_BARE_COST=$cost
+	printf '%-9s %s  %s of bare; CPU per 100k (server, tool, agent) %s s, %s of bare%s\n' \
+		"$name" "$RB_SAYS" "$(rb_share "$RB_RATE" "$RB_BARE")" "$cost" \
+		"$(rb_share "$RB_BARE_COST" "$cost")" "$RB_EXTRA"
+	echo "$key $RB_RATE $(rb_share "$RB_RATE" "$RB_BARE") $(rb_share "$RB_BARE_COST" "$cost")" \
+		>>"$RB_TMP/rows"
 }
 
 # rb_cpu_per_100k TICKS REQUESTS: agent CPU seconds per 100k requests.
@@ -89,11 +120,12 @@ rb_share() {
 	awk -v r="$1" -v b="$2" 'BEGIN { printf "%.2f", b ? r / b : 0 }'
 }
 
-# rb_summary FILE: FILE has "config rate share" lines; print each config's mean
-# rate and mean share of bare, in the order first seen.
+# rb_summary: each configuration's mean rate, mean share of bare and mean of
+# bare's CPU cost per request over its own (the share a machine that is only
+# short of CPU would keep), over the rounds, in the order first seen.
 rb_summary() {
-	awk '{ if (!($1 in n)) o[k++] = $1; n[$1]++; r[$1] += $2; s[$1] += $3 }
-		END { for (i = 0; i < k; i++) { c = o[i]
-				printf "  %-13s %10.0f /s mean of %d, %.2f of bare (mean of rounds)\n",
-					c, r[c] / n[c], n[c], s[c] / n[c] } }' "$1"
+	awk '{ if (!($1 in n)) o[k++] = $1; n[$1]++; r[$1] += $2; s[$1] += $3; c[$1] += $4 }
+		END { for (i = 0; i < k; i++) { x = o[i]
+			printf "  %-13s %10.0f /s, %.2f of bare; bare'"'"'s CPU per request over its own %.2f (means of %d)\n",
+				x, r[x] / n[x], s[x] / n[x], c[x] / n[x], n[x] } }' "$RB_TMP/rows"
 }

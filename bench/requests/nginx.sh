@@ -28,7 +28,8 @@ rb_install nginx nginx-light nginx || { echo "nginx missing and not installable"
 rb_install wrk wrk || rb_install ab apache2-utils || { echo "no wrk or ab" >&2; exit 2; }
 tool=wrk; command -v wrk >/dev/null || tool=ab
 
-tmp=$(mktemp -d /tmp/reqbench-nginx.XXXXXX)
+RB_TMP=$(mktemp -d /tmp/reqbench-nginx.XXXXXX) RB_SERVER=nginx RB_MPORT=$mport
+tmp=$RB_TMP
 chmod 755 "$tmp"	# nginx's workers run as nobody
 mkdir "$tmp/www"
 head -c 600 /dev/zero | tr '\0' x >"$tmp/www/index.html"
@@ -49,43 +50,32 @@ nginx -p "$tmp" -c "$tmp/nginx.conf" -g 'daemon off;' &
 npid=$!
 trap 'kill -QUIT $npid 2>/dev/null; wait $npid 2>/dev/null; rm -rf "$tmp"' EXIT
 for i in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
+RB_SRV_PIDS="$npid $(pgrep -P $npid | tr '\n' ' ')"
 
-# load: one keep-alive run; sets done_n (completed requests), rate, errs.
+# load: one keep-alive run of the load tool.
 load() {
-	local out
+	local url=http://127.0.0.1:$port/index.html errs
 	if [ $tool = wrk ]; then
-		out=$(wrk -t "$threads" -c "$conns" -d "${secs}s" "http://127.0.0.1:$port/index.html")
-		done_n=$(echo "$out" | awk '/requests in/ { print $1 }')
-		rate=$(echo "$out" | awk '/^Requests\/sec/ { print $2 }')
-		errs=$(echo "$out" | grep -E 'Non-2xx|Socket errors' | tr -s ' ' | paste -sd';')
+		rb_timed wrk -t "$threads" -c "$conns" -d "${secs}s" "$url"
+		RB_COUNT=$(awk '/requests in/ { print $1 }' "$tmp/load.out")
+		RB_RATE=$(awk '/^Requests\/sec/ { print $2 }' "$tmp/load.out")
+		errs=$(grep -E 'Non-2xx|Socket errors' "$tmp/load.out" | tr -s ' ' | paste -sd';')
 	else
-		out=$(ab -q -k -c "$conns" -t "$secs" -n 100000000 "http://127.0.0.1:$port/index.html")
-		done_n=$(echo "$out" | awk '/^Complete requests/ { print $3 }')
-		rate=$(echo "$out" | awk '/^Requests per second/ { print $4 }')
-		errs=$(echo "$out" | awk '/^Failed requests/ && $3 { print "failed " $3 }')
+		rb_timed ab -q -k -c "$conns" -t "$secs" -n 100000000 "$url"
+		RB_COUNT=$(awk '/^Complete requests/ { print $3 }' "$tmp/load.out")
+		RB_RATE=$(awk '/^Requests per second/ { print $4 }' "$tmp/load.out")
+		errs=$(awk '/^Failed requests/ && $3 { print "failed " $3 }' "$tmp/load.out")
 	fi
-}
-
-# row NAME [AGENT_ARGS...]
-row() {
-	local name=$1 t0; shift
-	RB_EXTRA=""
-	if [ $# -gt 0 ]; then rb_agent_start "$tmp/agent.err" "$@" || exit 1; t0=$(rb_ticks $RB_PID); fi
-	load
-	[ -z "$bare" ] && bare=$rate
-	[ $# -gt 0 ] && rb_agent_done "$name" "$t0" "$done_n" nginx "$mport"
-	printf '%-9s %10.0f req/s  %s of bare  %s%s\n' "$name" "$rate" "$(rb_share "$rate" "$bare")" \
-		"$RB_EXTRA" "${errs:+  [$errs]}"
-	echo "$name $rate $(rb_share "$rate" "$bare")" >>"$tmp/rows"
+	RB_SAYS=$(printf '%8.0f req/s%s' "$RB_RATE" "${errs:+ [$errs]}")
 }
 
 echo "nginx: $workers worker(s), $tool: $threads thread(s), $conns keep-alive connections, ${secs}s per row, $rounds rounds; $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq "$rounds"); do
-	bare=""
+	RB_BARE=""
 	echo "round $r"
-	row bare
-	row requests --requests -q --metrics "127.0.0.1:$mport"
-	row plain -q "$RB_SYSCALLS"
+	rb_row bare bare
+	rb_row requests requests --requests -q --metrics "127.0.0.1:$mport"
+	rb_row plain plain -q "$RB_SYSCALLS"
 done
 echo "means (load average now $(cut -d' ' -f1-3 /proc/loadavg)):"
-rb_summary "$tmp/rows"
+rb_summary

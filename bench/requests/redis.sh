@@ -29,46 +29,36 @@ RB_AGENT=${1:-$here/../../build/userspace/agent/agent}
 rb_install redis-server redis-server && rb_install redis-benchmark redis-tools ||
 	{ echo "redis-server or redis-benchmark missing and not installable" >&2; exit 2; }
 
-tmp=$(mktemp -d /tmp/reqbench-redis.XXXXXX)
+RB_TMP=$(mktemp -d /tmp/reqbench-redis.XXXXXX) RB_SERVER=redis-server RB_MPORT=$mport
+tmp=$RB_TMP
 redis-server --bind 127.0.0.1 --port "$port" --save '' --appendonly no --dir "$tmp" \
 	--daemonize no --logfile "$tmp/redis.log" &
-rpid=$!
-trap 'kill $rpid 2>/dev/null; wait $rpid 2>/dev/null; rm -rf "$tmp"' EXIT
+RB_SRV_PIDS=$!
+trap 'kill $RB_SRV_PIDS 2>/dev/null; wait $RB_SRV_PIDS 2>/dev/null; rm -rf "$tmp"' EXIT
 for i in $(seq 50); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
 
-# load P: sets total (requests sent), set_r, get_r, rate (total over both tests' time).
+# load: one redis-benchmark run with -P $p; its rate is all requests over the
+# two tests' time.
 load() {
-	local p=$1 out
-	total=$((2 * n * (p > 1 ? mult : 1)))
-	out=$(redis-benchmark -h 127.0.0.1 -p "$port" -t set,get -n $((total / 2)) -c "$conns" \
-		-P "$p" -q 2>/dev/null | tr '\r' '\n')
-	set_r=$(echo "$out" | awk '/^SET:/ { print $2 }' | tail -1)
-	get_r=$(echo "$out" | awk '/^GET:/ { print $2 }' | tail -1)
-	rate=$(awk -v s="$set_r" -v g="$get_r" 'BEGIN { printf "%.0f", 2 / (1 / s + 1 / g) }')
-}
-
-# row NAME P [AGENT_ARGS...]
-row() {
-	local name=$1 p=$2 t0; shift 2
-	RB_EXTRA=""
-	if [ $# -gt 0 ]; then rb_agent_start "$tmp/agent.err" "$@" || exit 1; t0=$(rb_ticks $RB_PID); fi
-	load "$p"
-	[ -z "$bare" ] && bare=$rate
-	[ $# -gt 0 ] && rb_agent_done "$name" "$t0" "$total" redis-server "$mport"
-	printf '%-9s P%-2s SET %9.0f GET %9.0f all %9.0f req/s  %s of bare  %s\n' "$name" "$p" \
-		"$set_r" "$get_r" "$rate" "$(rb_share "$rate" "$bare")" "$RB_EXTRA"
-	echo "$name-P$p $rate $(rb_share "$rate" "$bare")" >>"$tmp/rows"
+	local set_r get_r
+	RB_COUNT=$((2 * n * (p > 1 ? mult : 1)))
+	rb_timed redis-benchmark -h 127.0.0.1 -p "$port" -t set,get -n $((RB_COUNT / 2)) \
+		-c "$conns" -P "$p" -q
+	set_r=$(tr '\r' '\n' <"$tmp/load.out" | awk '/^SET:/ { print $2 }' | tail -1)
+	get_r=$(tr '\r' '\n' <"$tmp/load.out" | awk '/^GET:/ { print $2 }' | tail -1)
+	RB_RATE=$(awk -v s="$set_r" -v g="$get_r" 'BEGIN { printf "%.0f", 2 / (1 / s + 1 / g) }')
+	RB_SAYS=$(printf 'P%-2s SET %7.0f GET %7.0f all %7.0f req/s' "$p" "$set_r" "$get_r" "$RB_RATE")
 }
 
 echo "redis-server $(redis-server --version | grep -oE 'v=[0-9.]+'), redis-benchmark -c $conns, N $n (-P 16: $((n * mult))) per test, $rounds rounds; $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq "$rounds"); do
 	for p in 1 16; do
-		bare=""
+		RB_BARE=""
 		echo "round $r, -P $p"
-		row bare "$p"
-		row requests "$p" --requests -q --metrics "127.0.0.1:$mport"
-		row plain "$p" -q "$RB_SYSCALLS"
+		rb_row bare "bare-P$p"
+		rb_row requests "requests-P$p" --requests -q --metrics "127.0.0.1:$mport"
+		rb_row plain "plain-P$p" -q "$RB_SYSCALLS"
 	done
 done
 echo "means (load average now $(cut -d' ' -f1-3 /proc/loadavg)):"
-rb_summary "$tmp/rows"
+rb_summary

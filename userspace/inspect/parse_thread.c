@@ -191,6 +191,12 @@ static void clone__parent(struct inspector *in, struct ievt *ev, const struct ev
 		cgroups__update(in, caller, x, IDX(l->cgroups));
 	if (thread_table__find(in->threads, child))
 		return;		/* the child's own event came first */
+	/* A caller in a pid namespace of its own (a container) gets the child's
+	 * id in that namespace, not the host's: the child is made from its own
+	 * clone event (res 0, its host tid in the header), never from this one,
+	 * which would name some host thread with that number. */
+	if (cvtid >= 0 && (cvtid != ctid || cvpid != cpid))
+		return;
 	ti = inspector__new_thread(in, child);
 	if (!ti)
 		return;

@@ -71,6 +71,44 @@ static void test_clone_parent_first(void)
 	free(t);
 }
 
+/* A server in a container (its own pid namespace) forks: the parent's clone
+ * says the child is 6, its number in the namespace; host thread 6 (a kernel
+ * worker here) must not become the child. The child's own event makes it, with
+ * a copy of the parent's fds (the accepted socket). */
+static void test_clone_in_pid_namespace(void)
+{
+	struct t_ctx *t = calloc(1, sizeof(*t));
+	char *root = t_tmpdir();
+	struct thread_info *p, *six, *child;
+
+	t->in = t_inspector(root, 0);
+	CHECK(t->in != NULL);
+	CHECK(t_spawn(t, 6, 2, "kworker", "/") == 0);
+	CHECK(t_spawn(t, 18882, 18800, "httpd", "/") == 0);
+	p = find(t, 18882);
+	CHECK(p != NULL);
+	t_open(t, 18882, 4, "/www/page.txt", PPM_FILE_FLAGS_O_RDONLY);
+	/* the caller is pid 1 in its namespace */
+	CHECK(t_clone(t, PPME_SYSCALL_FORK_20_X, 18882, 6, "httpd", "", 0, 18882, 18882, 18800,
+		      "/", "httpd", 0, 0, 1, 1) == 0);
+	six = find(t, 6);
+	CHECK(six && six->pid == 6 && six->ptid == 2);
+	CHECK_STR(six ? six->comm : "", "kworker");
+	CHECK(six && !fd_table__find(six->fds, 4));
+	CHECK(!find(t, 18890));
+	/* the child's side: host tid 18890, 6 in the namespace */
+	CHECK(t_clone(t, PPME_SYSCALL_FORK_20_X, 18890, 0, "httpd", "", 0, 18890, 18890, 18882,
+		      "/", "httpd", 0, 0, 6, 6) == 0);
+	child = find(t, 18890);
+	CHECK(child && child->pid == 18890 && child->ptid == 18882);
+	CHECK(child && child->vtid == 6 && child->vpid == 6);
+	CHECK(child && fd_table__find(child->fds, 4) != NULL);
+	CHECK(child && child->fds != p->fds);
+	inspector__free(t->in);
+	t_rmtree(root);
+	free(t);
+}
+
 static void test_clone_child_first(void)
 {
 	struct t_ctx *t = calloc(1, sizeof(*t));
@@ -333,6 +371,7 @@ int main(void)
 	unsetenv("HOST_ROOT");
 	test_clone_parent_first();
 	test_clone_child_first();
+	test_clone_in_pid_namespace();
 	test_exec();
 	test_procexit();
 	test_purge_when_full();

@@ -76,7 +76,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			i += len;
 			break;
 		case 5:
-			pair__close(p, 100 + (conn & 1), conn, ts);
+			/* by fd, or (op bit 4) by the TCP tuple the ios above use */
+			io.pid = 100 + (conn & 1);
+			io.fd = conn;
+			if (op & 16) {
+				io.l4proto = 6;
+				io.sip[0] = 127, io.sip[3] = 1, io.dip[0] = 127, io.dip[3] = 1;
+				io.sport = (uint16_t)(40000 + (conn >> 1));
+				io.dport = 80;
+			}
+			pair__close(p, &io);
 			break;
 		case 6:
 			ts += 2000;

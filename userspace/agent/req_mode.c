@@ -20,6 +20,8 @@ struct req_mode {
 	uint64_t next_expire;
 	uint64_t last_ts;
 	uint64_t num;			/* records so far: their evt.num */
+	uint64_t n_events, n_events_tick;	/* events seen, at the last tick */
+	uint32_t idle_ticks;		/* ticks with no event since */
 	uint8_t data_idx[PPM_EVENT_MAX];	/* exit events: their "data" param */
 };
 
@@ -147,6 +149,7 @@ void req_mode__event(struct req_mode *m, const struct ievt *ev)
 	const struct ppm_event_info *ei = ev->info;
 
 	m->last_ts = ev->ts;
+	m->n_events++;
 	if (ev->ts >= m->next_expire) {
 		if (m->next_expire)
 			pair__expire(m->pair, ev->ts);
@@ -155,16 +158,42 @@ void req_mode__event(struct req_mode *m, const struct ievt *ev)
 	if (!ei || !PPME_IS_EXIT(ev->type) || !ev->has_res || !ev->thread)
 		return;
 	if ((ei->flags & EF_DESTROYS_FD) && ev->res == 0 && ev->fdnum >= 0) {
-		pair__close(m->pair, ev->thread->pid, ev->fdnum, ev->ts);
+		/* the closed fd's entry (the inspector keeps it for this event) */
+		struct req_io io = { .pid = ev->thread->pid, .fd = ev->fdnum };
+
+		if (ev->fd)
+			io__tuple(&io, ev->fd);
+		pair__close(m->pair, &io);
 		return;
 	}
-	/* a new fd on a number the pairing may still follow */
+	/* a new fd on a number the pairing may still follow (by fd: UDP) */
 	if ((ei->flags & EF_CREATES_FD) && ev->res >= 0) {
-		pair__close(m->pair, ev->thread->pid, ev->res, ev->ts);
+		struct req_io io = { .pid = ev->thread->pid, .fd = ev->res };
+
+		pair__close(m->pair, &io);
 		return;
 	}
 	if (ev->res > 0 && (ei->category == EC_IO_READ || ei->category == EC_IO_WRITE))
 		io__event(m, ev, ei->category);
+}
+
+/* Ticks without an event before the clock takes over from event times;
+ * then requests are judged as of IDLE_LAG_NS ago, so an event still in the
+ * rings (the reader's order window is 10 ms) is not overtaken. */
+#define IDLE_TICKS 5
+#define IDLE_LAG_NS 500000000ull
+
+void req_mode__tick(struct req_mode *m, uint64_t now_ns)
+{
+	if (m->n_events != m->n_events_tick) {
+		m->n_events_tick = m->n_events;
+		m->idle_ticks = 0;
+		return;
+	}
+	if (++m->idle_ticks < IDLE_TICKS || now_ns < IDLE_LAG_NS)
+		return;
+	if (now_ns - IDLE_LAG_NS > m->last_ts)
+		pair__expire(m->pair, now_ns - IDLE_LAG_NS);
 }
 
 void req_mode__finish(struct req_mode *m)

@@ -102,10 +102,13 @@ static void conn__set_side(struct pairer *p, struct pair_conn *c, uint8_t side)
 
 static struct pair_conn *conn__get(struct pairer *p, const struct req_io *io)
 {
-	struct pair_conn *c = pair_conn__find(p, io->pid, io->fd);
+	struct pair_key k;
+	struct pair_conn *c;
 
+	pair_key__of(&k, io);
+	c = pair_conn__find(p, &k);
 	if (!c) {
-		c = pair_conn__add(p, io->pid, io->fd);
+		c = pair_conn__add(p, &k);
 		if (!c)
 			return NULL;
 		c->family = io->family;

@@ -83,9 +83,12 @@ void pair__free(struct pairer *p);
 /* One syscall's bytes. 0, or -EINVAL for an io that is not socket I/O. */
 int pair__io(struct pairer *p, const struct req_io *io);
 
-/* The fd is closed (or replaced): its requests end; one whose response has
- * started is reported aborted unless its length was known and reached. */
-void pair__close(struct pairer *p, int64_t pid, int64_t fd, uint64_t ts);
+/* The socket IO names (its pid, fd, l4proto and tuple; the rest unused) is
+ * closed or its fd replaced: its requests end, those whose response had not
+ * ended (or begun) reported aborted. A TCP socket is one connection under
+ * every fd number it has in the process (dup2 onto 0 and 1), so closing one
+ * of them ends it. */
+void pair__close(struct pairer *p, const struct req_io *io);
 
 /* Off the per-event path (about once a second): requests unanswered for the
  * timeout are reported timed out; answered ones whose connection stayed idle

@@ -10,11 +10,42 @@
 #include "hash.h"
 #include "pair_int.h"
 
-static uint32_t key_bucket(const struct pairer *p, int64_t pid, int64_t fd)
-{
-	uint64_t h = hash__mix64(((uint64_t)pid << 32) ^ (uint64_t)fd, p->seed);
+#ifndef IPPROTO_TCP
+#define IPPROTO_TCP 6
+#endif
 
+void pair_key__of(struct pair_key *k, const struct req_io *io)
+{
+	memset(k, 0, sizeof(*k));
+	k->pid = io->pid;
+	k->fd = io->fd;
+	if (io->l4proto == IPPROTO_TCP && io->sport && io->dport) {
+		k->fd = -1;
+		memcpy(k->sip, io->sip, 16);
+		memcpy(k->dip, io->dip, 16);
+		k->sport = io->sport;
+		k->dport = io->dport;
+	}
+}
+
+static uint32_t key_bucket(const struct pairer *p, const struct pair_key *k)
+{
+	uint64_t a, b, c, d, h;
+
+	memcpy(&a, k->sip, 8);
+	memcpy(&b, k->sip + 8, 8);
+	memcpy(&c, k->dip, 8);
+	memcpy(&d, k->dip + 8, 8);
+	h = hash__mix64(((uint64_t)k->pid << 32) ^ (uint64_t)k->fd, p->seed);
+	h = hash__mix64(h ^ a ^ (b * 31) ^ ((uint64_t)k->sport << 48), p->seed);
+	h = hash__mix64(h ^ c ^ (d * 31) ^ ((uint64_t)k->dport << 32), p->seed);
 	return (uint32_t)(h >> 32) & (p->nbuckets - 1);
+}
+
+static bool key__eq(const struct pair_key *a, const struct pair_key *b)
+{
+	return a->pid == b->pid && a->fd == b->fd && a->sport == b->sport &&
+	       a->dport == b->dport && !memcmp(a->sip, b->sip, 16) && !memcmp(a->dip, b->dip, 16);
 }
 
 static uint32_t tuple_bucket(const struct pairer *p, const uint8_t *cip, uint16_t cport,
@@ -31,16 +62,16 @@ static uint32_t tuple_bucket(const struct pairer *p, const uint8_t *cip, uint16_
 	return (uint32_t)(a >> 32) & (p->nbuckets - 1);
 }
 
-struct pair_conn *pair_conn__find(struct pairer *p, int64_t pid, int64_t fd)
+struct pair_conn *pair_conn__find(struct pairer *p, const struct pair_key *k)
 {
-	struct pair_conn *c = p->by_key[key_bucket(p, pid, fd)];
+	struct pair_conn *c = p->by_key[key_bucket(p, k)];
 
-	while (c && (c->pid != pid || c->fd != fd))
+	while (c && !key__eq(&c->key, k))
 		c = c->next_key;
 	return c;
 }
 
-struct pair_conn *pair_conn__add(struct pairer *p, int64_t pid, int64_t fd)
+struct pair_conn *pair_conn__add(struct pairer *p, const struct pair_key *k)
 {
 	struct pair_conn *c = p->free;
 	uint32_t b;
@@ -62,10 +93,10 @@ struct pair_conn *pair_conn__add(struct pairer *p, int64_t pid, int64_t fd)
 	/* the queue's entries are set when used */
 	memset(c, 0, offsetof(struct pair_conn, q));
 	c->used = true;
-	c->pid = pid;
-	c->fd = fd;
+	c->key = *k;
+	c->pid = k->pid;
 	c->id = ++p->next_id;
-	b = key_bucket(p, pid, fd);
+	b = key_bucket(p, k);
 	c->next_key = p->by_key[b];
 	p->by_key[b] = c;
 	p->c.n_conns++;
@@ -88,7 +119,7 @@ static void unlink_tuple(struct pairer *p, struct pair_conn *c)
 
 void pair_conn__remove(struct pairer *p, struct pair_conn *c)
 {
-	struct pair_conn **pp = &p->by_key[key_bucket(p, c->pid, c->fd)];
+	struct pair_conn **pp = &p->by_key[key_bucket(p, &c->key)];
 
 	while (*pp && *pp != c)
 		pp = &(*pp)->next_key;

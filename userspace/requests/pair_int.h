@@ -14,6 +14,18 @@
  * change of direction. */
 #define PAIR_LEN_OPEN UINT64_MAX
 
+/* What finds a connection: a TCP socket by its process and tuple, so the
+ * same socket used through two fd numbers (an inetd-style server reads fd 0
+ * and writes fd 1, both dups of the accepted socket) is one connection;
+ * anything else (UDP, a socket with no tuple yet) by its process and fd. */
+struct pair_key {
+	int64_t pid, fd;	/* fd -1 when by tuple */
+	uint8_t sip[16], dip[16];
+	uint16_t sport, dport;
+};
+
+void pair_key__of(struct pair_key *k, const struct req_io *io);
+
 /* One request in flight. */
 struct pair_req {
 	uint64_t ts_start, ts_first_resp, ts_last_resp;
@@ -41,7 +53,8 @@ struct pair_conn {
 	struct pair_conn *next_free;
 	bool in_tuple;		/* on a tuple chain */
 	bool used;
-	int64_t pid, fd;
+	struct pair_key key;
+	int64_t pid;
 	uint64_t id;
 	/* the local end */
 	int64_t tid;
@@ -101,9 +114,9 @@ struct pairer {
 };
 
 /* pair_conn.c */
-struct pair_conn *pair_conn__find(struct pairer *p, int64_t pid, int64_t fd);
-/* A connection for (pid, fd), fresh; NULL when the table is full (counted). */
-struct pair_conn *pair_conn__add(struct pairer *p, int64_t pid, int64_t fd);
+struct pair_conn *pair_conn__find(struct pairer *p, const struct pair_key *k);
+/* A connection for K, fresh; NULL when the table is full (counted). */
+struct pair_conn *pair_conn__add(struct pairer *p, const struct pair_key *k);
 void pair_conn__remove(struct pairer *p, struct pair_conn *c);
 /* Puts C on its tuple chain (its client/server addresses are set). */
 void pair_conn__index_tuple(struct pairer *p, struct pair_conn *c);

@@ -68,11 +68,13 @@ static void conn__end(struct pairer *p, struct pair_conn *c, bool closed)
 	pair_conn__remove(p, c);
 }
 
-void pair__close(struct pairer *p, int64_t pid, int64_t fd, uint64_t ts)
+void pair__close(struct pairer *p, const struct req_io *io)
 {
-	struct pair_conn *c = pair_conn__find(p, pid, fd);
+	struct pair_key k;
+	struct pair_conn *c;
 
-	(void)ts;
+	pair_key__of(&k, io);
+	c = pair_conn__find(p, &k);
 	if (c)
 		conn__end(p, c, true);
 }

@@ -99,7 +99,7 @@ static void test_keepalive(void)
 	CHECK_STR(recs[2].method, "POST");
 	CHECK_INT(recs[2].req_bytes, strlen("POST /c HTTP/1.1\r\nContent-Length: 4\r\n\r\nbody"));
 	CHECK_INT(recs[2].conn_id, recs[0].conn_id);
-	pair__close(p, 100, 5, 6000);
+	pair__close(p, &s);
 	CHECK_INT(nrec, 3);
 	pair__free(p);
 }
@@ -138,14 +138,14 @@ static void test_close_mid_response(void)
 	IN(p, s, 1000, "GET /cut HTTP/1.1\r\n\r\n");
 	OUT(p, s, 2000, "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\nabc");
 	CHECK_INT(nrec, 0);
-	pair__close(p, 100, 5, 3000);
+	pair__close(p, &s);
 	CHECK_INT(nrec, 1);
 	CHECK(recs[0].aborted);
 	CHECK_INT(recs[0].status, 200);
 	CHECK_INT(recs[0].duration, 1000);
 	/* a request never answered before the close: aborted, no response */
 	IN(p, s, 4000, "GET /x HTTP/1.1\r\n\r\n");
-	pair__close(p, 100, 5, 5000);
+	pair__close(p, &s);
 	CHECK_INT(nrec, 2);
 	CHECK(recs[1].aborted);
 	CHECK_INT(recs[1].status, -1);
@@ -252,9 +252,9 @@ static void test_both_sides(void)
 	io_do(p, c, REQ_DIR_OUT, 2000, 0, "GET /2 HTTP/1.1\r\n\r\n", 19, 0);
 	IN(p, s, 2100, "GET /2 HTTP/1.1\r\n\r\n");
 	OUT(p, s, 2200, "HTTP/1.1 200 OK\r\n\r\n");
-	pair__close(p, 100, 5, 2300);
+	pair__close(p, &s);
 	IN(p, c, 2400, "HTTP/1.1 200 OK\r\n\r\n");
-	pair__close(p, 300, 3, 2500);
+	pair__close(p, &c);
 	CHECK_INT(nrec, 4);
 	CHECK(recs[2].both_sides && recs[3].both_sides);
 	CHECK_INT(recs[3].side, REQ_SIDE_CLIENT);
@@ -369,13 +369,17 @@ static void test_mysql_burst(void)
 	CHECK_STR(recs[0].code, "42S02");
 	CHECK_INT(recs[0].duration, 200);
 	io_do(p, s, REQ_DIR_OUT, 2100, 0, ok, nok, 0);
-	pair__close(p, 500, 9, 3000);
+	pair__close(p, &s);
 	CHECK_INT(nrec, 2);
 	/* the client's login and the server's OK: one exchange, seen from the
 	 * client's side (the greeting answered nothing: counted, no record) */
 	io_do(p, tcp(501, 4, false, 40002, 3306), REQ_DIR_OUT, 2200, 0, "\x05\x00\x00\x01zzzzz", 9, 0);
 	io_do(p, tcp(501, 4, false, 40002, 3306), REQ_DIR_IN, 2300, 0, ok, nok, 0);
-	pair__close(p, 501, 4, 3000);
+	{
+		struct req_io g = tcp(501, 4, false, 40002, 3306);
+
+		pair__close(p, &g);
+	}
 	CHECK_INT(nrec, 3);
 	CHECK_INT(recs[2].side, REQ_SIDE_CLIENT);
 	CHECK_INT(recs[2].client.port, 40002);
@@ -412,6 +416,27 @@ static void test_unknown_and_full(void)
 	pair__free(p);
 }
 
+/* An inetd-style server (busybox httpd's child): the accepted socket dup'ed
+ * onto fds 0 and 1, the request read on 0, the response sent on 1. */
+static void test_dup_fds(void)
+{
+	struct pairer *p = fresh(0);
+	struct req_io in0 = tcp(800, 0, true, 40020, 80), out1 = tcp(800, 1, true, 40020, 80);
+
+	IN(p, in0, 1000, "GET /d HTTP/1.1\r\n\r\n");
+	OUT(p, out1, 1200, "HTTP/1.1 200 OK\r\n\r\n");
+	CHECK_INT(nrec, 0);
+	pair__close(p, &in0);
+	CHECK_INT(nrec, 1);
+	CHECK_STR(recs[0].target, "/d");
+	CHECK_INT(recs[0].status, 200);
+	CHECK_INT(recs[0].duration, 200);
+	CHECK_INT(recs[0].side, REQ_SIDE_SERVER);
+	pair__close(p, &out1);
+	CHECK_INT(nrec, 1);
+	pair__free(p);
+}
+
 /* More pipelined requests than are followed: counted, never overrun. */
 static void test_pipeline_full(void)
 {
@@ -445,5 +470,6 @@ int main(void)
 	test_mysql_burst();
 	test_unknown_and_full();
 	test_pipeline_full();
+	test_dup_fds();
 	return t_report();
 }

@@ -96,6 +96,10 @@ static void test_clone_in_pid_namespace(void)
 	CHECK_STR(six ? six->comm : "", "kworker");
 	CHECK(six && !fd_table__find(six->fds, 4));
 	CHECK(!find(t, 18890));
+	/* nor is a number no host thread has made a thread */
+	CHECK(t_clone(t, PPME_SYSCALL_FORK_20_X, 18882, 7, "httpd", "", 0, 18882, 18882, 18800,
+		      "/", "httpd", 0, 0, 1, 1) == 0);
+	CHECK(!find(t, 7));
 	/* the child's side: host tid 18890, 6 in the namespace */
 	CHECK(t_clone(t, PPME_SYSCALL_FORK_20_X, 18890, 0, "httpd", "", 0, 18890, 18890, 18882,
 		      "/", "httpd", 0, 0, 6, 6) == 0);

@@ -159,6 +159,12 @@ static void agent__tick(struct agent *a)
 	}
 	outputs__kick(&a->outs);
 	a->stdout_err = outputs__stdout_error(&a->outs);
+	if (a->req) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		req_mode__tick(a->req, (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
+	}
 	if (a->metrics)
 		agent__publish_due(a, monotonic_ms(), true);
 }
@@ -485,6 +491,13 @@ static void agent__report_start(struct agent *a, const char *kf_desc)
 	if (agent__count_only(a))
 		agent__say("no filter, output, -w or metrics: events are "
 			"checked and counted, not parsed");
+	if (a->req)
+		agent__say("request mode: only IPv4 and IPv6 socket I/O leaves the kernel, %u "
+			   "bytes of each buffer; up to %u connections followed, %u requests "
+			   "in flight on each, unanswered ones time out after %.3f s",
+			   a->o.snaplen_given ? a->o.snaplen : REQ_MODE_SNAPLEN, PAIR_MAX_CONNS,
+			   PAIR_PIPELINE, (a->o.request_timeout_ns ? a->o.request_timeout_ns :
+					   PAIR_TIMEOUT_NS) / 1e9);
 }
 
 /* --requests: the kernel loads socket I/O and the calls that keep the

@@ -36,6 +36,11 @@ void req_mode__free(struct req_mode *m);
 /* One parsed event: socket I/O, closes and new fds go to the pairing;
  * timeouts are looked at once a second of event time. */
 void req_mode__event(struct req_mode *m, const struct ievt *ev);
+/* Off the per-event path (the agent's ticks, about every 100 ms): when no
+ * event came for a while, timeouts are looked at by the clock (NOW_NS, ns
+ * since the epoch, as event times are), so a request nobody answers on an
+ * idle host is still reported. */
+void req_mode__tick(struct req_mode *m, uint64_t now_ns);
 /* At the end: answered requests still held are reported. */
 void req_mode__finish(struct req_mode *m);
 void req_mode__counters(const struct req_mode *m, struct pair_counters *c);

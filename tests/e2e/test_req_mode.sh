@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# Request mode's own claims (README, "Requests"), with a small Python server on
+# loopback: the options it refuses, what -v says it loads and captures, the
+# request line and -pp, a request never answered reported timed out after
+# --request-timeout, a response cut by a close reported aborted, the slow
+# request filter with a unit (req.duration > 100ms), the service map written
+# on SIGUSR1, and file and pipe I/O kept in the kernel (a storm of 200,000
+# pipe reads and writes under capture sends a fraction of that).
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib_servers.sh"
+need_live
+t0=$SECONDS
+
+# 1. Options.
+for args in "--service-map $TMP/m.json" "--request-timeout 2" "--requests -r /dev/null" \
+	    "--requests -w $TMP/x.scap" "--requests --request-timeout 0"; do
+	# shellcheck disable=SC2086
+	"$AGENT" $args >"$TMP/opt.out" 2>&1
+	expect "agent $args is refused as a usage error ($(head -c 90 "$TMP/opt.out"))" [ $? = 2 ]
+done
+expect "-pp with --requests prints the request line" \
+	grep -q '%req.side %req.protocol' <("$AGENT" --requests -pp)
+
+# 2. A server: / answers at once, /slow after 300 ms, /cut sends half its body
+# and closes, /hang never answers.
+PORT=$(free_port)
+cat >"$TMP/srv.py" <<'PY'
+import socket, sys, threading, time
+ls = socket.socket()
+ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+ls.bind(("127.0.0.1", int(sys.argv[1])))
+ls.listen(64)
+def serve(c):
+    data = b""
+    while b"\r\n\r\n" not in data:
+        b = c.recv(4096)
+        if not b:
+            c.close(); return
+        data += b
+    path = data.split(b" ")[1]
+    if path == b"/hang":
+        time.sleep(4); c.close(); return
+    if path == b"/slow":
+        time.sleep(0.3)
+    if path == b"/cut":
+        c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n" + b"x" * 500)
+        c.close(); return
+    c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+    c.close()
+while True:
+    c, _ = ls.accept()
+    threading.Thread(target=serve, args=(c,), daemon=True).start()
+PY
+srv_start py python3 "$TMP/srv.py" "$PORT"
+SRV_PY=$SRV_PID
+expect "the server listens" wait_port "$PORT"
+
+# 3. The agent: -v's account, then the requests.
+OUT=$TMP/req.out ERR=$TMP/req.err MAP=$TMP/map.json
+expect "the agent starts in request mode" start_agent "$OUT" "$ERR" --requests -j \
+	--request-timeout 1 --service-map "$MAP" -p "$REQ_FORMAT" "req.sport=$PORT"
+expect "-v: only IPv4 and IPv6 socket I/O leaves the kernel, 2048 bytes of buffers, the bounds" \
+	grep -q 'request mode: only IPv4 and IPv6 socket I/O leaves the kernel, 2048 bytes of each buffer; up to 4096 connections followed, 16 requests in flight on each, unanswered ones time out after 1.000 s' "$ERR"
+expect "-v: exit-only capture" grep -q 'exit-only' "$ERR"
+expect "-v: the filter's syscalls loaded, not every syscall" grep -q "for the filter's syscalls" "$ERR"
+read -r loaded total < <(sed -nE 's/.*loaded ([0-9]+) of ([0-9]+) BPF programs.*/\1 \2/p' "$ERR")
+expect "fewer programs than capture-all ($loaded of $total)" [ "${loaded:-999}" -lt "${total:-0}" ]
+# a pipe storm: 100,000 writes and 100,000 reads, none of them socket I/O
+python3 - <<'PY'
+import os
+r, w = os.pipe()
+for _ in range(100000):
+    os.write(w, b"x" * 64)
+    os.read(r, 64)
+PY
+cu() { timeout 10 curl -s -o /dev/null "$@"; }
+for i in 1 2 3; do cu "http://127.0.0.1:$PORT/fast?i=$i"; done
+cu "http://127.0.0.1:$PORT/slow"
+cu "http://127.0.0.1:$PORT/cut"
+cu -m 3 "http://127.0.0.1:$PORT/hang" &
+CURL_HANG=$!
+sleep 2.5	# past the 1 s timeout, and a second of event time for the check
+kill -USR1 "$AGENT_PID"
+sleep 0.5
+expect "SIGUSR1 wrote the service map (JSON and DOT)" [ -s "$MAP" ] && [ -s "$TMP/map.dot" ]
+expect "the map has the curl -> python3 http edge" python3 -c '
+import json, sys
+m = json.load(open(sys.argv[1]))
+n = {x["id"]: x for x in m["nodes"]}
+e = [x for x in m["edges"] if n[x["source"]]["process"] == "curl" and n[x["target"]]["process"] == "python3"]
+assert e and e[0]["protocol"] == "http" and e[0]["requests"] >= 4, m' "$MAP"
+wait "$CURL_HANG" 2>/dev/null
+req_agent_stop
+expect "the agent exits 0" [ $? = 0 ] || tail -n 5 "$ERR"
+srv_stop "$SRV_PY"
+
+req_check records "the server's records: 3 fast, 1 slow (>= 300 ms), /cut aborted, /hang timed out at 1 s" \
+	"$OUT" <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+srv = {}
+for r in recs:
+    if r["req.side"] == "server":
+        srv.setdefault(r["req.path"], []).append(r)
+print("server-side records by path:", {k: len(v) for k, v in srv.items()})
+assert len(srv["/fast"]) == 3 and all(r["req.status"] == 200 and r["req.method"] == "GET" for r in srv["/fast"])
+(slow,) = srv["/slow"]
+assert slow["req.duration"] >= 300e6 and slow["req.ttfb"] >= 300e6, slow
+(cut,) = srv["/cut"]
+assert cut["req.aborted"] is True and cut["req.status"] == 200 and cut["req.response_bytes"] == 41 + 500, cut
+(hang,) = srv["/hang"]
+assert hang["req.timeout"] is True and hang["req.duration"] == 1000000000 and hang.get("req.status") is None, hang
+print("ok")
+PY
+
+# 4. The kernel kept the pipe storm: the driver sent far fewer events than
+# the storm's 200,000 calls (the tables' own calls, curl's and python's start).
+n1=$(sed -nE 's/.*the driver sent ([0-9]+) events.*/\1/p' "$ERR")
+expect "the pipe storm stayed in the kernel (the driver sent ${n1:-?} events in all)" [ "${n1:-999999}" -lt 50000 ]
+
+# 5. The slow request log: req.duration > 100ms, with a unit.
+srv_start py python3 "$TMP/srv.py" "$PORT"
+SRV_PY=$SRV_PID
+wait_port "$PORT"
+expect "the agent starts with 'req.duration > 100ms'" start_agent "$OUT" "$ERR" --requests -j \
+	-p '%req.side %req.path %req.duration' "req.sport=$PORT and req.side=server and req.duration > 100ms"
+for i in 1 2; do cu "http://127.0.0.1:$PORT/fast"; done
+cu "http://127.0.0.1:$PORT/slow"
+req_agent_stop
+srv_stop "$SRV_PY"
+expect "only the slow request is printed" [ "$(python3 -c '
+import json, sys
+print(",".join(json.loads(l)["req.path"] for l in open(sys.argv[1])))' "$OUT")" = /slow ]
+echo "    $((SECONDS - t0)) s"
+finish

@@ -23,6 +23,9 @@ struct req_mode {
 	uint64_t n_events, n_events_tick;	/* events seen, at the last tick */
 	uint32_t idle_ticks;		/* ticks with no event since */
 	uint8_t data_idx[PPM_EVENT_MAX];	/* exit events: their "data" param */
+	/* A record's process when it has left the thread table (it exited
+	 * before its last request was reported): what the record knows of it. */
+	struct thread_info gone;
 };
 
 static uint8_t param__find(const struct ppm_event_info *ei, const char *name)
@@ -59,6 +62,17 @@ static void on_record(void *arg, const struct req_record *r)
 	ev.thread = thread_table__find(m->threads, e->tid);
 	if (!ev.thread || ev.thread->pid != e->pid)
 		ev.thread = thread_table__find(m->threads, e->pid);
+	if (!ev.thread) {
+		memset(&m->gone, 0, sizeof(m->gone));
+		m->gone.tid = e->tid;
+		m->gone.pid = e->pid;
+		m->gone.ptid = m->gone.vtid = m->gone.vpid = -1;
+		m->gone.loginuid = UINT32_MAX;
+		memcpy(m->gone.comm, e->comm, sizeof(m->gone.comm));
+		m->gone.container = (struct container_info *)e->container;
+		m->gone.exited = true;
+		ev.thread = &m->gone;
+	}
 	ev.latency = r->duration;
 	m->emit(m->ctx, r, &ev);
 }
@@ -141,6 +155,7 @@ static void io__event(struct req_mode *m, const struct ievt *ev, uint16_t cat)
 			io.data_len = (uint32_t)io.len;
 	}
 	io.comm = ev->thread->comm;
+	io.container = ev->thread->container;
 	pair__io(m->pair, &io);
 }
 

@@ -190,6 +190,16 @@ struct inspector {
 	uint64_t cur_ts;
 	uint64_t last_purge_ts;
 	uint64_t last_full_purge_ts;
+	/* Forks in a pid namespace whose child's own event has not come yet: the
+	 * fds the child got, as the parent held them then (the parent may close
+	 * them before the child's event: a forking server closes the accepted
+	 * socket at once). Found by the parent's host tid and the child's id in
+	 * the namespace; the oldest is dropped when full. */
+	struct ns_fork {
+		int64_t parent, vtid;
+		struct fd_table *fds;
+	} ns_forks[16];
+	uint32_t ns_fork_next;
 };
 
 /* Finds TID, reading /proc/TID when unknown (at most once: an entry is made

@@ -70,6 +70,8 @@ void inspector__free(struct inspector *in)
 	if (in->threads)
 		inspector__flush(in);
 	thread_table__free(in->threads);
+	for (size_t i = 0; i < sizeof(in->ns_forks) / sizeof(in->ns_forks[0]); i++)
+		fd_table__unref(in->ns_forks[i].fds);
 	/* after the threads, which hold references to it */
 	container_table__free(in->containers);
 	procfs__free(in->proc);

@@ -168,6 +168,33 @@ static struct fd_table *clone__fds(struct inspector *in, struct thread_info *par
 	return t;
 }
 
+/* A fork in a pid namespace: the child's fds as the parent has them now. */
+static void ns_fork__keep(struct inspector *in, int64_t parent, int64_t vtid,
+			  const struct fd_table *fds)
+{
+	struct ns_fork *f = &in->ns_forks[in->ns_fork_next++ % NELEM(in->ns_forks)];
+
+	fd_table__unref(f->fds);
+	f->parent = parent;
+	f->vtid = vtid;
+	f->fds = fd_table__clone(fds);
+}
+
+/* The fds kept for the child VTID of PARENT, or NULL (the caller owns them). */
+static struct fd_table *ns_fork__take(struct inspector *in, int64_t parent, int64_t vtid)
+{
+	for (size_t i = 0; i < NELEM(in->ns_forks); i++) {
+		struct ns_fork *f = &in->ns_forks[i];
+		struct fd_table *t = f->fds;
+
+		if (t && f->parent == parent && f->vtid == vtid) {
+			f->fds = NULL;
+			return t;
+		}
+	}
+	return NULL;
+}
+
 /* Parent side (res = child tid): the child is made from the caller. */
 static void clone__parent(struct inspector *in, struct ievt *ev, const struct evt_params *x,
 			  const struct clone_layout *l, int64_t child)
@@ -189,14 +216,18 @@ static void clone__parent(struct inspector *in, struct ievt *ev, const struct ev
 	}
 	if (caller)
 		cgroups__update(in, caller, x, IDX(l->cgroups));
-	if (thread_table__find(in->threads, child))
-		return;		/* the child's own event came first */
 	/* A caller in a pid namespace of its own (a container) gets the child's
 	 * id in that namespace, not the host's: the child is made from its own
 	 * clone event (res 0, its host tid in the header), never from this one,
 	 * which would name some host thread with that number. */
-	if (cvtid >= 0 && (cvtid != ctid || cvpid != cpid))
+	if (cvtid >= 0 && (cvtid != ctid || cvpid != cpid)) {
+		if (caller && caller->fds &&
+		    !(flags & (PPM_CLONE_FLAGS_CLONE_THREAD | PPM_CLONE_FLAGS_CLONE_FILES)))
+			ns_fork__keep(in, ctid, child, caller->fds);
 		return;
+	}
+	if (thread_table__find(in->threads, child))
+		return;		/* the child's own event came first */
 	ti = inspector__new_thread(in, child);
 	if (!ti)
 		return;
@@ -258,7 +289,10 @@ static void clone__child(struct inspector *in, struct ievt *ev, const struct evt
 	clone__fill(ti, x, l, parent);
 	inspector__thread_container(in, ti, parent);
 	ti->start_ts = ev->ts;
-	ti->fds = clone__fds(in, parent, flags, ev->tid);
+	if (!(flags & (PPM_CLONE_FLAGS_CLONE_THREAD | PPM_CLONE_FLAGS_CLONE_FILES)))
+		ti->fds = ns_fork__take(in, ptid, ti->vtid);
+	if (!ti->fds)
+		ti->fds = clone__fds(in, parent, flags, ev->tid);
 	if (flags & PPM_CLONE_FLAGS_CLONE_THREAD)
 		thread_table__count_sibling(in->threads, ti);
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "container.h"
 #include "dns.h"
 #include "http.h"
 #include "mysql.h"
@@ -122,6 +123,10 @@ static struct pair_conn *conn__get(struct pairer *p, const struct req_io *io)
 			conn__set_side(p, c, REQ_SIDE_SERVER);
 	}
 	c->tid = io->tid;
+	if (io->container != c->ct) {
+		container_info__put(c->ct);
+		c->ct = io->container ? container_info__ref(io->container) : NULL;
+	}
 	if (io->comm) {
 		strncpy(c->comm, io->comm, sizeof(c->comm) - 1);
 		c->comm[sizeof(c->comm) - 1] = '\0';

@@ -44,6 +44,10 @@ struct req_io {
 	const uint8_t *data;	/* the first of them, as captured */
 	uint32_t data_len;	/* <= len: cut at the snaplen */
 	const char *comm;	/* the process name */
+	/* The process's container (NULL on the host or unknown): the pairing
+	 * keeps a reference while it follows the connection, so a record made
+	 * after the process exited still names it. */
+	struct container_info *container;
 };
 
 struct pair_opts {

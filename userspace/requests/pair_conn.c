@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "container.h"
 #include "hash.h"
 #include "pair_int.h"
 
@@ -126,6 +127,9 @@ void pair_conn__remove(struct pairer *p, struct pair_conn *c)
 	if (*pp)
 		*pp = c->next_key;
 	unlink_tuple(p, c);
+	container_info__put(c->ct);
+	container_info__put(c->peer_ct);
+	c->ct = c->peer_ct = NULL;
 	c->used = false;
 	c->next_free = p->free;
 	p->free = c;

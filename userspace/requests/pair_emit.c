@@ -2,6 +2,7 @@
  * connection, the other end named when its process is on this host too. */
 #include <string.h>
 
+#include "container.h"
 #include "pair_int.h"
 #include "state.h"
 
@@ -11,7 +12,7 @@
 
 /* The local end's process and container, from the thread table when given. */
 static void end__local(struct pairer *p, struct req_end *e, int64_t pid, int64_t tid,
-		       const char *comm)
+		       const char *comm, const struct container_info *ct)
 {
 	struct thread_info *ti = NULL;
 
@@ -24,7 +25,8 @@ static void end__local(struct pairer *p, struct req_end *e, int64_t pid, int64_t
 		if (!ti || ti->pid != pid)
 			ti = thread_table__find(p->o.threads, pid);
 	}
-	e->container = ti ? ti->container : NULL;
+	/* as it was at the connection's last I/O: the process may be gone */
+	e->container = ct ? ct : ti ? ti->container : NULL;
 }
 
 /* Removes Q from C's queue: the oldest, or (UDP, answered out of order) one
@@ -129,12 +131,12 @@ void pair_emit__req(struct pairer *p, struct pair_conn *c, struct pair_req *q, b
 	}
 	local = c->side == REQ_SIDE_SERVER ? &r.server : &r.client;
 	other = c->side == REQ_SIDE_SERVER ? &r.client : &r.server;
-	end__local(p, local, c->pid, c->tid, c->comm);
+	end__local(p, local, c->pid, c->tid, c->comm, c->ct);
 	peer = pair_conn__by_tuple(p, r.client.ip, r.client.port, r.server.ip, r.server.port,
 				   c->l4proto, c->side == REQ_SIDE_SERVER ? REQ_SIDE_CLIENT :
 				   REQ_SIDE_SERVER, c);
 	if (peer) {
-		end__local(p, other, peer->pid, peer->tid, peer->comm);
+		end__local(p, other, peer->pid, peer->tid, peer->comm, peer->ct);
 		r.both_sides = true;
 		/* the server may close before its client reads the last byte */
 		if (c->side == REQ_SIDE_SERVER && !udp) {
@@ -142,9 +144,13 @@ void pair_emit__req(struct pairer *p, struct pair_conn *c, struct pair_req *q, b
 			peer->peer_pid = c->pid;
 			peer->peer_tid = c->tid;
 			memcpy(peer->peer_comm, c->comm, sizeof(peer->peer_comm));
+			if (peer->peer_ct != c->ct) {
+				container_info__put(peer->peer_ct);
+				peer->peer_ct = c->ct ? container_info__ref(c->ct) : NULL;
+			}
 		}
 	} else if (c->peer_known) {
-		end__local(p, other, c->peer_pid, c->peer_tid, c->peer_comm);
+		end__local(p, other, c->peer_pid, c->peer_tid, c->peer_comm, c->peer_ct);
 		r.both_sides = true;
 	}
 	if (!udp && !timed_out)

@@ -59,11 +59,13 @@ struct pair_conn {
 	/* the local end */
 	int64_t tid;
 	char comm[16];
+	struct container_info *ct;	/* a reference, or NULL */
 	/* A client's server seen on this host (its record found this one):
 	 * kept for this side's records when the server's end closes first. */
 	bool peer_known;
 	int64_t peer_pid, peer_tid;
 	char peer_comm[16];
+	struct container_info *peer_ct;	/* a reference, or NULL */
 	/* The other side's record of request PEER_SEQ (0: none yet): this
 	 * side's record of it is made to nest with it (pair_emit.c). */
 	uint32_t peer_seq;

@@ -38,8 +38,11 @@ void pair__free(struct pairer *p)
 {
 	if (!p)
 		return;
-	for (uint32_t i = 0; i < p->nalloc; i++)
+	for (uint32_t i = 0; i < p->nalloc; i++) {
+		if (p->all[i]->used)
+			pair_conn__remove(p, p->all[i]);	/* its references */
 		free(p->all[i]);
+	}
 	free(p->all);
 	free(p->by_key);
 	free(p->by_tuple);

@@ -100,6 +100,10 @@ static void test_clone_in_pid_namespace(void)
 	CHECK(t_clone(t, PPME_SYSCALL_FORK_20_X, 18882, 7, "httpd", "", 0, 18882, 18882, 18800,
 		      "/", "httpd", 0, 0, 1, 1) == 0);
 	CHECK(!find(t, 7));
+	/* the parent closes the accepted socket before its child's event */
+	CHECK(t_emit(t, PPME_SYSCALL_CLOSE_E, 18882, "q", (int64_t)4) == 0);
+	CHECK(t_emit(t, PPME_SYSCALL_CLOSE_X, 18882, "q", (int64_t)0) == 0);
+	CHECK(!fd_table__find(p->fds, 4));
 	/* the child's side: host tid 18890, 6 in the namespace */
 	CHECK(t_clone(t, PPME_SYSCALL_FORK_20_X, 18890, 0, "httpd", "", 0, 18890, 18890, 18882,
 		      "/", "httpd", 0, 0, 6, 6) == 0);

@@ -316,8 +316,8 @@ const struct field_info field_table[] = {
 	F("req.status", F_REQ_STATUS, FT_INT64, FARG_NONE, FF_EXTENSION, C_REQ,
 	  "HTTP status, DNS rcode, MySQL error number; absent when there is none."),
 	F("req.error", F_REQ_ERROR, FT_BOOL, FARG_NONE, FF_EXTENSION, C_REQ,
-	  "the response says the request failed (HTTP 5xx, DNS rcode other than NOERROR "
-	  "and NXDOMAIN, Redis error reply, MySQL ERR, PostgreSQL ErrorResponse)."),
+	  "the response says the request failed (HTTP 5xx, a DNS rcode other than "
+	  "NOERROR, Redis error reply, MySQL ERR, PostgreSQL ErrorResponse)."),
 	F("req.code", F_REQ_CODE, FT_STRING, FARG_NONE, FF_EXTENSION, C_REQ,
 	  "PostgreSQL SQLSTATE, MySQL SQL state, Redis error word."),
 	F("req.duration", F_REQ_DURATION, FT_UINT64, FARG_NONE, FF_EXTENSION | FF_DURATION, C_REQ,

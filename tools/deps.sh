@@ -28,6 +28,18 @@ install_missing() {
 }
 
 install_missing "${pkgs[@]}"
+# The real servers and clients the request-mode tests (tests/e2e/test_req_*)
+# talk to, installed here rather than inside the tests' time bounds; their
+# services are not started (policy-rc.d): each test starts its own on a port
+# of its own.
+servers=(nginx-light apache2-utils curl redis-server redis-tools dnsmasq-base bind9-dnsutils
+	 mariadb-server mariadb-client postgresql postgresql-contrib graphviz busybox-static runc)
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+	printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+	chmod 755 /usr/sbin/policy-rc.d
+	trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+fi
+install_missing "${servers[@]}"
 # tools/fuzz.sh: libFuzzer and the sanitizers' runtimes are in the runtime
 # package of clang's own version (libclang_rt.fuzzer-x86_64.a).
 install_missing "libclang-rt-$(clang -dumpversion | cut -d. -f1)-dev"

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 
 #include "container.h"
 #include "kfilter.h"
@@ -379,6 +380,28 @@ static int kf__plan_threads(struct agent_kf *k, const struct filter *flt,
 	return 0;
 }
 
+/* Request mode: the calls whose fds are never sockets leave the set. Their
+ * fds stay unknown to the fd table; a socket later given the same number
+ * replaces the entry, so only sockets' entries matter and they stay right.
+ * Returns how many were dropped. */
+static int kf__drop_file_fds(uint8_t sc[SYSCALL_TABLE_SIZE])
+{
+	static const int nr[] = {
+		SYS_open, SYS_openat, SYS_openat2, SYS_creat, SYS_open_by_handle_at,
+		SYS_pipe, SYS_pipe2, SYS_eventfd, SYS_eventfd2, SYS_signalfd, SYS_signalfd4,
+		SYS_timerfd_create, SYS_inotify_init, SYS_inotify_init1, SYS_epoll_create,
+		SYS_epoll_create1, SYS_memfd_create, SYS_userfaultfd,
+	};
+	int n = 0;
+
+	for (size_t i = 0; i < sizeof(nr) / sizeof(nr[0]); i++)
+		if (nr[i] >= 0 && nr[i] < SYSCALL_TABLE_SIZE && sc[nr[i]]) {
+			sc[nr[i]] = 0;
+			n++;
+		}
+	return n;
+}
+
 struct agent_kf *agent_kf__plan(const struct filter *flt, const struct agent_kf_opts *o)
 {
 	struct agent_kf *k = calloc(1, sizeof(*k));
@@ -400,6 +423,8 @@ struct agent_kf *agent_kf__plan(const struct filter *flt, const struct agent_kf_
 		errno = -n;
 		return NULL;
 	}
+	if (o->requests)
+		n -= kf__drop_file_fds(k->sc);
 	k->all = n == SYSCALL_TABLE_SIZE;
 	memcpy(k->sc_alone, k->sc, sizeof(k->sc));
 	/* a per-thread part that cannot be planned leaves the syscalls alone */

@@ -16,6 +16,10 @@ struct agent_kf_opts {
 	bool off;		/* --no-kernel-filter */
 	bool syscalls_only;	/* -w: every process's state goes into the file */
 	const char *host_root;	/* for the cgroup v2 hierarchy */
+	/* --requests: the calls that only make fds of files, pipes and the like
+	 * are not loaded (only sockets' fds matter, and a server that opens a
+	 * file per request would pay a frame for each) */
+	bool requests;
 };
 
 /* Before the driver loads: what filter FLT (NULL: everything) needs of it, the

@@ -537,7 +537,8 @@ static int agent__start(struct agent *a)
 {
 	struct agent_kf_opts ko = { .off = a->o.no_kernel_filter,
 				    .syscalls_only = a->o.write_file != NULL,
-				    .host_root = getenv("HOST_ROOT") };
+				    .host_root = getenv("HOST_ROOT"),
+				    .requests = a->o.requests };
 	struct capture_live_opts lo = {
 		.ring_pages = a->o.ring_pages,
 		.snaplen = a->o.snaplen,

@@ -145,7 +145,8 @@ int prom__family(struct prom_buf *b, const char *name, const char *type, const c
 	size_t len = b->len;
 
 	if (!valid_name(name, true) || !type ||
-	    (strcmp(type, "counter") && strcmp(type, "gauge") && strcmp(type, "untyped")))
+	    (strcmp(type, "counter") && strcmp(type, "gauge") && strcmp(type, "untyped") &&
+	     strcmp(type, "histogram")))
 		return -EINVAL;
 	if (help && (add(b, "# HELP ") || add(b, name) || add(b, " ") ||
 		     add_escaped(b, help, ESC_HELP) || add(b, "\n")))

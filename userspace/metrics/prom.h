@@ -23,7 +23,8 @@ void prom_buf__reset(struct prom_buf *b);
 void prom_buf__free(struct prom_buf *b);
 
 /* Appends "# HELP NAME HELP" (skipped when HELP is NULL) and "# TYPE NAME TYPE".
- * TYPE is "counter", "gauge" or "untyped".
+ * TYPE is "counter", "gauge", "untyped" or "histogram" (whose samples the
+ * caller writes as NAME_bucket{le=...}, NAME_sum and NAME_count).
  *
  * All prom__ functions: NAME must match [a-zA-Z_:][a-zA-Z0-9_:]*; text that is not
  * UTF-8 has its bad bytes replaced by U+FFFD (Prometheus refuses the whole

@@ -8,27 +8,6 @@
 #include "prom.h"
 #include "topo_int.h"
 
-/* prom__family knows counter, gauge and untyped only: the histogram's two
- * header lines are appended here, in prom_buf's terms (NUL after LEN). */
-static int histogram_family(struct prom_buf *b, const char *name, const char *help)
-{
-	size_t n = strlen(name), need = 2 * n + strlen(help) + 40, cap = b->cap ? b->cap : 4096;
-	char *p;
-
-	if (b->len + need >= b->cap) {
-		while (cap <= b->len + need)
-			cap *= 2;
-		p = realloc(b->buf, cap);
-		if (!p)
-			return -ENOMEM;
-		b->buf = p;
-		b->cap = cap;
-	}
-	b->len += (size_t)snprintf(b->buf + b->len, b->cap - b->len,
-				   "# HELP %s %s\n# TYPE %s histogram\n", name, help, name);
-	return 0;
-}
-
 /* The labels of one sample: up to 18 pairs and the NULL end. */
 struct labels {
 	const char *v[40];
@@ -202,7 +181,7 @@ int topo__prom(const struct topo *t, struct prom_buf *b)
 			name = fm.name;
 		fm.name = name;
 		if (families[i].name)
-			err = fm.hist ? histogram_family(b, fm.name, fm.help) :
+			err = fm.hist ? prom__family(b, fm.name, "histogram", fm.help) :
 				prom__family(b, fm.name, "counter", fm.help);
 		if (!err)
 			err = family__samples(t, b, &fm);

@@ -30,12 +30,15 @@ static void test_family(void)
 	CHECK_INT(prom__family(&b, "x", "untyped", NULL), 0);
 	CHECK_STR(b.buf, "# TYPE x untyped\n");
 	prom_buf__reset(&b);
+	CHECK_INT(prom__family(&b, "x_seconds", "histogram", "h"), 0);
+	CHECK_STR(b.buf, "# HELP x_seconds h\n# TYPE x_seconds histogram\n");
+	prom_buf__reset(&b);
 	/* bad names and types leave the buffer alone */
 	CHECK_INT(prom__family(&b, "1x", "gauge", "h"), -EINVAL);
 	CHECK_INT(prom__family(&b, "a-b", "gauge", "h"), -EINVAL);
 	CHECK_INT(prom__family(&b, "", "gauge", "h"), -EINVAL);
 	CHECK_INT(prom__family(&b, NULL, "gauge", "h"), -EINVAL);
-	CHECK_INT(prom__family(&b, "x", "histogram", "h"), -EINVAL);
+	CHECK_INT(prom__family(&b, "x", "summary", "h"), -EINVAL);
 	CHECK_INT(prom__family(&b, "x", NULL, "h"), -EINVAL);
 	CHECK_INT(b.len, 0);
 	CHECK_STR(b.buf, "");

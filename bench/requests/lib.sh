@@ -1,4 +1,4 @@
-# lib.sh: what nginx.sh and redis.sh share: starting the agent and waiting until
+# lib.sh: what the scripts here share: starting the agent and waiting until
 # it captures, its CPU ticks, stopping it and reading its exit summary, the
 # metrics it serves, and the per-row table. Sourced, not run.
 

@@ -278,7 +278,7 @@ static void agent__on_request(void *ctx, const struct req_record *r, const struc
 	if (a->req_err || agent__n_reached(a))
 		return;
 	a->fctx.req = r;
-	if (!a->flt || filter__match(a->flt, ev, &a->fctx)) {
+	if (!ev || !a->flt || filter__match(a->flt, ev, &a->fctx)) {
 		a->tally.matched++;
 		if (a->topo && topo__add(a->topo, r))
 			a->tally.topo_errors++;
@@ -595,7 +595,9 @@ static int agent__start(struct agent *a)
 		}
 	}
 	if (a->o.requests) {
-		a->req = req_mode__new(a->in, a->o.request_timeout_ns, agent__on_request, a);
+		/* -q --metrics: records only counted, no event made of them */
+		a->req = req_mode__new(a->in, a->o.request_timeout_ns, !a->flt && !a->outs.n,
+				       agent__on_request, a);
 		if (!a->req) {
 			agent__say("cannot set up the request pairing: %s", strerror(errno));
 			return -errno;

@@ -20,6 +20,7 @@ struct req_mode {
 	uint64_t next_expire;
 	uint64_t last_ts;
 	uint64_t num;			/* records so far: their evt.num */
+	bool no_event;			/* records go out without an event */
 	uint64_t n_events, n_events_tick;	/* events seen, at the last tick */
 	uint32_t idle_ticks;		/* ticks with no event since */
 	uint8_t data_idx[PPM_EVENT_MAX];	/* exit events: their "data" param */
@@ -45,6 +46,10 @@ static void on_record(void *arg, const struct req_record *r)
 	struct ppm_evt_hdr h = { 0 };
 	struct ievt ev = { 0 };
 
+	if (m->no_event) {
+		m->emit(m->ctx, r, NULL);
+		return;
+	}
 	h.ts = r->ts_end ? r->ts_end : r->ts_start;
 	h.tid = (uint64_t)e->tid;
 	h.len = sizeof(h);
@@ -77,8 +82,8 @@ static void on_record(void *arg, const struct req_record *r)
 	m->emit(m->ctx, r, &ev);
 }
 
-struct req_mode *req_mode__new(struct inspector *in, uint64_t timeout_ns, req_mode_emit_fn *emit,
-			       void *ctx)
+struct req_mode *req_mode__new(struct inspector *in, uint64_t timeout_ns, bool no_event,
+			       req_mode_emit_fn *emit, void *ctx)
 {
 	struct req_mode *m = calloc(1, sizeof(*m));
 	struct pair_opts po = { .timeout_ns = timeout_ns };
@@ -88,6 +93,7 @@ struct req_mode *req_mode__new(struct inspector *in, uint64_t timeout_ns, req_mo
 	m->threads = inspector__threads(in);
 	m->emit = emit;
 	m->ctx = ctx;
+	m->no_event = no_event;
 	po.threads = m->threads;
 	m->pair = pair__new(&po, on_record, m);
 	if (!m->pair) {

@@ -94,7 +94,6 @@ struct req_mode *req_mode__new(struct inspector *in, uint64_t timeout_ns, bool n
 	m->emit = emit;
 	m->ctx = ctx;
 	m->no_event = no_event;
-	po.threads = m->threads;
 	m->pair = pair__new(&po, on_record, m);
 	if (!m->pair) {
 		free(m);

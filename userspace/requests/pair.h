@@ -12,8 +12,6 @@
 
 #include "req_record.h"
 
-struct thread_table;
-
 enum req_dir {
 	REQ_DIR_IN = 1,		/* the process received the bytes (read, recv*) */
 	REQ_DIR_OUT = 2,	/* it sent them (write, send*, sendfile) */
@@ -53,9 +51,6 @@ struct req_io {
 struct pair_opts {
 	uint32_t max_conns;	/* connections followed at once; 0: PAIR_MAX_CONNS */
 	uint64_t timeout_ns;	/* an unanswered request times out; 0: PAIR_TIMEOUT_NS */
-	/* Names the local ends' containers when records are handed out; NULL:
-	 * none (tests). */
-	struct thread_table *threads;
 };
 
 #define PAIR_MAX_CONNS 4096

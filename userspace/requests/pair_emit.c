@@ -4,29 +4,22 @@
 
 #include "container.h"
 #include "pair_int.h"
-#include "state.h"
 
 #ifndef IPPROTO_UDP
 #define IPPROTO_UDP 17
 #endif
 
-/* The local end's process and container, from the thread table when given. */
-static void end__local(struct pairer *p, struct req_end *e, int64_t pid, int64_t tid,
-		       const char *comm, const struct container_info *ct)
+/* A local end's process and container, as they were at the connection's
+ * last I/O (the process may be gone since; the connection holds a reference
+ * on the container). */
+static void end__local(struct req_end *e, int64_t pid, int64_t tid, const char *comm,
+		       const struct container_info *ct)
 {
-	struct thread_info *ti = NULL;
-
 	e->local = true;
 	e->pid = pid;
 	e->tid = tid;
 	memcpy(e->comm, comm, sizeof(e->comm));
-	if (p->o.threads) {
-		ti = thread_table__find(p->o.threads, tid);
-		if (!ti || ti->pid != pid)
-			ti = thread_table__find(p->o.threads, pid);
-	}
-	/* as it was at the connection's last I/O: the process may be gone */
-	e->container = ct ? ct : ti ? ti->container : NULL;
+	e->container = ct;
 }
 
 /* Removes Q from C's queue: the oldest, or (UDP, answered out of order) one
@@ -131,12 +124,12 @@ void pair_emit__req(struct pairer *p, struct pair_conn *c, struct pair_req *q, b
 	}
 	local = c->side == REQ_SIDE_SERVER ? &r.server : &r.client;
 	other = c->side == REQ_SIDE_SERVER ? &r.client : &r.server;
-	end__local(p, local, c->pid, c->tid, c->comm, c->ct);
+	end__local(local, c->pid, c->tid, c->comm, c->ct);
 	peer = pair_conn__by_tuple(p, r.client.ip, r.client.port, r.server.ip, r.server.port,
 				   c->l4proto, c->side == REQ_SIDE_SERVER ? REQ_SIDE_CLIENT :
 				   REQ_SIDE_SERVER, c);
 	if (peer) {
-		end__local(p, other, peer->pid, peer->tid, peer->comm, peer->ct);
+		end__local(other, peer->pid, peer->tid, peer->comm, peer->ct);
 		r.both_sides = true;
 		/* the server may close before its client reads the last byte */
 		if (c->side == REQ_SIDE_SERVER && !udp) {
@@ -150,7 +143,7 @@ void pair_emit__req(struct pairer *p, struct pair_conn *c, struct pair_req *q, b
 			}
 		}
 	} else if (c->peer_known) {
-		end__local(p, other, c->peer_pid, c->peer_tid, c->peer_comm, c->peer_ct);
+		end__local(other, c->peer_pid, c->peer_tid, c->peer_comm, c->peer_ct);
 		r.both_sides = true;
 	}
 	if (!udp && !timed_out)

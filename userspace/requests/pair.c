@@ -333,27 +333,25 @@ static void resp__pg_error(struct pair_req *q, const uint8_t *b, size_t n)
 	}
 }
 
-/* The response message now starting at B (AVAIL captured bytes) for Q. */
+/* The response message now starting at B (AVAIL captured bytes) for Q; R and
+ * H: what the parser made of them. */
 static void resp__begin(struct pair_conn *c, struct pair_req *q, const uint8_t *b, size_t avail,
-			uint64_t ts)
+			uint64_t ts, int r, const struct req_head *hp)
 {
-	struct req_head h;
-	int r = avail ? proto__parse(c->proto, false, b, avail, false, &h) : -ENOMSG;
-
 	if (!q->has_resp) {
 		q->has_resp = true;
 		q->ts_first_resp = ts;
 		if (!r) {
-			q->status = h.status;
-			q->error = h.error;
-			memcpy(q->code, h.code, sizeof(q->code));
+			q->status = hp->status;
+			q->error = hp->error;
+			memcpy(q->code, hp->code, sizeof(q->code));
 			if (c->proto == REQ_PROTO_PGSQL && !q->error)
 				resp__pg_error(q, b, avail);
 		}
 	}
-	if (!r && proto__walks(c->proto) && h.len_known && !q->head_resp &&
-	    !(c->proto == REQ_PROTO_HTTP && h.status >= 100 && h.status < 200)) {
-		q->resp_need = h.total_len ? h.total_len : PAIR_LEN_OPEN;
+	if (!r && proto__walks(c->proto) && hp->len_known && !q->head_resp &&
+	    !(c->proto == REQ_PROTO_HTTP && hp->status >= 100 && hp->status < 200)) {
+		q->resp_need = hp->total_len ? hp->total_len : PAIR_LEN_OPEN;
 	} else {
 		q->resp_need = PAIR_LEN_OPEN;
 		if (proto__walks(c->proto))
@@ -392,16 +390,16 @@ static void stream__response(struct pairer *p, struct pair_conn *c, const struct
 			break;
 		}
 		if (!c->resp_need) {
-			if (off < blen && proto__walks(c->proto) && c->detected) {
-				struct req_head h;
+			/* one parse per message: the carry's test and the response's head */
+			struct req_head h;
+			int r = off < blen ? proto__parse(c->proto, false, buf + off, blen - off,
+							  false, &h) : -ENOMSG;
 
-				if (proto__parse(c->proto, false, buf + off, blen - off, false, &h) ==
-					    -EAGAIN &&
-				    stream__carry(c, io->dir, buf + off, blen - off, len - done, ts))
-					break;
-			}
+			if (r == -EAGAIN && proto__walks(c->proto) && c->detected &&
+			    stream__carry(c, io->dir, buf + off, blen - off, len - done, ts))
+				break;
 			resp__begin(c, q, off < blen ? buf + off : NULL, off < blen ? blen - off : 0,
-				    ts);
+				    ts, r, &h);
 			c->resp_need = q->resp_need;
 		}
 		{

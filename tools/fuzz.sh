@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of tests/fuzz (clang, ASan, UBSan) and runs each
-# from its seed corpus for FUZZ_SECS seconds (default 15), one at a time. Prints
+# from its seed corpus for FUZZ_SECS seconds (default 10), one at a time. Prints
 # one line per target and exits nonzero if any found a crash, a leak, a timeout
 # or ran out of memory; the line names the reproducer, kept under a scratch
 # directory. The tree's corpora are only read.
@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-${FUZZ_BUILD:-build-fuzz}}
-secs=${FUZZ_SECS:-15}
+secs=${FUZZ_SECS:-10}
 targets=(${FUZZ_TARGETS:-cgroup runtime_json url capfile format requests pair})
 
 if [ ! -f "$dir/build.ninja" ]; then

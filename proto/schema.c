@@ -112,6 +112,15 @@ int schema__param_int(uint8_t type, const uint8_t *val, uint16_t len, int64_t *o
 	}
 }
 
+uint8_t schema__param_index(const struct ppm_event_info *ei, const char *name, uint8_t type)
+{
+	for (uint32_t p = 0; p < ei->nparams && p < PPM_MAX_EVENT_PARAMS; p++)
+		if (ei->params[p].type == type && ei->params[p].name &&
+		    strcmp(ei->params[p].name, name) == 0)
+			return (uint8_t)p;
+	return 0xff;
+}
+
 const char *schema__ppm_sc_name(uint16_t sc)
 {
 	return sc < PPM_SC_MAX ? schema_ppm_sc[sc].name : NULL;

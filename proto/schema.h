@@ -154,6 +154,10 @@ static inline uint16_t schema__u16(const uint8_t *p)
  * says. Returns -EINVAL when the length does not fit the type. */
 int schema__param_int(uint8_t type, const uint8_t *val, uint16_t len, int64_t *out);
 
+/* The index of EI's param called NAME with type TYPE, or 0xff when it has
+ * none (tables of param positions by event code are built with it). */
+uint8_t schema__param_index(const struct ppm_event_info *ei, const char *name, uint8_t type);
+
 /* The name of a syscall for a generic event's PPM_SC ID, or NULL. */
 const char *schema__ppm_sc_name(uint16_t sc);
 

@@ -690,20 +690,10 @@ static int agent__finish(struct agent *a, bool started)
 
 	agent__stop_capture(a);
 	if (a->req) {
-		struct pair_counters pc;
-
+		/* what it still held goes out; the summary's counts include it */
 		req_mode__finish(a->req);
-		req_mode__counters(a->req, &pc);
+		req_mode__counters(a->req, &a->counters.pairing);
 		agent__write_map(a);
-		if (started)
-			agent__say("requests: %" PRIu64 " paired (%" PRIu64 " timed out, %" PRIu64
-				   " cut by a close), %" PRIu64 " open at the end; not followed: %"
-				   PRIu64 " connections (table full), %" PRIu64 " pipelined past %u, %"
-				   PRIu64 " past the snaplen; %" PRIu64 " responses without a request, %"
-				   PRIu64 " messages the protocol's parser refused", pc.n_requests,
-				   pc.n_timeouts, pc.n_aborted, pc.n_open_at_end, pc.n_conns_full,
-				   pc.n_pipeline_full, PAIR_PIPELINE, pc.n_uncaptured, pc.n_unmatched,
-				   pc.n_unparsed);
 	}
 	agent_kf__free(a->kf);
 	a->kf = NULL;

@@ -29,14 +29,6 @@ struct req_mode {
 	struct thread_info gone;
 };
 
-static uint8_t param__find(const struct ppm_event_info *ei, const char *name)
-{
-	for (uint32_t i = 0; i < ei->nparams && i < PPM_MAX_EVENT_PARAMS; i++)
-		if (!strcmp(ei->params[i].name, name))
-			return (uint8_t)i;
-	return 0xff;
-}
-
 /* A record as an event: a generic event named "request", at the response's
  * end, of the local end's thread. */
 static void on_record(void *arg, const struct req_record *r)
@@ -101,7 +93,8 @@ struct req_mode *req_mode__new(struct inspector *in, uint64_t timeout_ns, bool n
 		return NULL;
 	}
 	for (unsigned t = 0; t < PPM_EVENT_MAX; t++)
-		m->data_idx[t] = PPME_IS_EXIT(t) ? param__find(&schema_events[t], "data") : 0xff;
+		m->data_idx[t] = PPME_IS_EXIT(t) ? schema__param_index(&schema_events[t], "data",
+									PT_BYTEBUF) : 0xff;
 	return m;
 }
 

@@ -10,15 +10,6 @@
 static uint8_t data_idx[PPM_EVENT_MAX], oflags_idx[PPM_EVENT_MAX], omode_idx[PPM_EVENT_MAX];
 static pthread_once_t data_idx_once = PTHREAD_ONCE_INIT;
 
-static uint8_t param__find(const struct ppm_event_info *ei, const char *name, uint8_t type)
-{
-	for (uint32_t p = 0; p < ei->nparams && p < PPM_MAX_EVENT_PARAMS; p++)
-		if (ei->params[p].type == type && ei->params[p].name &&
-		    strcmp(ei->params[p].name, name) == 0)
-			return (uint8_t)p;
-	return 0xff;
-}
-
 /* sysdig looks at the open, openat (new exit; old enter, which holds the flags)
  * and openat2 events. */
 static bool event__is_open(unsigned t)
@@ -32,9 +23,10 @@ static void data_idx__init(void)
 	for (unsigned t = 0; t < PPM_EVENT_MAX; t++) {
 		const struct ppm_event_info *ei = &schema_events[t];
 
-		data_idx[t] = PPME_IS_EXIT(t) ? param__find(ei, "data", PT_BYTEBUF) : 0xff;
-		oflags_idx[t] = event__is_open(t) ? param__find(ei, "flags", PT_FLAGS32) : 0xff;
-		omode_idx[t] = event__is_open(t) ? param__find(ei, "mode", PT_UINT32) : 0xff;
+		data_idx[t] = PPME_IS_EXIT(t) ? schema__param_index(ei, "data", PT_BYTEBUF) : 0xff;
+		oflags_idx[t] = event__is_open(t) ? schema__param_index(ei, "flags", PT_FLAGS32)
+						  : 0xff;
+		omode_idx[t] = event__is_open(t) ? schema__param_index(ei, "mode", PT_UINT32) : 0xff;
 	}
 }
 

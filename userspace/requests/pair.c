@@ -294,14 +294,13 @@ static void stream__request(struct pairer *p, struct pair_conn *c, const struct 
 			break;
 		if (r && c->detected)
 			p->c.n_unparsed++;
-		q = req__begin(p, c, proto, ts, r ? NULL : &h);
+		/* (past PAIR_PIPELINE no request begins: the bytes go to the newest) */
+		req__begin(p, c, proto, ts, r ? NULL : &h);
 		ts = ts_read;
-		/* (past PAIR_PIPELINE the bytes go to the newest request) */
 		if (!r && proto__walks(proto) && h.len_known && h.total_len)
 			c->req_need = h.total_len;
 		else
 			c->req_need = PAIR_LEN_OPEN;
-		(void)q;
 	}
 }
 

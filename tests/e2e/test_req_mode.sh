@@ -110,7 +110,8 @@ PY
 # /dev/zero and /dev/null) under request mode for dd's events; the driver sends
 # the host's table-keeping calls (a few hundred here when idle, more while a
 # busy host accepts and closes many connections), never a frame per call.
-expect "the agent starts for dd" start_agent "$OUT" "$ERR" --requests -q 'proc.name=dd'
+expect "the agent starts for dd (with -s 512)" start_agent "$OUT" "$ERR" --requests -q -s 512 'proc.name=dd'
+expect "-s overrides request mode's 2048 bytes" grep -q 'leaves the kernel, 512 bytes of each buffer' "$ERR"
 timeout 60 dd if=/dev/zero of=/dev/null bs=64 count=1000000 2>/dev/null
 stop_agent
 n1=$(sed -nE 's/.*the driver sent ([0-9]+) events.*/\1/p' "$ERR" | tail -n 1)

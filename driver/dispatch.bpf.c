@@ -8,11 +8,13 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
 /* Common checks of both directions: capture on, not our own process, a wanted
  * syscall, a thread the kernel filter sends, in request mode an fd that is a
- * wanted socket (sock.bpf.h). EXIT and RET: the exit side and its
- * return value, REGS its pt_regs (kf__skip_fast). Returns the syscall's route or
+ * wanted socket (sock.bpf.h). EXIT and RET: the exit side and its return
+ * value, REGS its pt_regs (kf__skip_fast); BTF: REGS is typed (tp_btf), so the
+ * fd test reads the fd table by plain loads. Returns the syscall's route or
  * NULL, and the task's pid_tgid in *PID_TGID when it is wanted. */
 static __always_inline const struct syscall_route *route__wanted(long id, int exit, long ret,
-								 __u64 regs, __u64 *pid_tgid_out)
+								 __u64 regs, int btf,
+								 __u64 *pid_tgid_out)
 {
 	/* Cheapest test first: most excluded syscalls stop at the bitmap, an
 	 * excluded thread at its CPU's slot. */
@@ -22,13 +24,16 @@ static __always_inline const struct syscall_route *route__wanted(long id, int ex
 		return 0;
 	if (kf__skip_fast(id, exit, ret, regs))
 		return 0;
+	/* By plain loads the fd test costs less than the helper calls below;
+	 * by probe reads (raw_tp) it is the dearest check, so it goes last. */
+	if (btf && sock__skip(id, regs, 1))
+		return 0;
 	pid_tgid = bpf_get_current_pid_tgid();
 	if ((pid_tgid >> 32) == settings.own_tgid)
 		return 0;
 	if (!kf__wants(id, pid_tgid, exit, ret, regs))
 		return 0;
-	/* last: the only check that reads the task's fd table */
-	if (sock__skip(id, regs))
+	if (!btf && sock__skip(id, regs, 0))
 		return 0;
 	*pid_tgid_out = pid_tgid;
 	return &routes[id];
@@ -39,7 +44,7 @@ int sys_enter(struct bpf_raw_tracepoint_args *ctx)
 {
 	long id = (long)ctx->args[1];
 	__u64 pid_tgid;
-	const struct syscall_route *r = route__wanted(id, 0, 0, ctx->args[0], &pid_tgid);
+	const struct syscall_route *r = route__wanted(id, 0, 0, ctx->args[0], 0, &pid_tgid);
 	struct filler f;
 
 	if (!r)
@@ -89,7 +94,7 @@ int sys_exit(struct bpf_raw_tracepoint_args *ctx)
 	long id = regs->orig_ax;
 	__u64 pid_tgid;
 	const struct syscall_route *r = route__wanted(id, 1, (long)ctx->args[1], (__u64)regs,
-						      &pid_tgid);
+						      1, &pid_tgid);
 
 	if (!r)
 		return 0;
@@ -127,7 +132,7 @@ int sys_exit_eo(struct bpf_raw_tracepoint_args *ctx)
 	long id = regs->orig_ax;
 	long ret = (long)ctx->args[1];
 	__u64 pid_tgid;
-	const struct syscall_route *r = route__wanted(id, 1, ret, (__u64)regs, &pid_tgid);
+	const struct syscall_route *r = route__wanted(id, 1, ret, (__u64)regs, 1, &pid_tgid);
 	struct scratch *s;
 	struct filler f;
 

@@ -36,4 +36,40 @@ static __always_inline int fd__sock_family(long fd)
 	return BPF_CORE_READ(sock, sk, __sk_common.skc_family);
 }
 
+/* The same walk by plain loads, for typed (tp_btf) programs only: from the
+ * trusted task pointer the verifier turns each load into a fault-safe one, with
+ * no helper call. A pointer that BTF cannot type (an fd slot, private_data) is
+ * given its type again by bpf_rdonly_cast, which the kernel inlines. */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
+
+/* The kernel can cast to void (btf id 0: memory read at any offset, the fd
+ * slots here) from 6.17, which added this value. */
+enum bpf_features___fd { BPF_FEAT_RDONLY_CAST_TO_VOID___fd = 0 };
+
+static __always_inline struct file *fd__file_btf(long fd)
+{
+	struct fdtable *fdt = bpf_get_current_task_btf()->files->fdt;
+	struct file *f;
+
+	if (!fdt || fd < 0 || fd >= fdt->max_fds)
+		return NULL;
+	f = ((struct file **)bpf_rdonly_cast(fdt->fd, 0))[fd];
+	return f ? bpf_rdonly_cast(f, bpf_core_type_id_kernel(struct file)) : NULL;
+}
+
+static __always_inline int fd__sock_family_btf(long fd)
+{
+	struct file *f;
+	struct socket *sock;
+
+	/* an older kernel reads the fd slot with the helper: all of it then */
+	if (!bpf_core_enum_value_exists(enum bpf_features___fd, BPF_FEAT_RDONLY_CAST_TO_VOID___fd))
+		return fd__sock_family(fd);
+	f = fd__file_btf(fd);
+	if (!f || (f->f_inode->i_mode & FD_S_IFMT) != FD_S_IFSOCK)
+		return -1;
+	sock = bpf_rdonly_cast(f->private_data, bpf_core_type_id_kernel(struct socket));
+	return sock->sk->__sk_common.skc_family;
+}
+
 #endif

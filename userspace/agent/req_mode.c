@@ -78,7 +78,9 @@ struct req_mode *req_mode__new(struct inspector *in, uint64_t timeout_ns, bool n
 			       req_mode_emit_fn *emit, void *ctx)
 {
 	struct req_mode *m = calloc(1, sizeof(*m));
-	struct pair_opts po = { .timeout_ns = timeout_ns };
+	/* records that go nowhere but to the metrics and the map, which count
+	 * a request seen from both sides once, from the server's */
+	struct pair_opts po = { .timeout_ns = timeout_ns, .server_side_once = no_event };
 
 	if (!m)
 		return NULL;

@@ -28,8 +28,9 @@ struct req_mode;
 
 /* Records go to EMIT with the event they were made into (valid during the
  * call), or with NULL for EV when NO_EVENT is set (nothing filters or prints
- * records: metrics only), which saves the thread lookups. NULL and errno on
- * failure. */
+ * records: metrics only), which saves the thread lookups and walks a
+ * connection seen from both sides on its server's side only (the metrics
+ * count such a request from there). NULL and errno on failure. */
 typedef void req_mode_emit_fn(void *ctx, const struct req_record *r, const struct ievt *ev);
 struct req_mode *req_mode__new(struct inspector *in, uint64_t timeout_ns, bool no_event,
 			       req_mode_emit_fn *emit, void *ctx);

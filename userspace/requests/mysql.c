@@ -63,14 +63,18 @@ static int text_target(const uint8_t *t, size_t n, bool name, struct req_head *o
 	for (i = 0; i < n; i++) {
 		uint8_t c = t[i];
 
-		if (!c)
-			return name ? 0 : -ENOMSG;
+		if (!c) {
+			if (!name)
+				return -ENOMSG;
+			break;
+		}
 		if (i + 1 >= sizeof(out->target))
 			continue;
 		if (c == '\t' || c == '\r' || c == '\n')
 			c = ' ';
 		out->target[i] = c < 0x20 || c >= 0x7f ? '?' : (char)c;
 	}
+	out->target[i < sizeof(out->target) ? i : sizeof(out->target) - 1] = '\0';
 	return 0;
 }
 
@@ -150,6 +154,7 @@ static int parse_response(const uint8_t *p, size_t n, uint32_t plen, struct req_
 				if (!((p[i] >= '0' && p[i] <= '9') || (p[i] >= 'A' && p[i] <= 'Z')))
 					return -ENOMSG;
 			memcpy(out->code, p + 4, 5);
+			out->code[5] = '\0';
 		} else if (p[3] < 0x20 || p[3] >= 0x7f) {
 			return -ENOMSG;
 		}

@@ -153,8 +153,8 @@ static struct pair_req *req__begin(struct pairer *p, struct pair_conn *c, uint8_
 	q->seq = ++c->seq;
 	q->method[0] = q->target[0] = q->code[0] = '\0';
 	if (h && h->proto == proto) {
-		memcpy(q->method, h->method, sizeof(q->method));
-		memcpy(q->target, h->target, sizeof(q->target));
+		req_str__copy(q->method, sizeof(q->method), h->method);
+		req_str__copy(q->target, sizeof(q->target), h->target);
 		q->dns_id = h->id;
 		q->head_resp = proto == REQ_PROTO_HTTP && !strcmp(h->method, "HEAD");
 	}
@@ -323,7 +323,7 @@ static void resp__pg_error(struct pair_req *q, const uint8_t *b, size_t n)
 	while (off < n && pgsql__parse(b + off, n - off, false, &h) == 0) {
 		if (h.error) {
 			q->error = true;
-			memcpy(q->code, h.code, sizeof(q->code));
+			req_str__copy(q->code, sizeof(q->code), h.code);
 			return;
 		}
 		if (!h.len_known || !h.total_len)
@@ -343,7 +343,7 @@ static void resp__begin(struct pair_conn *c, struct pair_req *q, const uint8_t *
 		if (!r) {
 			q->status = hp->status;
 			q->error = hp->error;
-			memcpy(q->code, hp->code, sizeof(q->code));
+			req_str__copy(q->code, sizeof(q->code), hp->code);
 			if (c->proto == REQ_PROTO_PGSQL && !q->error)
 				resp__pg_error(q, b, avail);
 		}
@@ -503,6 +503,25 @@ static void conn__guess_side(struct pairer *p, struct pair_conn *c, const struct
 		conn__set_side(p, c, in ? REQ_SIDE_SERVER : REQ_SIDE_CLIENT);
 }
 
+/* server_side_once: whether client connection C goes quiet, its server's
+ * side being followed too. What it has in flight then is the server side's to
+ * report (the server reads every request the client wrote). */
+static bool conn__quiet(struct pairer *p, struct pair_conn *c)
+{
+	if (c->quiet)
+		return true;
+	if (!p->o.server_side_once || c->side != REQ_SIDE_CLIENT ||
+	    !pair_conn__by_tuple(p, c->cip, c->cport, c->sip, c->sport, IPPROTO_TCP,
+				 REQ_SIDE_SERVER, c))
+		return false;
+	c->quiet = true;
+	c->head = c->n = 0;
+	c->req_need = c->resp_need = 0;
+	c->carry_len = 0;
+	p->c.n_client_quiet++;
+	return true;
+}
+
 int pair__io(struct pairer *p, const struct req_io *io)
 {
 	struct pair_conn *c;
@@ -520,10 +539,12 @@ int pair__io(struct pairer *p, const struct req_io *io)
 		if (!c->side)
 			conn__guess_side(p, c, io);
 		flip = c->last_dir && c->last_dir != io->dir;
-		if (is_request_dir(c, io->dir))
-			stream__request(p, c, io, flip);
-		else
-			stream__response(p, c, io, flip);
+		if (!conn__quiet(p, c)) {
+			if (is_request_dir(c, io->dir))
+				stream__request(p, c, io, flip);
+			else
+				stream__response(p, c, io, flip);
+		}
 	}
 	c->last_dir = io->dir;
 	c->last_ts = io->ts;

@@ -51,6 +51,12 @@ struct req_io {
 struct pair_opts {
 	uint32_t max_conns;	/* connections followed at once; 0: PAIR_MAX_CONNS */
 	uint64_t timeout_ns;	/* an unanswered request times out; 0: PAIR_TIMEOUT_NS */
+	/* A TCP connection whose server side is followed on this host too is
+	 * walked on that side only: its client side gives no records (only
+	 * its process and container, for the server's records). For callers
+	 * that count each request once anyway (metrics, the map): half the
+	 * parsing on loopback. */
+	bool server_side_once;
 };
 
 #define PAIR_MAX_CONNS 4096
@@ -70,6 +76,7 @@ struct pair_counters {
 	uint64_t n_unparsed;	/* messages on a known protocol its parser refused */
 	uint64_t n_uncaptured;	/* pipelined messages past the snaplen: not counted */
 	uint64_t n_open_at_end;	/* requests still unanswered at pair__flush */
+	uint64_t n_client_quiet; /* client sides not walked (server_side_once) */
 };
 
 typedef void pair_emit_fn(void *ctx, const struct req_record *r);

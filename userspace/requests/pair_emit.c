@@ -1,5 +1,6 @@
 /* A request's record: its timing and results, and both ends of the
  * connection, the other end named when its process is on this host too. */
+#include <stddef.h>
 #include <string.h>
 
 #include "container.h"
@@ -78,6 +79,22 @@ static void times__nest(struct req_record *r, struct pair_conn *c, struct pair_c
 	}
 }
 
+/* The other side's connection of TCP connection C on this host, or NULL:
+ * the tuple lookup is made once per connection while it finds one (a
+ * recycled connection has a new id). */
+static struct pair_conn *conn__peer(struct pairer *p, struct pair_conn *c)
+{
+	struct pair_conn *peer = c->peer_conn;
+	uint8_t other = c->side == REQ_SIDE_SERVER ? REQ_SIDE_CLIENT : REQ_SIDE_SERVER;
+
+	if (peer && peer->used && peer->id == c->peer_conn_id)
+		return peer;
+	peer = pair_conn__by_tuple(p, c->cip, c->cport, c->sip, c->sport, c->l4proto, other, c);
+	c->peer_conn = peer;
+	c->peer_conn_id = peer ? peer->id : 0;
+	return peer;
+}
+
 void pair_emit__req(struct pairer *p, struct pair_conn *c, struct pair_req *q, bool timed_out,
 		    bool aborted, uint64_t timeout_end)
 {
@@ -86,7 +103,7 @@ void pair_emit__req(struct pairer *p, struct pair_conn *c, struct pair_req *q, b
 	struct pair_conn *peer;
 	bool udp = c->l4proto == IPPROTO_UDP;
 
-	memset(&r, 0, sizeof(r));
+	memset(&r, 0, offsetof(struct req_record, method));
 	r.proto = q->proto;
 	r.side = c->side;
 	r.family = c->family;
@@ -103,9 +120,9 @@ void pair_emit__req(struct pairer *p, struct pair_conn *c, struct pair_req *q, b
 	r.ts_end = timed_out ? timeout_end : q->has_resp ? q->ts_last_resp : q->ts_start;
 	r.req_bytes = q->req_bytes;
 	r.resp_bytes = q->resp_bytes;
-	memcpy(r.method, q->method, sizeof(r.method));
-	memcpy(r.target, q->target, sizeof(r.target));
-	memcpy(r.code, q->code, sizeof(r.code));
+	req_str__copy(r.method, sizeof(r.method), q->method);
+	req_str__copy(r.target, sizeof(r.target), q->target);
+	req_str__copy(r.code, sizeof(r.code), q->code);
 	if (udp) {
 		/* each datagram's peer; this end's address as the fd table has it */
 		const uint8_t *lip = c->tsport ? c->tsip : c->tdip;
@@ -125,9 +142,10 @@ void pair_emit__req(struct pairer *p, struct pair_conn *c, struct pair_req *q, b
 	local = c->side == REQ_SIDE_SERVER ? &r.server : &r.client;
 	other = c->side == REQ_SIDE_SERVER ? &r.client : &r.server;
 	end__local(local, c->pid, c->tid, c->comm, c->ct);
-	peer = pair_conn__by_tuple(p, r.client.ip, r.client.port, r.server.ip, r.server.port,
-				   c->l4proto, c->side == REQ_SIDE_SERVER ? REQ_SIDE_CLIENT :
-				   REQ_SIDE_SERVER, c);
+	peer = udp ? pair_conn__by_tuple(p, r.client.ip, r.client.port, r.server.ip,
+					 r.server.port, c->l4proto, c->side == REQ_SIDE_SERVER ?
+					 REQ_SIDE_CLIENT : REQ_SIDE_SERVER, c)
+		   : conn__peer(p, c);
 	if (peer) {
 		end__local(other, peer->pid, peer->tid, peer->comm, peer->ct);
 		r.both_sides = true;

@@ -70,6 +70,13 @@ struct pair_conn {
 	 * side's record of it is made to nest with it (pair_emit.c). */
 	uint32_t peer_seq;
 	uint64_t peer_start, peer_end;
+	/* TCP: the other side's connection on this host, last found by tuple,
+	 * valid while it is used under id PEER_CONN_ID (pair_emit.c) */
+	struct pair_conn *peer_conn;
+	uint64_t peer_conn_id;
+	/* server_side_once: the server's side of this client connection is
+	 * followed, so this one is not walked */
+	bool quiet;
 	/* what it is */
 	uint8_t side;		/* enum req_side, 0 until known */
 	uint8_t proto;		/* enum req_proto once detected */

@@ -136,6 +136,7 @@ static int fields(const uint8_t *b, size_t n, size_t blen, struct req_head *out)
 				if (!((b[i] >= '0' && b[i] <= '9') || (b[i] >= 'A' && b[i] <= 'Z')))
 					return -ENOMSG;
 			memcpy(out->code, b + off + 1, 5);
+			out->code[5] = '\0';
 		}
 		off = (size_t)e + 1;
 	}

@@ -1,12 +1,16 @@
 /* The parsers' common result (req_head.h). */
+#include <stddef.h>
 #include <string.h>
 
 #include "req_head.h"
 
+/* Per message parsed, so the strings are only emptied: every parser writes
+ * them NUL-terminated (req_head.h), never relying on zeroed bytes. */
 void req_head__clear(struct req_head *h)
 {
-	memset(h, 0, sizeof(*h));
+	memset(h, 0, offsetof(struct req_head, method));
 	h->status = -1;
+	h->method[0] = h->target[0] = h->code[0] = '\0';
 }
 
 const char *req_proto__name(enum req_proto p)
@@ -18,4 +22,12 @@ const char *req_proto__name(enum req_proto p)
 	};
 
 	return (unsigned)p < REQ_PROTO_MAX ? names[p] : "unknown";
+}
+
+void req_str__copy(char *dst, size_t size, const char *src)
+{
+	size_t n = strnlen(src, size - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
 }

@@ -45,8 +45,15 @@ struct req_head {
  *      LEN bytes go (strings NUL-terminated and cut to their size).
  *   -ENOMSG: BUF cannot start a message of this protocol.
  *   -EAGAIN: too few bytes to tell (the caller may retry with more).
- * OUT is cleared first (status -1) whatever the result. */
+ * OUT is cleared first (status -1, strings empty) whatever the result; the
+ * bytes past a string's NUL are left as they were, so a parser terminates
+ * every string it writes. */
 void req_head__clear(struct req_head *h);
 const char *req_proto__name(enum req_proto p);
+
+/* Copies the string SRC into DST of SIZE bytes, cut to fit: the bytes past
+ * its NUL are not copied (records are built per request, from short strings
+ * in long arrays). */
+void req_str__copy(char *dst, size_t size, const char *src);
 
 #endif

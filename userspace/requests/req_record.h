@@ -53,10 +53,12 @@ struct req_record {
 	uint64_t ttfb;		/* ts_first_resp - ts_start; 0 with no response */
 	uint64_t req_bytes;	/* bytes of the request (client to server) */
 	uint64_t resp_bytes;	/* bytes of the response */
+	struct req_end client, server;
+	/* last: a record is built per request, and only the strings' used
+	 * bytes are written (the rest past each NUL is undefined) */
 	char method[REQ_METHOD_MAX];	/* HTTP method, Redis command, DNS type, SQL command */
 	char target[REQ_TARGET_MAX];	/* HTTP path without query, DNS name, key, SQL head */
 	char code[REQ_CODE_MAX];	/* SQLSTATE, MySQL SQL state, Redis error word */
-	struct req_end client, server;
 };
 
 #endif

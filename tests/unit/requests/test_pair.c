@@ -458,6 +458,57 @@ static void test_pipeline_full(void)
 	pair__free(p);
 }
 
+/* server_side_once (metrics only): a connection seen from both sides is
+ * walked on its server's side only; a client whose server is elsewhere is
+ * still walked. */
+static void test_server_side_once(void)
+{
+	struct pair_opts o = { .timeout_ns = 10000000000ull, .server_side_once = true };
+	struct req_io s = tcp(100, 5, true, 40000, 80), c = tcp(300, 3, false, 40000, 80);
+	struct req_io far = tcp(300, 4, false, 40001, 443);
+	struct pair_counters k;
+	struct pairer *p;
+
+	nrec = 0;
+	p = pair__new(&o, on_rec, NULL);
+	/* two requests written before the server's side is first seen */
+	OUT(p, c, 900, "GET /a HTTP/1.1\r\n\r\nGET /b HTTP/1.1\r\n\r\n");
+	IN(p, s, 1000, "GET /a HTTP/1.1\r\n\r\nGET /b HTTP/1.1\r\n\r\n");
+	OUT(p, s, 1500, http_ok);
+	OUT(p, s, 1600, http_404);
+	IN(p, c, 1700, http_ok);
+	IN(p, c, 1800, http_404);
+	CHECK_INT(nrec, 2);
+	for (int i = 0; i < 2; i++) {
+		CHECK_INT(recs[i].side, REQ_SIDE_SERVER);
+		CHECK(recs[i].both_sides);
+		CHECK_INT(recs[i].client.pid, 300);
+		CHECK_STR(recs[i].client.comm, "cli");
+		CHECK_INT(recs[i].server.pid, 100);
+	}
+	CHECK_STR(recs[0].target, "/a");
+	CHECK_INT(recs[1].status, 404);
+	/* a client of a server this host does not see: its own records */
+	OUT(p, far, 2000, "GET /far HTTP/1.1\r\n\r\n");
+	IN(p, far, 2300, http_ok);
+	CHECK_INT(nrec, 3);
+	CHECK_INT(recs[2].side, REQ_SIDE_CLIENT);
+	CHECK(!recs[2].both_sides);
+	CHECK_STR(recs[2].target, "/far");
+	CHECK_INT(recs[2].duration, 300);
+	/* closing the quiet client reports nothing (it holds no request) */
+	pair__close(p, &c);
+	pair__close(p, &s);
+	pair__flush(p);
+	CHECK_INT(nrec, 3);
+	pair__counters(p, &k);
+	CHECK_INT(k.n_client_quiet, 1);
+	CHECK_INT(k.n_requests, 3);
+	CHECK_INT(k.n_aborted, 0);
+	CHECK_INT(k.n_unmatched, 0);
+	pair__free(p);
+}
+
 int main(void)
 {
 	test_keepalive();
@@ -471,5 +522,6 @@ int main(void)
 	test_unknown_and_full();
 	test_pipeline_full();
 	test_dup_fds();
+	test_server_side_once();
 	return t_report();
 }

@@ -3,6 +3,7 @@
 #ifndef TOPOLOGY_TOPO_INT_H
 #define TOPOLOGY_TOPO_INT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "req_head.h"
@@ -29,6 +30,8 @@ enum topo_class {
 };
 
 struct req_record;
+struct req_end;
+struct container_info;
 
 uint8_t topo_class__of(const struct req_record *r);
 const char *topo_class__name(uint8_t cls);
@@ -92,14 +95,40 @@ struct topo_edge {
 	struct topo_stats s;
 };
 
+/* What names one end of a record (topo_cache.c); zero-filled, so two keys
+ * compare with memcmp. */
+struct topo_end_key {
+	const struct container_info *ct;	/* a local end in a container */
+	uint8_t kind, family;			/* enum topo_kind, PPM_AF_* */
+	uint8_t ct_attempts, ct_lookup;		/* CT's lookups so far, their result */
+	uint16_t port;				/* a remote server's */
+	uint8_t ip[16];				/* a remote end's */
+	char comm[16];				/* a local process on the host */
+};
+
+#define TOPO_CACHE_SLOTS 256	/* a power of two */
+
+struct topo_cache_slot;
+
 struct topo {
 	struct topo_limits lim;
+	struct topo_cache_slot *cache;		/* TOPO_CACHE_SLOTS */
 	uint64_t seed;
 	struct topo_table entities, contents, series, edges;
 	struct topo_entity *other;		/* made up front: never fails */
 	uint32_t series_over, edges_over;	/* overflow entries, past the caps */
 	struct topo_counters c;
 };
+
+/* topo_stats.c: the entity named N, made if new; past the cap the "other"
+ * entity. 0 or -ENOMEM. */
+int topo_entity__get(struct topo *t, const struct topo_name *n, struct topo_entity **out);
+
+/* topo_cache.c: the entity of E (an end of a record of FAMILY; SERVER: the
+ * server's end) through the cache; 0 or -ENOMEM. */
+int topo_cache__entity(struct topo *t, const struct req_end *e, uint8_t family, bool server,
+		       struct topo_entity **out);
+int topo_cache__init(struct topo *t);	/* 0 or -ENOMEM */
 
 #define topo_foreach(type, var, table) \
 	for (type *var = (type *)(table)->head; var; var = (type *)var->node.next)

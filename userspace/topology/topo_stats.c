@@ -68,8 +68,7 @@ static uint64_t name__hash(const struct topo_name *n, uint64_t seed)
 	return h;
 }
 
-/* The entity named N, made if new; past the cap the "other" entity. */
-static int entity__get(struct topo *t, const struct topo_name *n, struct topo_entity **out)
+int topo_entity__get(struct topo *t, const struct topo_name *n, struct topo_entity **out)
 {
 	uint64_t h = name__hash(n, t->seed);
 	struct topo_node *p;
@@ -239,7 +238,6 @@ static bool record__counts(const struct req_record *r)
 
 int topo__add(struct topo *t, const struct req_record *r)
 {
-	struct topo_name cn, sn;
 	struct topo_entity *cli, *srv;
 	struct topo_content *content;
 	struct topo_series *s;
@@ -256,12 +254,10 @@ int topo__add(struct topo *t, const struct req_record *r)
 	/* the record's strings are bounded here, whatever the pairing wrote */
 	c = topo__content(r);
 	memcpy(text, c, strnlen(c, sizeof(text) - 1));
-	topo_name__from_end(&sn, &r->server, r->family, true);
-	topo_name__from_end(&cn, &r->client, r->family, false);
 	/* every node first, then the counts: a failure counts nothing */
-	err = entity__get(t, &sn, &srv);
+	err = topo_cache__entity(t, &r->server, r->family, true, &srv);
 	if (!err)
-		err = entity__get(t, &cn, &cli);
+		err = topo_cache__entity(t, &r->client, r->family, false, &cli);
 	if (!err)
 		err = content__get(t, srv, proto, text, &content);
 	if (!err)
@@ -302,7 +298,7 @@ struct topo *topo__new(const struct topo_limits *lim)
 	}
 	t->seed = hash__seed();
 	t->other = calloc(1, sizeof(*t->other));
-	if (!t->other ||
+	if (!t->other || topo_cache__init(t) ||
 	    table__init(&t->entities, t->lim.max_entities + 1) ||
 	    table__init(&t->contents, t->lim.max_series) ||
 	    table__init(&t->series, (uint32_t)(t->lim.max_series + over)) ||
@@ -327,6 +323,7 @@ void topo__free(struct topo *t)
 	table__free(&t->contents);
 	table__free(&t->series);
 	table__free(&t->edges);
+	free(t->cache);
 	free(t);
 }
 

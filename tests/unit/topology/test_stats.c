@@ -221,11 +221,60 @@ static void test_histogram(void)
 	topo__free(t);
 }
 
+/* The entity cache (topo_cache.c): a container whose lookup named it since
+ * is a new entity; another container at the same address is not taken for
+ * the first; each remote server port is an entity of its own. */
+static void test_entity_cache(void)
+{
+	struct topo *t = topo__new(NULL);
+	struct container_info ci = { .id = "0123456789ab", .lookup = CL_PENDING };
+	struct req_record r = rec__http("10.0.0.1", "10.0.0.2", 80, REQ_SIDE_SERVER, "/", 200, 10);
+	const struct topo_series *s;
+	struct topo_counters c;
+
+	rec__local(&r.server, "nginx", &ci);
+	CHECK_INT(topo__add(t, &r), 0);
+	CHECK_INT(topo__add(t, &r), 0);
+	topo__counters(t, &c);
+	CHECK_INT(c.n_entities, 3);	/* other, the container, the client's address */
+	/* its runtime's file read: now it has a pod */
+	ci.pod_name = "web-7d4b9c8f6b-x2x9z";
+	ci.pod_namespace = "shop";
+	ci.attempts = 1;
+	ci.lookup = CL_FOUND;
+	CHECK_INT(topo__add(t, &r), 0);
+	topo__counters(t, &c);
+	CHECK_INT(c.n_entities, 4);
+	s = (const struct topo_series *)t->series.head->next;
+	CHECK(s && s->s.count == 1);
+	CHECK_STR(s ? s->ent->name.pod : "", "web-7d4b9c8f6b-x2x9z");
+	/* the same entry's memory, another container (same lookups so far) */
+	snprintf(ci.id, sizeof(ci.id), "ba9876543210");
+	CHECK_INT(topo__add(t, &r), 0);
+	topo__counters(t, &c);
+	CHECK_INT(c.n_entities, 5);
+	s = (const struct topo_series *)s->node.next;
+	CHECK(s && s->s.count == 1);
+	CHECK_STR(s ? s->ent->name.container_id : "", "ba9876543210");
+	/* a remote server, two ports: two entities; its client on the host */
+	r = rec__http("10.0.0.1", "10.0.0.9", 80, REQ_SIDE_CLIENT, "/", 200, 10);
+	rec__local(&r.client, "curl", NULL);
+	CHECK_INT(topo__add(t, &r), 0);
+	r.server.port = 8080;
+	CHECK_INT(topo__add(t, &r), 0);
+	CHECK_INT(topo__add(t, &r), 0);
+	topo__counters(t, &c);
+	CHECK_INT(c.n_entities, 8);	/* + curl, 10.0.0.9:80, 10.0.0.9:8080 */
+	CHECK_INT(c.n_counted, 7);
+	topo__free(t);
+}
+
 int main(void)
 {
 	test_once();
 	test_classes();
 	test_caps();
 	test_histogram();
+	test_entity_cache();
 	return t_report();
 }

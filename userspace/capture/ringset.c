@@ -253,8 +253,11 @@ int ringset__next(struct ringset *s, struct capture_event *ev, int timeout_ms)
 				return -EAGAIN;
 		}
 		if (block_ns) {
-			/* Events are there but too new to be sure of their order. */
-			wait = block_ns < s->backoff_max ? block_ns : s->backoff_max;
+			/* Events are there but too new to be sure of their order:
+			 * no shorter than the shortest batch wait, so a busy
+			 * host costs at most one wakeup per backoff_min. */
+			wait = block_ns < s->backoff_min ? s->backoff_min : block_ns;
+			wait = wait < s->backoff_max ? wait : s->backoff_max;
 			poll = false;
 		} else {
 			/* Batch: a wait that brought little means a quiet system. */

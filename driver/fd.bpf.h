@@ -1,5 +1,6 @@
 /* The current task's open files, for fillers that describe an fd (device of an
- * opened file, addresses of a socket). */
+ * opened file, addresses of a socket) and request mode's socket test
+ * (sock.bpf.h), by probe reads or, in typed programs, by plain loads. */
 #ifndef FD_BPF_H
 #define FD_BPF_H
 

@@ -43,7 +43,51 @@ expect "the agent exits 0" [ $rc = 0 ] || tail -n 5 "$REQ_ERR"
 # One INFO after the agent stopped: it is not seen, and not in its own output.
 cli INFO all >"$SRV/info.txt"
 expect "INFO answered" grep -q '^# Commandstats' "$SRV/info.txt"
+
+# Metrics only (-q, no filter): a connection seen from both sides is walked on
+# its server's side only (pair_opts.server_side_once), and the metrics still
+# count every command Redis counts, pipelined or not.
+MPORT=$(free_port)
+expect "the agent starts in request mode for metrics only (-q --metrics)" \
+	start_agent "$TMP/q.out" "$TMP/q.err" --requests -q --metrics "127.0.0.1:$MPORT"
+qload() {
+	[ "$(cli CONFIG RESETSTAT)" = OK ] &&
+		timeout 30 redis-benchmark -p "$PORT" -n 3000 -c 4 -P 16 -t set,get -q >/dev/null &&
+		timeout 30 redis-benchmark -p "$PORT" -n 500 -c 2 -t incr -q >/dev/null
+}
+expect "redis-benchmark ran under -q --metrics" qload
+sleep 1.5	# the metrics text is rendered about once a second
+curl -s "http://127.0.0.1:$MPORT/metrics" >"$TMP/q.metrics"
+req_agent_stop; rc=$?
+expect "the metrics-only agent exits 0" [ $rc = 0 ] || tail -n 5 "$TMP/q.err"
+cli INFO commandstats >"$SRV/qinfo.txt"
 srv_stop "$REDIS_PID"
+req_check quiet "metrics only: agent_request_total at redis-server == Redis' calls; every client connection left to its server's side" \
+	"$TMP/q.metrics" "$TMP/q.err" "$SRV/qinfo.txt" <<'PY'
+import re, sys
+metrics, err, info = sys.argv[1:4]
+calls = 0
+for l in open(info):
+    m = re.match(r"cmdstat_([^:|]+)[^:]*:calls=(\d+),.*?(rejected_calls=(\d+))?", l.strip())
+    if m and m[1] != "info":
+        calls += int(m[2]) + int(m[4] or 0)
+got = 0
+for l in open(metrics):
+    if l.startswith("agent_request_total{") and 'process="redis-server"' in l:
+        got += float(l.split()[-1])
+line = [l for l in open(err) if "requests:" in l and "paired" in l]
+assert line, "no requests line in the exit summary"
+paired = int(re.search(r"requests: (\d+) paired", line[0])[1])
+quiet = int(re.search(r"(\d+) client connections left to their server's side", line[0])[1])
+print("Redis calls %d, agent_request_total at redis-server %d, paired records %d, client connections left to the server's side %d"
+      % (calls, got, paired, quiet))
+assert got == calls, "metrics count %d commands, Redis %d" % (got, calls)
+# 4 + 2 benchmark connections, and redis-cli's
+assert quiet >= 7, "only %d client connections were left to their server's side" % quiet
+# one record per command, not two (host-wide: other TCP may add a few)
+assert calls <= paired < calls + calls // 2, "paired %d records for %d commands" % (paired, calls)
+print("ok")
+PY
 
 req_check redis "server-side records per command == calls + rejected_calls; errors per command == failed + rejected; error codes == errorstats" \
 	"$REQ_OUT" "$REQ_ERR" "$SRV/info.txt" <<'PY'

@@ -31,17 +31,12 @@ struct req_mode {
 
 /* A record as an event: a generic event named "request", at the response's
  * end, of the local end's thread. */
-static void on_record(void *arg, const struct req_record *r)
+static void record__event(struct req_mode *m, const struct req_record *r)
 {
-	struct req_mode *m = arg;
 	const struct req_end *e = r->side == REQ_SIDE_SERVER ? &r->server : &r->client;
 	struct ppm_evt_hdr h = { 0 };
 	struct ievt ev = { 0 };
 
-	if (m->no_event) {
-		m->emit(m->ctx, r, NULL);
-		return;
-	}
 	h.ts = r->ts_end ? r->ts_end : r->ts_start;
 	h.tid = (uint64_t)e->tid;
 	h.len = sizeof(h);
@@ -72,6 +67,17 @@ static void on_record(void *arg, const struct req_record *r)
 	}
 	ev.latency = r->duration;
 	m->emit(m->ctx, r, &ev);
+}
+
+static void on_record(void *arg, const struct req_record *r)
+{
+	struct req_mode *m = arg;
+
+	/* before any event is built: the compiler would clear it first */
+	if (m->no_event)
+		m->emit(m->ctx, r, NULL);
+	else
+		record__event(m, r);
 }
 
 struct req_mode *req_mode__new(struct inspector *in, uint64_t timeout_ns, bool no_event,

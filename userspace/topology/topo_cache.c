@@ -20,7 +20,7 @@ struct topo_cache_slot {
 /* The key: only what topo_name__from_end reads for this kind of end. A
  * container's names change only with a lookup of its runtime files, which
  * counts an attempt; its entry's address may be reused by another container
- * once the first is gone, so a hit checks the id too (topo_cache__entity). */
+ * once the first is gone, so a hit checks the id too. */
 static void key__of(struct topo_end_key *k, const struct req_end *e, uint8_t family, bool server)
 {
 	memset(k, 0, sizeof(*k));
@@ -31,8 +31,7 @@ static void key__of(struct topo_end_key *k, const struct req_end *e, uint8_t fam
 		memcpy(k->ip, e->ip, sizeof(k->ip));
 	} else if (!e->container) {
 		k->kind = TOPO_KIND_HOST;
-		memcpy(k->comm, e->comm, sizeof(k->comm));
-		k->comm[sizeof(k->comm) - 1] = '\0';
+		memcpy(k->comm, e->comm, sizeof(k->comm) - 1);
 	} else {
 		k->kind = TOPO_KIND_CONTAINER;
 		k->ct = e->container;
@@ -41,21 +40,41 @@ static void key__of(struct topo_end_key *k, const struct req_end *e, uint8_t fam
 	}
 }
 
-/* One multiply over the fields the key's kind uses (the key is built from
- * byte stores just before: reading it back whole would stall). */
-static uint32_t key__slot(const struct topo_end_key *k, uint64_t seed)
+/* Whether slot S holds E's key. Per record, so it reads E's fields rather
+ * than a key built from byte stores just before (reading those back whole
+ * stalls the CPU). */
+static bool slot__holds(const struct topo_cache_slot *s, const struct req_end *e,
+			uint8_t family, bool server)
 {
-	uint64_t a = 0, b = 0, x = (uint64_t)k->kind << 56 | (uint64_t)k->family << 48 | k->port;
+	const struct topo_end_key *k = &s->k;
 
-	if (k->ct) {
-		a = (uintptr_t)k->ct;
-		b = (uint64_t)k->ct_attempts << 8 | k->ct_lookup;
-	} else if (k->kind == TOPO_KIND_HOST) {
-		memcpy(&a, k->comm, 8);
-		memcpy(&b, k->comm + 8, 8);
+	if (!s->ent || k->family != family)
+		return false;
+	if (!e->local)
+		return k->kind == TOPO_KIND_REMOTE && k->port == (server ? e->port : 0) &&
+		       !memcmp(k->ip, e->ip, sizeof(k->ip));
+	if (!e->container)
+		return k->kind == TOPO_KIND_HOST && !memcmp(k->comm, e->comm, sizeof(k->comm) - 1);
+	return k->ct == e->container && k->ct_attempts == e->container->attempts &&
+	       k->ct_lookup == e->container->lookup &&
+	       !strcmp(s->ent->name.container_id, e->container->id);
+}
+
+/* E's slot: one multiply over the words its key is made of. */
+static uint32_t end__slot(const struct req_end *e, uint8_t family, bool server, uint64_t seed)
+{
+	uint64_t a, b, x = (uint64_t)family << 48;
+
+	if (!e->local) {
+		memcpy(&a, e->ip, 8);
+		memcpy(&b, e->ip + 8, 8);
+		x |= server ? e->port : 0;
+	} else if (!e->container) {
+		memcpy(&a, e->comm, 8);
+		memcpy(&b, e->comm + 7, 8);	/* to byte 14: the key's last */
 	} else {
-		memcpy(&a, k->ip, 8);
-		memcpy(&b, k->ip + 8, 8);
+		a = (uintptr_t)e->container;
+		b = (uint64_t)e->container->attempts << 8 | e->container->lookup;
 	}
 	return (uint32_t)(hash__mix64(a ^ (b * 31) ^ x, seed) >> 32) & (TOPO_CACHE_SLOTS - 1);
 }
@@ -63,15 +82,11 @@ static uint32_t key__slot(const struct topo_end_key *k, uint64_t seed)
 int topo_cache__entity(struct topo *t, const struct req_end *e, uint8_t family, bool server,
 		       struct topo_entity **out)
 {
-	struct topo_end_key k;
-	struct topo_cache_slot *s;
+	struct topo_cache_slot *s = &t->cache[end__slot(e, family, server, t->seed)];
 	struct topo_name n;
 	int err;
 
-	key__of(&k, e, family, server);
-	s = &t->cache[key__slot(&k, t->seed)];
-	if (s->ent && !memcmp(&s->k, &k, sizeof(k)) &&
-	    (!k.ct || !strcmp(s->ent->name.container_id, e->container->id))) {
+	if (slot__holds(s, e, family, server)) {
 		*out = s->ent;
 		return 0;
 	}
@@ -79,7 +94,7 @@ int topo_cache__entity(struct topo *t, const struct req_end *e, uint8_t family, 
 	err = topo_entity__get(t, &n, out);
 	if (err)
 		return err;
-	s->k = k;
+	key__of(&s->k, e, family, server);
 	s->ent = *out;
 	return 0;
 }

@@ -242,8 +242,9 @@ int topo__add(struct topo *t, const struct req_record *r)
 	struct topo_content *content;
 	struct topo_series *s;
 	struct topo_edge *e;
-	char text[REQ_TARGET_MAX] = "";
-	const char *c;
+	char cut[REQ_TARGET_MAX];
+	const char *text;
+	size_t n;
 	uint8_t proto = r->proto < REQ_PROTO_MAX ? r->proto : REQ_PROTO_NONE;
 	uint8_t cls = topo_class__of(r);
 	int err;
@@ -251,9 +252,15 @@ int topo__add(struct topo *t, const struct req_record *r)
 	t->c.n_records++;
 	if (!record__counts(r))
 		return 0;
-	/* the record's strings are bounded here, whatever the pairing wrote */
-	c = topo__content(r);
-	memcpy(text, c, strnlen(c, sizeof(text) - 1));
+	/* the record's strings are bounded here, whatever the pairing wrote
+	 * (copied only when too long: this runs per record) */
+	text = topo__content(r);
+	n = strnlen(text, sizeof(cut) - 1);
+	if (text[n]) {
+		memcpy(cut, text, n);
+		cut[n] = '\0';
+		text = cut;
+	}
 	/* every node first, then the counts: a failure counts nothing */
 	err = topo_cache__entity(t, &r->server, r->family, true, &srv);
 	if (!err)

@@ -152,9 +152,10 @@ static struct pair_req *req__begin(struct pairer *p, struct pair_conn *c, uint8_
 	q->resp_need = 0;
 	q->seq = ++c->seq;
 	q->method[0] = q->target[0] = q->code[0] = '\0';
+	q->method_len = q->target_len = q->code_len = 0;
 	if (h && h->proto == proto) {
-		req_str__copy(q->method, sizeof(q->method), h->method);
-		req_str__copy(q->target, sizeof(q->target), h->target);
+		q->method_len = (uint16_t)req_str__copy(q->method, sizeof(q->method), h->method);
+		q->target_len = (uint16_t)req_str__copy(q->target, sizeof(q->target), h->target);
 		q->dns_id = h->id;
 		q->head_resp = proto == REQ_PROTO_HTTP && !strcmp(h->method, "HEAD");
 	}
@@ -323,7 +324,7 @@ static void resp__pg_error(struct pair_req *q, const uint8_t *b, size_t n)
 	while (off < n && pgsql__parse(b + off, n - off, false, &h) == 0) {
 		if (h.error) {
 			q->error = true;
-			req_str__copy(q->code, sizeof(q->code), h.code);
+			q->code_len = (uint16_t)req_str__copy(q->code, sizeof(q->code), h.code);
 			return;
 		}
 		if (!h.len_known || !h.total_len)
@@ -343,7 +344,7 @@ static void resp__begin(struct pair_conn *c, struct pair_req *q, const uint8_t *
 		if (!r) {
 			q->status = hp->status;
 			q->error = hp->error;
-			req_str__copy(q->code, sizeof(q->code), hp->code);
+			q->code_len = (uint16_t)req_str__copy(q->code, sizeof(q->code), hp->code);
 			if (c->proto == REQ_PROTO_PGSQL && !q->error)
 				resp__pg_error(q, b, avail);
 		}

@@ -95,6 +95,11 @@ static struct pair_conn *conn__peer(struct pairer *p, struct pair_conn *c)
 	return peer;
 }
 
+_Static_assert(sizeof(((struct req_record *)0)->target) == sizeof(((struct pair_req *)0)->target) &&
+		       sizeof(((struct req_record *)0)->method) == sizeof(((struct pair_req *)0)->method) &&
+		       sizeof(((struct req_record *)0)->code) == sizeof(((struct pair_req *)0)->code),
+	       "a request's strings fit its record's");
+
 void pair_emit__req(struct pairer *p, struct pair_conn *c, struct pair_req *q, bool timed_out,
 		    bool aborted, uint64_t timeout_end)
 {
@@ -120,9 +125,10 @@ void pair_emit__req(struct pairer *p, struct pair_conn *c, struct pair_req *q, b
 	r.ts_end = timed_out ? timeout_end : q->has_resp ? q->ts_last_resp : q->ts_start;
 	r.req_bytes = q->req_bytes;
 	r.resp_bytes = q->resp_bytes;
-	req_str__copy(r.method, sizeof(r.method), q->method);
-	req_str__copy(r.target, sizeof(r.target), q->target);
-	req_str__copy(r.code, sizeof(r.code), q->code);
+	/* same sizes as the record's: the lengths fit */
+	memcpy(r.method, q->method, q->method_len + 1u);
+	memcpy(r.target, q->target, q->target_len + 1u);
+	memcpy(r.code, q->code, q->code_len + 1u);
 	if (udp) {
 		/* each datagram's peer; this end's address as the fd table has it */
 		const uint8_t *lip = c->tsport ? c->tsip : c->tdip;

@@ -42,6 +42,8 @@ struct pair_req {
 	/* UDP: the datagram's peer (each request may come from another) */
 	uint8_t peer_ip[16];
 	uint16_t peer_port;
+	/* the strings' lengths, so a record copies them without a scan */
+	uint16_t method_len, target_len, code_len;
 	char method[REQ_METHOD_MAX];
 	char target[REQ_TARGET_MAX];
 	char code[REQ_CODE_MAX];

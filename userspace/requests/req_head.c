@@ -24,10 +24,11 @@ const char *req_proto__name(enum req_proto p)
 	return (unsigned)p < REQ_PROTO_MAX ? names[p] : "unknown";
 }
 
-void req_str__copy(char *dst, size_t size, const char *src)
+size_t req_str__copy(char *dst, size_t size, const char *src)
 {
 	size_t n = strnlen(src, size - 1);
 
 	memcpy(dst, src, n);
 	dst[n] = '\0';
+	return n;
 }

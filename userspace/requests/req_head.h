@@ -53,7 +53,7 @@ const char *req_proto__name(enum req_proto p);
 
 /* Copies the string SRC into DST of SIZE bytes, cut to fit: the bytes past
  * its NUL are not copied (records are built per request, from short strings
- * in long arrays). */
-void req_str__copy(char *dst, size_t size, const char *src);
+ * in long arrays). Returns the copy's length. */
+size_t req_str__copy(char *dst, size_t size, const char *src);
 
 #endif

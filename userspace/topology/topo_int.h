@@ -64,10 +64,18 @@ struct topo_table {
 	struct topo_node *head, **tail;
 };
 
+struct topo_content;
+struct topo_series;
+struct topo_edge;
+
 struct topo_entity {
 	struct topo_node node;
 	uint32_t id;				/* insertion order, from 0 */
 	uint32_t n_contents[REQ_PROTO_MAX];
+	/* the last lookups' results, tried first (topo__add): a busy server
+	 * repeats its contents, a client its edge */
+	struct topo_content *last_content[REQ_PROTO_MAX];
+	struct topo_edge *last_edge;
 	struct topo_name name;
 };
 
@@ -75,6 +83,8 @@ struct topo_content {
 	struct topo_node node;
 	const struct topo_entity *ent;
 	uint8_t proto;
+	uint16_t len;				/* strlen(text) */
+	struct topo_series *last_series;	/* its last series, tried first */
 	char text[REQ_TARGET_MAX];
 };
 

@@ -125,7 +125,8 @@ static int content__get(struct topo *t, struct topo_entity *ent, uint8_t proto,
 		return -ENOMEM;
 	c->ent = ent;
 	c->proto = proto;
-	memcpy(c->text, text, strlen(text) + 1);
+	c->len = (uint16_t)strlen(text);
+	memcpy(c->text, text, c->len + 1u);
 	ent->n_contents[proto]++;
 	table__insert(&t->contents, &c->node, h);
 	*out = c;
@@ -227,6 +228,56 @@ static int edge__get(struct topo *t, struct topo_entity *src, struct topo_entity
 	return 0;
 }
 
+/* The lookups above, their last result tried first. Only what the table
+ * holds under the key is kept, never an overflow stand-in, so every capped
+ * record is still counted by the lookup it takes. */
+static int content__last(struct topo *t, struct topo_entity *ent, uint8_t proto,
+			 const char *text, size_t n, struct topo_content **out)
+{
+	struct topo_content *c = ent->last_content[proto];
+	int err;
+
+	if (c && c->len == n && !memcmp(c->text, text, n)) {
+		*out = c;
+		return 0;
+	}
+	err = content__get(t, ent, proto, text, out);
+	if (!err && *out)
+		ent->last_content[proto] = *out;
+	return err;
+}
+
+static int series__last(struct topo *t, struct topo_entity *ent, struct topo_content *content,
+			uint8_t proto, uint8_t cls, struct topo_series **out)
+{
+	int err;
+
+	if (content && content->last_series && content->last_series->cls == cls) {
+		*out = content->last_series;
+		return 0;
+	}
+	err = series__get(t, ent, content, proto, cls, out);
+	if (!err && content && (*out)->content == content)
+		content->last_series = *out;
+	return err;
+}
+
+static int edge__last(struct topo *t, struct topo_entity *src, struct topo_entity *dst,
+		      uint8_t proto, uint8_t cls, struct topo_edge **out)
+{
+	struct topo_edge *e = src->last_edge;
+	int err;
+
+	if (e && e->dst == dst && e->proto == proto && e->cls == cls) {
+		*out = e;
+		return 0;
+	}
+	err = edge__get(t, src, dst, proto, cls, out);
+	if (!err && (*out)->src == src && (*out)->dst == dst)
+		src->last_edge = *out;
+	return err;
+}
+
 /* req_record.h's rule: each request once, from the server's side when this
  * host saw it; from the client's only when the server is elsewhere. */
 static bool record__counts(const struct req_record *r)
@@ -266,11 +317,11 @@ int topo__add(struct topo *t, const struct req_record *r)
 	if (!err)
 		err = topo_cache__entity(t, &r->client, r->family, false, &cli);
 	if (!err)
-		err = content__get(t, srv, proto, text, &content);
+		err = content__last(t, srv, proto, text, n, &content);
 	if (!err)
-		err = series__get(t, srv, content, proto, cls, &s);
+		err = series__last(t, srv, content, proto, cls, &s);
 	if (!err)
-		err = edge__get(t, cli, srv, proto, cls, &e);
+		err = edge__last(t, cli, srv, proto, cls, &e);
 	if (err) {
 		t->c.n_nomem++;
 		return err;

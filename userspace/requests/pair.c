@@ -145,12 +145,18 @@ static struct pair_req *req__begin(struct pairer *p, struct pair_conn *c, uint8_
 		return NULL;
 	}
 	q = q_at(c, c->n++);
-	memset(q, 0, offsetof(struct pair_req, method));
-	q->proto = proto;
+	/* field by field: a memset here compiled to a slow string store */
 	q->ts_start = ts;
-	q->status = -1;
+	q->ts_first_resp = q->ts_last_resp = 0;
+	q->req_bytes = q->resp_bytes = 0;
 	q->resp_need = 0;
+	q->status = -1;
+	q->dns_id = 0;
+	q->proto = proto;
+	q->has_resp = q->resp_done = q->error = q->head_resp = false;
 	q->seq = ++c->seq;
+	memset(q->peer_ip, 0, sizeof(q->peer_ip));
+	q->peer_port = 0;
 	q->method[0] = q->target[0] = q->code[0] = '\0';
 	q->method_len = q->target_len = q->code_len = 0;
 	if (h && h->proto == proto) {

@@ -23,6 +23,15 @@ static void end__local(struct req_end *e, int64_t pid, int64_t tid, const char *
 	e->container = ct;
 }
 
+/* An end with no process seen on this host: its address only. */
+static void end__remote(struct req_end *e)
+{
+	e->local = false;
+	e->pid = e->tid = 0;
+	memset(e->comm, 0, sizeof(e->comm));
+	e->container = NULL;
+}
+
 /* Removes Q from C's queue: the oldest, or (UDP, answered out of order) one
  * in the middle. */
 static void queue__drop(struct pair_conn *c, struct pair_req *q)
@@ -108,7 +117,8 @@ void pair_emit__req(struct pairer *p, struct pair_conn *c, struct pair_req *q, b
 	struct pair_conn *peer;
 	bool udp = c->l4proto == IPPROTO_UDP;
 
-	memset(&r, 0, offsetof(struct req_record, method));
+	/* every field is set below: per request, a clear of the whole record
+	 * was a tenth of the agent's time under Redis -P 16 */
 	r.proto = q->proto;
 	r.side = c->side;
 	r.family = c->family;
@@ -116,6 +126,7 @@ void pair_emit__req(struct pairer *p, struct pair_conn *c, struct pair_req *q, b
 	r.error = q->error;
 	r.timed_out = timed_out;
 	r.aborted = aborted;
+	r.both_sides = false;
 	r.status = q->status;
 	r.dns_id = q->dns_id;
 	r.conn_id = c->id;
@@ -169,6 +180,8 @@ void pair_emit__req(struct pairer *p, struct pair_conn *c, struct pair_req *q, b
 	} else if (c->peer_known) {
 		end__local(other, c->peer_pid, c->peer_tid, c->peer_comm, c->peer_ct);
 		r.both_sides = true;
+	} else {
+		end__remote(other);
 	}
 	if (!udp && !timed_out)
 		times__nest(&r, c, peer);

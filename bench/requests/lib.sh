@@ -47,8 +47,8 @@ rb_dropped() {
 	grep -m1 -oE '[0-9]+ dropped,' "$1" | grep -oE '^[0-9]+'
 }
 
-# rb_paired ERRFILE: the records the pairing completed (both sides of a request
-# on this host are two records).
+# rb_paired ERRFILE: the records the pairing completed (metrics only: a request
+# seen from both sides on this host is one record, its server side's).
 rb_paired() {
 	grep -m1 -oE 'requests: [0-9]+ paired' "$1" | grep -oE '[0-9]+'
 }
@@ -82,7 +82,7 @@ rb_agent_done() {
 		"$(rb_cpu_per_100k $t "$RB_COUNT")" "$(rb_dropped "$RB_ERR")")
 	[ "$name" = requests ] || return 0
 	paired=$(rb_paired "$RB_ERR")
-	RB_EXTRA="$RB_EXTRA; load tool $RB_COUNT done, agent counted $served at $RB_SERVER ($((served - RB_COUNT))), paired $paired records host-wide ($((paired - 2 * RB_COUNT)) vs 2 per request)"
+	RB_EXTRA="$RB_EXTRA; load tool $RB_COUNT done, agent counted $served at $RB_SERVER ($((served - RB_COUNT))), paired $paired records host-wide ($((paired - RB_COUNT)) vs 1 per request)"
 }
 
 # rb_row NAME KEY [AGENT_ARGS...]: one row: the agent started with AGENT_ARGS

@@ -9,8 +9,8 @@
 # Per row: requests/s and its share of the round's bare row; the agent's CPU
 # (user+sys, every thread, /proc/PID/stat over the load only) per 100k
 # requests; its kernel drops (exit summary); in request mode, the requests its
-# metrics counted on nginx's side and the records it paired (wrk's side and
-# nginx's: two per request) against the load tool's completed count.
+# metrics counted on nginx's side and the records it paired (metrics only:
+# nginx's side, one per request) against the load tool's completed count.
 #   usage: sudo bench/requests/nginx.sh [-s SECS] [-c CONNS] [-r ROUNDS]
 #          [-t TOOL_THREADS] [-w NGINX_WORKERS] [-p PORT] [AGENT]
 set -u

@@ -32,7 +32,9 @@ static void on_rec(void *ctx, const struct req_record *r)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct pair_opts o = { .max_conns = MAX_CONNS, .timeout_ns = 1000 };
+	/* the input's length picks the metrics-only mode half the time */
+	struct pair_opts o = { .max_conns = MAX_CONNS, .timeout_ns = 1000,
+			       .server_side_once = size & 1 };
 	struct pairer *p = pair__new(&o, on_rec, NULL);
 	struct pair_counters c;
 	uint64_t ts = 1;

@@ -190,20 +190,45 @@ static bool is_generic(unsigned code)
 	return code == PPME_GENERIC_E || code == PPME_GENERIC_X;
 }
 
-/* Closest event or syscall names to an unknown evt.type value. */
+/* A syscall whose name is no event's but whose events have a name of their
+ * own (the kernel's dup2 and dup3 send dup's, pread64 pread's): that name
+ * is what evt.type takes. NULL when NAME (syscall NR's) is none such. */
+static const char *syscall__event_name(unsigned nr, const char *name)
+{
+	const struct syscall_route *r = &schema_syscall_routes[nr];
+
+	if (!name || r->enter_event == PPME_GENERIC_E || r->enter_event >= PPM_EVENT_MAX)
+		return NULL;
+	return schema_events[r->enter_event].name;
+}
+
+/* Closest event or syscall names to an unknown evt.type value; a syscall
+ * named exactly is pointed to its events' name instead. Syscalls with events
+ * of their own are not offered: evt.type takes their events' names. */
 static void suggest_type(const char *v, char *msg, size_t size)
 {
 	size_t vl = strlen(v), off = strlen(msg);
 	const char *best = NULL;
 	unsigned bestd = 3;
 
+	for (unsigned nr = 0; nr < SYSCALL_TABLE_SIZE; nr++) {
+		const char *name = schema_syscall_names[nr];
+		const char *ev = syscall__event_name(nr, name);
+
+		if (ev && !strcmp(name, v)) {
+			snprintf(msg + off, off < size ? size - off : 0,
+				 "; the %s syscall's events are named %s", name, ev);
+			return;
+		}
+	}
 	for (unsigned t = 0; t < PPM_EVENT_MAX + SYSCALL_TABLE_SIZE; t++) {
 		const char *name = t < PPM_EVENT_MAX ? schema_events[t].name
 						     : schema_syscall_names[t - PPM_EVENT_MAX];
 		size_t nl, i, j;
 		unsigned row[64], diag, tmp;
 
-		if (!name || (nl = strlen(name)) >= 63 || vl >= 63)
+		if (!name || (nl = strlen(name)) >= 63 || vl >= 63 ||
+		    (t >= PPM_EVENT_MAX && syscall__event_name(t - PPM_EVENT_MAX, name)))
 			continue;
 		for (j = 0; j <= nl; j++)
 			row[j] = (unsigned)j;

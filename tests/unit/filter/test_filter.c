@@ -378,6 +378,11 @@ static void test_errors(void)
 	E("proc.name = 'a\\'", 13, "unterminated string starting at column 13");
 	E("evt.type = opne", 12, "unknown event type 'opne' at column 12; did you mean open?");
 	E("evt.type in (open, opnat)", 20, "unknown event type 'opnat' at column 20; did you mean openat?");
+	/* a syscall whose events have another name: that name, not itself */
+	E("evt.type = dup2", 12, "unknown event type 'dup2' at column 12; the dup2 syscall's events are named dup");
+	E("evt.type = accept4", 12,
+	  "unknown event type 'accept4' at column 12; the accept4 syscall's events are named accept");
+	E("evt.type = pread6", 12, "unknown event type 'pread6' at column 12; did you mean pread?");
 	E("evt.failed = maybe", 14, "expected true or false for evt.failed, not 'maybe', at column 14");
 	E("fd.sip = 10.0.0.300", 10, "expected an IP address for fd.sip, not '10.0.0.300', at column 10");
 	E("evt.arg = x", 1, "field 'evt.arg' needs an argument, e.g. evt.arg.fd or evt.arg[0] "

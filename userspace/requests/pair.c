@@ -517,9 +517,7 @@ static bool conn__quiet(struct pairer *p, struct pair_conn *c)
 {
 	if (c->quiet)
 		return true;
-	if (!p->o.server_side_once || c->side != REQ_SIDE_CLIENT ||
-	    !pair_conn__by_tuple(p, c->cip, c->cport, c->sip, c->sport, IPPROTO_TCP,
-				 REQ_SIDE_SERVER, c))
+	if (!p->o.server_side_once || c->side != REQ_SIDE_CLIENT || !pair_conn__peer(p, c))
 		return false;
 	c->quiet = true;
 	c->head = c->n = 0;

@@ -165,3 +165,16 @@ struct pair_conn *pair_conn__by_tuple(struct pairer *p, const uint8_t *cip, uint
 		return pair_conn__by_tuple(p, any, 0, sip, sport, l4proto, side, self);
 	return NULL;
 }
+
+struct pair_conn *pair_conn__peer(struct pairer *p, struct pair_conn *c)
+{
+	struct pair_conn *peer = c->peer_conn;
+	uint8_t other = c->side == REQ_SIDE_SERVER ? REQ_SIDE_CLIENT : REQ_SIDE_SERVER;
+
+	if (peer && peer->used && peer->id == c->peer_conn_id)
+		return peer;
+	peer = pair_conn__by_tuple(p, c->cip, c->cport, c->sip, c->sport, c->l4proto, other, c);
+	c->peer_conn = peer;
+	c->peer_conn_id = peer ? peer->id : 0;
+	return peer;
+}

@@ -88,22 +88,6 @@ static void times__nest(struct req_record *r, struct pair_conn *c, struct pair_c
 	}
 }
 
-/* The other side's connection of TCP connection C on this host, or NULL:
- * the tuple lookup is made once per connection while it finds one (a
- * recycled connection has a new id). */
-static struct pair_conn *conn__peer(struct pairer *p, struct pair_conn *c)
-{
-	struct pair_conn *peer = c->peer_conn;
-	uint8_t other = c->side == REQ_SIDE_SERVER ? REQ_SIDE_CLIENT : REQ_SIDE_SERVER;
-
-	if (peer && peer->used && peer->id == c->peer_conn_id)
-		return peer;
-	peer = pair_conn__by_tuple(p, c->cip, c->cport, c->sip, c->sport, c->l4proto, other, c);
-	c->peer_conn = peer;
-	c->peer_conn_id = peer ? peer->id : 0;
-	return peer;
-}
-
 _Static_assert(sizeof(((struct req_record *)0)->target) == sizeof(((struct pair_req *)0)->target) &&
 		       sizeof(((struct req_record *)0)->method) == sizeof(((struct pair_req *)0)->method) &&
 		       sizeof(((struct req_record *)0)->code) == sizeof(((struct pair_req *)0)->code),
@@ -162,7 +146,7 @@ void pair_emit__req(struct pairer *p, struct pair_conn *c, struct pair_req *q, b
 	peer = udp ? pair_conn__by_tuple(p, r.client.ip, r.client.port, r.server.ip,
 					 r.server.port, c->l4proto, c->side == REQ_SIDE_SERVER ?
 					 REQ_SIDE_CLIENT : REQ_SIDE_SERVER, c)
-		   : conn__peer(p, c);
+		   : pair_conn__peer(p, c);
 	if (peer) {
 		end__local(other, peer->pid, peer->tid, peer->comm, peer->ct);
 		r.both_sides = true;

@@ -136,6 +136,11 @@ struct pair_conn *pair_conn__by_tuple(struct pairer *p, const uint8_t *cip, uint
 				      const uint8_t *sip, uint16_t sport, uint8_t l4proto,
 				      uint8_t side, const struct pair_conn *self);
 
+/* The other side's connection of TCP connection C (its side known) on this
+ * host, or NULL: found by tuple once while it is there, then kept (valid
+ * while used under the same id: a recycled connection has a new one). */
+struct pair_conn *pair_conn__peer(struct pairer *p, struct pair_conn *c);
+
 /* pair_emit.c: hands out Q's request of connection C (and removes it from the
  * queue when it is the oldest). */
 void pair_emit__req(struct pairer *p, struct pair_conn *c, struct pair_req *q, bool timed_out,

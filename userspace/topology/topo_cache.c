@@ -12,6 +12,17 @@
 #include "req_record.h"
 #include "topo_int.h"
 
+/* What names one end of a record: the fields its kind uses (key__of),
+ * the rest zero. */
+struct topo_end_key {
+	const struct container_info *ct;	/* a local end in a container */
+	uint8_t kind, family;			/* enum topo_kind, PPM_AF_* */
+	uint8_t ct_attempts, ct_lookup;		/* CT's lookups so far, their result */
+	uint16_t port;				/* a remote server's */
+	uint8_t ip[16];				/* a remote end's */
+	char comm[16];				/* a local process on the host */
+};
+
 struct topo_cache_slot {
 	struct topo_end_key k;
 	struct topo_entity *ent;	/* NULL: empty */

@@ -31,7 +31,6 @@ enum topo_class {
 
 struct req_record;
 struct req_end;
-struct container_info;
 
 uint8_t topo_class__of(const struct req_record *r);
 const char *topo_class__name(uint8_t cls);
@@ -103,17 +102,6 @@ struct topo_edge {
 	const struct topo_entity *src, *dst;
 	uint8_t proto, cls;
 	struct topo_stats s;
-};
-
-/* What names one end of a record (topo_cache.c); zero-filled, so two keys
- * compare with memcmp. */
-struct topo_end_key {
-	const struct container_info *ct;	/* a local end in a container */
-	uint8_t kind, family;			/* enum topo_kind, PPM_AF_* */
-	uint8_t ct_attempts, ct_lookup;		/* CT's lookups so far, their result */
-	uint16_t port;				/* a remote server's */
-	uint8_t ip[16];				/* a remote end's */
-	char comm[16];				/* a local process on the host */
 };
 
 #define TOPO_CACHE_SLOTS 256	/* a power of two */

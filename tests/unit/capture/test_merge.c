@@ -244,6 +244,36 @@ static void test_wakeup(void)
 	memring__close(&m[1]);
 }
 
+static uint64_t mono_ns(void *ctx)
+{
+	struct timespec ts;
+
+	(void)ctx;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* An event inside the order window is waited out no sooner than the
+ * back-off's minimum (README, Engines: the reader wakes every 1 to 30 ms,
+ * never sooner), not by a wake at the window's end 2 ms on. */
+static void test_window_wait(void)
+{
+	struct memring m[2];
+	struct capture_event ev;
+	struct ringset_opts o = { .order_window_ns = 2000000, .clock_ns = mono_ns,
+				  .backoff_min_us = 30000, .backoff_max_us = 60000 };
+	struct ringset *s = open_set(m, 2, 1, 0, RING_AUTO, &o);
+	uint64_t t0 = mono_ms(), dt;
+
+	put(&m[0], mono_ns(NULL), 0);
+	CHECK(ringset__next(s, &ev, 5000) == 0);
+	dt = mono_ms() - t0;
+	CHECK(dt >= 25 && dt < 1000);
+	ringset__free(s);
+	memring__close(&m[0]);
+	memring__close(&m[1]);
+}
+
 static volatile sig_atomic_t got_signal;
 
 static void on_alarm(int sig)
@@ -325,6 +355,7 @@ int main(void)
 {
 	test_merge_modes();
 	test_order_window();
+	test_window_wait();
 	test_timeout();
 	test_wakeup();
 	test_signals();

@@ -32,7 +32,25 @@ struct driver_settings {
 	__u8 procexit;		/* send procexit events (sched_process_exit) */
 	__u8 exit_only;		/* one program per syscall, on sys_exit (loader.h) */
 	__u8 ringbuf;		/* events go to `rings` (BPF ring buffers), not `events` */
-	__u8 pad[7];
+	/* quiet_socks has had an entry: the socket test looks it up */
+	__u8 sock_quiet;
+	__u8 pad[6];
+};
+
+/* Request mode with nothing but metrics (exit-only capture, tp_btf fd test):
+ * a TCP connection whose client side the agent does not walk, its server's
+ * side being followed on this host too, has its tuple in quiet_socks, and the
+ * socket I/O of that client end stays in the kernel (sock.bpf.h). The client
+ * end's tuple: its own address and port, then its peer's. */
+#define SOCK_QUIET_MAX 4096
+struct sock_quiet_key {
+	__u8 family;		/* PPM_AF_INET (v4-mapped IPv6 too), PPM_AF_INET6 */
+	__u8 l4proto;		/* IPPROTO_TCP */
+	__u16 lport;		/* host order */
+	__u16 rport;
+	__u16 pad;
+	__u8 laddr[16];		/* network order; IPv4 in the first 4 bytes, then 0 */
+	__u8 raddr[16];
 };
 
 /* sock_io[] (sock.bpf.h): which argument of an I/O syscall names the fd whose
@@ -50,6 +68,9 @@ struct driver_counters {
 	__u64 n_drops_pf;	/* user memory unreadable: param sent empty */
 	__u64 n_drops_bug;	/* internal errors, no scratch frame, bad sizes */
 	__u64 n_drops_scratch;	/* event larger than the frame: not sent */
+	/* not a drop: socket I/O of a quiet connection kept in the kernel on
+	 * purpose (sock_quiet_key), each syscall once */
+	__u64 n_quiet;
 };
 
 /* Kernel filtering by process (kfilter.bpf.h): up to KF_MAX_ATOMS tests of a

@@ -58,19 +58,22 @@ static __always_inline struct file *fd__file_btf(long fd)
 	return f ? bpf_rdonly_cast(f, bpf_core_type_id_kernel(struct file)) : NULL;
 }
 
-static __always_inline int fd__sock_family_btf(long fd)
+/* Whether the typed walk below can run: an older kernel reads the fd slot
+ * with the helper (fd__file), and so the whole walk. */
+#define FD_BTF_WALK() bpf_core_enum_value_exists(enum bpf_features___fd, \
+						 BPF_FEAT_RDONLY_CAST_TO_VOID___fd)
+
+/* The socket behind FD in the current task, or NULL when FD is no open
+ * socket; typed, so its fields are plain loads too. Only where FD_BTF_WALK. */
+static __always_inline struct sock *fd__sock_btf(long fd)
 {
-	struct file *f;
+	struct file *f = fd__file_btf(fd);
 	struct socket *sock;
 
-	/* an older kernel reads the fd slot with the helper: all of it then */
-	if (!bpf_core_enum_value_exists(enum bpf_features___fd, BPF_FEAT_RDONLY_CAST_TO_VOID___fd))
-		return fd__sock_family(fd);
-	f = fd__file_btf(fd);
 	if (!f || (f->f_inode->i_mode & FD_S_IFMT) != FD_S_IFSOCK)
-		return -1;
+		return NULL;
 	sock = bpf_rdonly_cast(f->private_data, bpf_core_type_id_kernel(struct socket));
-	return sock->sk->__sk_common.skc_family;
+	return sock->sk;
 }
 
 #endif

@@ -504,6 +504,23 @@ int driver__set_sock_families(struct driver *d, uint32_t mask)
 	return 0;
 }
 
+int driver__sock_quiet(struct driver *d, const struct sock_quiet_key *k, bool on)
+{
+	int fd = bpf_map__fd(d->skel->maps.quiet_socks);
+	uint8_t one = 1;
+
+	if (!d->loaded)
+		return -EINVAL;
+	if (!on)
+		return bpf_map_delete_elem(fd, k) ? -errno : 0;
+	if (bpf_map_update_elem(fd, k, &one, BPF_ANY))
+		return -errno;
+	/* from now on the socket test looks the table up */
+	if (!d->skel->bss->settings.sock_quiet)
+		__atomic_store_n(&d->skel->bss->settings.sock_quiet, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
 int driver__counters(const struct driver *d, struct driver_counters *per_cpu, int ncpu,
 		     struct driver_counters *total)
 {
@@ -531,6 +548,7 @@ int driver__counters(const struct driver *d, struct driver_counters *per_cpu, in
 			total->n_drops_pf += vals[c].n_drops_pf;
 			total->n_drops_bug += vals[c].n_drops_bug;
 			total->n_drops_scratch += vals[c].n_drops_scratch;
+			total->n_quiet += vals[c].n_quiet;
 		}
 	}
 	err = d->ncpus;

@@ -98,6 +98,13 @@ int driver__set_capture(struct driver *d, bool on);
 int driver__set_snaplen(struct driver *d, uint32_t snaplen);
 /* driver_config.sock_families, before or after load, while the driver runs. */
 int driver__set_sock_families(struct driver *d, uint32_t mask);
+/* Request mode: the socket I/O of the TCP client end K (driver.h) stays in
+ * the kernel (ON, counted in n_quiet), or leaves it again (!ON). Looked at
+ * in exit-only capture only, on kernels with the typed fd walk (6.17+);
+ * elsewhere a key does nothing. Each call is a syscall: once per connection,
+ * not per event. 0, -E2BIG when SOCK_QUIET_MAX ends are kept already,
+ * -ENOENT for an end not kept, or another negative errno. */
+int driver__sock_quiet(struct driver *d, const struct sock_quiet_key *k, bool on);
 
 /* Per-CPU counters into PER_CPU (ncpu entries, may be NULL) and their sum into
  * TOTAL (may be NULL). Returns the number of possible CPUs or a negative errno. */

@@ -1,23 +1,76 @@
 /* Request mode's kernel filter (settings.sock_families): the data syscalls of
  * fds that are no socket of a wanted family stay in the kernel, so a host busy
- * with file and pipe I/O pays a look at the fd, not a frame per read. */
+ * with file and pipe I/O pays a look at the fd, not a frame per read. With
+ * nothing but metrics asked, so do those of the client ends in quiet_socks. */
 #ifndef SOCK_BPF_H
 #define SOCK_BPF_H
 
+#include <bpf/bpf_endian.h>
+
+#include "counters.bpf.h"
 #include "fd.bpf.h"
 
 /* Native syscall number -> enum sock_io_fd. Filled by the loader before load
  * (loader.c, sock_io_calls): read-only, so the verifier knows it never changes. */
 const volatile __u8 sock_io[SYSCALL_TABLE_SIZE] __weak = { 0 };
 
-/* Whether fd FD (a syscall's int argument) is a socket of a wanted family.
- * BTF: the caller is a typed (tp_btf) program, which reads it by plain loads. */
+/* The client ends of connections whose I/O the agent does not want
+ * (driver.h, struct sock_quiet_key); filled and emptied by userspace. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SOCK_QUIET_MAX);
+	__type(key, struct sock_quiet_key);
+	__type(value, __u8);
+} quiet_socks __weak SEC(".maps");
+
+#define SOCK_QUIET 2		/* sock__wanted_fd: wanted family, quiet end */
+
+/* Whether SK's tuple is in quiet_socks. A v4-mapped IPv6 socket is keyed as
+ * IPv4, as userspace's fd table shows it; its IPv4 fields are set then. */
+static __always_inline int sock__quiet(struct sock *sk)
+{
+	struct sock_quiet_key k = {};
+	const __u32 *d6 = sk->__sk_common.skc_v6_daddr.in6_u.u6_addr32;
+
+	k.family = sk->__sk_common.skc_family;
+	k.l4proto = (__u8)sk->sk_protocol;
+	k.lport = sk->__sk_common.skc_num;
+	k.rport = bpf_ntohs(sk->__sk_common.skc_dport);
+	if (k.family == PPM_AF_INET6 && !(d6[0] == 0 && d6[1] == 0 &&
+					  d6[2] == bpf_htonl(0xffff))) {
+		__builtin_memcpy(k.laddr, &sk->__sk_common.skc_v6_rcv_saddr, 16);
+		__builtin_memcpy(k.raddr, &sk->__sk_common.skc_v6_daddr, 16);
+	} else {
+		k.family = PPM_AF_INET;
+		*(__u32 *)k.laddr = sk->__sk_common.skc_rcv_saddr;
+		*(__u32 *)k.raddr = sk->__sk_common.skc_daddr;
+	}
+	return bpf_map_lookup_elem(&quiet_socks, &k) != NULL;
+}
+
+static __always_inline int sock__family_wanted(int fam)
+{
+	return fam >= 0 && fam < 32 && ((settings.sock_families >> fam) & 1);
+}
+
+/* Whether fd FD (a syscall's int argument) is a socket of a wanted family:
+ * 1, or SOCK_QUIET for one whose client end is quiet, or 0. BTF: the caller
+ * is a typed (tp_btf) program, which reads it by plain loads; quiet ends are
+ * looked up there only, and only in exit-only capture, where the enter and
+ * exit events of a syscall are judged once, together. */
 static __always_inline int sock__wanted_fd(unsigned long fd, int btf)
 {
 	long n = (long)(int)fd;
-	int fam = btf ? fd__sock_family_btf(n) : fd__sock_family(n);
+	struct sock *sk;
 
-	return fam >= 0 && fam < 32 && ((settings.sock_families >> fam) & 1);
+	if (!btf || !FD_BTF_WALK())
+		return sock__family_wanted(fd__sock_family(n));
+	sk = fd__sock_btf(n);
+	if (!sk || !sock__family_wanted(sk->__sk_common.skc_family))
+		return 0;
+	if (settings.sock_quiet && settings.exit_only && sock__quiet(sk))
+		return SOCK_QUIET;
+	return 1;
 }
 
 /* Argument register REG (di or dx) of pt_regs R, by a plain load in a typed
@@ -25,13 +78,14 @@ static __always_inline int sock__wanted_fd(unsigned long fd, int btf)
 #define SOCK_ARG(r, reg, btf) ((btf) ? (r)->reg : BPF_CORE_READ(r, reg))
 
 /* Whether syscall ID's event stays in the kernel: it moves data on an fd that
- * is no wanted socket. REGS: the caller's saved user registers (pt_regs), read
- * at enter or exit alike, as the arguments are still there at exit on x86_64;
- * BTF: REGS is a typed pointer (tp_btf), see sock__wanted_fd.
- * Not a drop: like the other filters, nothing is counted. */
+ * is no wanted socket, or on a quiet client end (counted, n_quiet). REGS: the
+ * caller's saved user registers (pt_regs), read at enter or exit alike, as the
+ * arguments are still there at exit on x86_64; BTF: REGS is a typed pointer
+ * (tp_btf), see sock__wanted_fd. Not a drop: like the other filters. */
 static __always_inline int sock__skip(long id, __u64 regs, int btf)
 {
 	struct pt_regs *r = (struct pt_regs *)regs;
+	int w, w2 = 0;
 	__u8 how;
 
 	if (!settings.sock_families || (unsigned long)id >= SYSCALL_TABLE_SIZE)
@@ -39,9 +93,17 @@ static __always_inline int sock__skip(long id, __u64 regs, int btf)
 	how = sock_io[id];
 	if (how == SOCK_IO_NONE || !regs)
 		return 0;
-	if (sock__wanted_fd(SOCK_ARG(r, di, btf), btf))
+	w = sock__wanted_fd(SOCK_ARG(r, di, btf), btf);
+	if (w == 1)
 		return 0;
-	return how != SOCK_IO_ARG0_OR_2 || !sock__wanted_fd(SOCK_ARG(r, dx, btf), btf);
+	if (how == SOCK_IO_ARG0_OR_2) {
+		w2 = sock__wanted_fd(SOCK_ARG(r, dx, btf), btf);
+		if (w2 == 1)
+			return 0;
+	}
+	if (w == SOCK_QUIET || w2 == SOCK_QUIET)
+		COUNT(n_quiet);
+	return 1;
 }
 
 #endif

@@ -2,7 +2,15 @@
  * pipe, a regular file, TCP over 127.0.0.1, an AF_UNIX socketpair and UDP over
  * ::1, plus splice into a socket and out of a file, under several masks set on
  * one loaded driver. Exactly the calls on wanted sockets arrive, in order, every
- * param checked; with mask 0 everything does. */
+ * param checked; with mask 0 everything does.
+ * Then quiet_socks, on the same load: TCP pairs over 127.0.0.1, ::1 and a
+ * v4-mapped ::ffff:127.0.0.1, their client ends keyed in rounds (none; the ::1
+ * server end, a wrong key for its client; the IPv4 and v4-mapped clients; all
+ * three; none again, each removal once 0 then -ENOENT), with a splice from a
+ * pipe into the IPv4 client. In exit-only capture a keyed end's calls stay in
+ * the kernel, each counted once in n_quiet, and exactly the others arrive, in
+ * order, every param checked; without exit-only every call arrives and n_quiet
+ * stays 0. */
 #include <sys/uio.h>
 
 #include "procnet/pn_test.h"
@@ -31,17 +39,25 @@ static int wanted(uint32_t mask, enum chan c)
 	return !mask || (chan_family[c] >= 0 && ((mask >> chan_family[c]) & 1));
 }
 
-static void tcp__open(struct ends *x)
+/* A connected TCP pair over loopback address IP of FAMILY (an AF_INET6 socket
+ * may name a v4-mapped address: it is then left dual-stack). Exits on failure. */
+static void tcp__pair(int family, const char *ip, int *cli, int *srv)
 {
-	struct sockaddr_in a = pn_in4("127.0.0.1", 0);
-	socklen_t alen = sizeof(a);
-	int l = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_storage a = { 0 };
+	socklen_t alen = family == AF_INET ? sizeof(struct sockaddr_in)
+					   : sizeof(struct sockaddr_in6);
+	int l = socket(family, SOCK_STREAM, 0), off = 0;
 
-	x->tcp_cli = socket(AF_INET, SOCK_STREAM, 0);
-	if (l < 0 || x->tcp_cli < 0 || bind(l, (void *)&a, sizeof(a)) || listen(l, 1) ||
-	    getsockname(l, (void *)&a, &alen) || connect(x->tcp_cli, (void *)&a, sizeof(a)) ||
-	    (x->tcp_srv = accept(l, NULL, NULL)) < 0) {
-		perror("tcp loopback");
+	if (family == AF_INET)
+		*(struct sockaddr_in *)&a = pn_in4(ip, 0);
+	else
+		*(struct sockaddr_in6 *)&a = pn_in6(ip, 0);
+	*cli = socket(family, SOCK_STREAM, 0);
+	if (l < 0 || *cli < 0 || (family == AF_INET6 &&
+				  setsockopt(l, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off))) ||
+	    bind(l, (void *)&a, alen) || listen(l, 1) || getsockname(l, (void *)&a, &alen) ||
+	    connect(*cli, (void *)&a, alen) || (*srv = accept(l, NULL, NULL)) < 0) {
+		fprintf(stderr, "tcp pair over %s: %s\n", ip, strerror(errno));
 		exit(1);
 	}
 	close(l);
@@ -49,7 +65,7 @@ static void tcp__open(struct ends *x)
 
 static void ends__open(struct ends *x, const char *path)
 {
-	tcp__open(x);
+	tcp__pair(AF_INET, "127.0.0.1", &x->tcp_cli, &x->tcp_srv);
 	x->udp_srv_a = pn_in6("::1", pn_free_port(AF_INET6, SOCK_DGRAM));
 	x->udp_cli_a = pn_in6("::1", pn_free_port(AF_INET6, SOCK_DGRAM));
 	x->udp_srv = socket(AF_INET6, SOCK_DGRAM, 0);
@@ -119,18 +135,26 @@ static int pair(struct harness *h, int *at, uint16_t type, struct hevt **e, stru
 	return 1;
 }
 
-/* read or write (TYPE) of LEN bytes DATA on FD, when channel C is wanted. */
-static void expect_rw(struct harness *h, int *at, uint32_t mask, enum chan c, uint16_t type,
-		      int fd, const char *data, int64_t len)
+/* read or write (TYPE) of LEN bytes DATA on FD. */
+static void expect_io(struct harness *h, int *at, uint16_t type, int fd, const char *data,
+		      int64_t len)
 {
 	struct hevt *e, *x;
 
-	if (!wanted(mask, c) || !pair(h, at, type, &e, &x))
+	if (!pair(h, at, type, &e, &x))
 		return;
 	EXPECT_PARAM_INT(e, 0, fd);
 	EXPECT_PARAM_INT(e, 1, type == PPME_SYSCALL_READ_E ? BUF : len);
 	EXPECT_PARAM_INT(x, 0, len);
 	EXPECT_PARAM_BYTES(x, 1, data, (size_t)len);
+}
+
+/* The same when channel C is wanted under MASK. */
+static void expect_rw(struct harness *h, int *at, uint32_t mask, enum chan c, uint16_t type,
+		      int fd, const char *data, int64_t len)
+{
+	if (wanted(mask, c))
+		expect_io(h, at, type, fd, data, len);
 }
 
 static void expect_splice(struct harness *h, int *at, int in, int out, int64_t len)
@@ -194,6 +218,202 @@ static void round__check(struct harness *h, struct ends *x, uint32_t mask)
 	EXPECT(at == harness__count(h));
 }
 
+/* The quiet phase (quiet_socks): three TCP pairs, under MASK_NET. */
+enum qpair { Q_V4, Q_V6, Q_MAPPED, Q_N };
+static const int q_family[Q_N] = { AF_INET, AF_INET6, AF_INET6 };
+static const char *const q_ip[Q_N] = { "127.0.0.1", "::1", "::ffff:127.0.0.1" };
+static const char *const q_req[Q_N] = { "GET /v4 HTTP/1.1\r\n\r\n", "GET /v6 HTTP/1.1\r\n\r\n",
+					"GET /mapped HTTP/1.1\r\n\r\n" };
+static const char *const q_resp[Q_N] = { "HTTP/1.1 200 v4\r\n\r\n", "HTTP/1.1 200 v6\r\n\r\n",
+					 "HTTP/1.1 200 mapped\r\n\r\n" };
+
+struct qends {
+	int cli[Q_N], srv[Q_N];
+	struct sock_quiet_key cli_key[Q_N], srv_key[Q_N];
+};
+
+/* Which ends' tuples are in quiet_socks during a round. */
+struct qkeys {
+	bool cli[Q_N], srv[Q_N];
+};
+
+/* Address SS as a key's family, address and port (v4-mapped as IPv4). */
+static void key__addr(const struct sockaddr_storage *ss, uint8_t *family, uint8_t addr[16],
+		      uint16_t *port)
+{
+	const struct sockaddr_in *in = (const void *)ss;
+	const struct sockaddr_in6 *in6 = (const void *)ss;
+
+	if (ss->ss_family == AF_INET) {
+		*family = PPM_AF_INET;
+		memcpy(addr, &in->sin_addr, 4);
+		*port = ntohs(in->sin_port);
+		return;
+	}
+	*port = ntohs(in6->sin6_port);
+	if (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr)) {
+		*family = PPM_AF_INET;
+		memcpy(addr, &in6->sin6_addr.s6_addr[12], 4);
+	} else {
+		*family = PPM_AF_INET6;
+		memcpy(addr, &in6->sin6_addr, 16);
+	}
+}
+
+/* FD's own tuple as a quiet_socks key, as userspace's fd table would give it. */
+static void key__of_fd(struct sock_quiet_key *k, int fd)
+{
+	struct sockaddr_storage l, r;
+	socklen_t ll = sizeof(l), rl = sizeof(r);
+	uint8_t rfam;
+
+	memset(k, 0, sizeof(*k));
+	if (getsockname(fd, (void *)&l, &ll) || getpeername(fd, (void *)&r, &rl)) {
+		perror("quiet key");
+		exit(1);
+	}
+	k->l4proto = IPPROTO_TCP;
+	key__addr(&l, &k->family, k->laddr, &k->lport);
+	key__addr(&r, &rfam, k->raddr, &k->rport);
+}
+
+static void qends__open(struct qends *q)
+{
+	for (int i = 0; i < Q_N; i++) {
+		tcp__pair(q_family[i], q_ip[i], &q->cli[i], &q->srv[i]);
+		key__of_fd(&q->cli_key[i], q->cli[i]);
+		key__of_fd(&q->srv_key[i], q->srv[i]);
+	}
+}
+
+static void qends__close(struct qends *q)
+{
+	for (int i = 0; i < Q_N; i++) {
+		close(q->cli[i]);
+		close(q->srv[i]);
+	}
+}
+
+/* The calls of one quiet round, in the order the checks walk them. */
+static void qround__run(struct qends *q, struct ends *x)
+{
+	char buf[BUF];
+	int i;
+
+	for (i = 0; i < Q_N; i++)
+		EXPECT(write(q->cli[i], q_req[i], strlen(q_req[i])) == (ssize_t)strlen(q_req[i]));
+	for (i = 0; i < Q_N; i++)
+		EXPECT(read(q->srv[i], buf, BUF) == (ssize_t)strlen(q_req[i]));
+	for (i = 0; i < Q_N; i++)
+		EXPECT(write(q->srv[i], q_resp[i], strlen(q_resp[i])) == (ssize_t)strlen(q_resp[i]));
+	for (i = 0; i < Q_N; i++)
+		EXPECT(read(q->cli[i], buf, BUF) == (ssize_t)strlen(q_resp[i]));
+	/* a pipe (never wanted) into the IPv4 client: quiet or sent by the socket alone */
+	EXPECT(write(x->pipe[1], "spliced", 7) == 7);
+	EXPECT(splice(x->pipe[0], NULL, q->cli[Q_V4], NULL, 7, 0) == 7);
+	EXPECT(read(q->srv[Q_V4], buf, BUF) == 7);
+}
+
+/* One read or write: 1 when it stays in the kernel (QUIET), else its events
+ * are checked and 0. */
+static int qio(struct harness *h, int *at, bool quiet, uint16_t type, int fd, const char *data)
+{
+	if (quiet)
+		return 1;
+	expect_io(h, at, type, fd, data, (int64_t)strlen(data));
+	return 0;
+}
+
+static uint64_t quiet__count(struct harness *h)
+{
+	struct driver_counters tot = { 0 };
+
+	EXPECT(driver__counters(harness__driver(h), NULL, 0, &tot) > 0);
+	return tot.n_quiet;
+}
+
+/* One round with the keys K in quiet_socks: in exit-only capture the calls on
+ * a keyed end stay in the kernel, each counted once in n_quiet, and exactly
+ * the others arrive, in order; elsewhere a key does nothing. */
+static void qround__check(struct harness *h, struct qends *q, struct ends *x,
+			  const struct qkeys *k, const char *name)
+{
+	bool eo = harness__exit_only();
+	uint64_t before, after, want = 0;
+	int at = 0, i;
+
+	harness__drain(h, -1);
+	before = quiet__count(h);
+	qround__run(q, x);
+	after = quiet__count(h);
+	harness__drain(h, me);
+	for (i = 0; i < Q_N; i++)
+		want += qio(h, &at, eo && k->cli[i], PPME_SYSCALL_WRITE_E, q->cli[i], q_req[i]);
+	for (i = 0; i < Q_N; i++)
+		want += qio(h, &at, eo && k->srv[i], PPME_SYSCALL_READ_E, q->srv[i], q_req[i]);
+	for (i = 0; i < Q_N; i++)
+		want += qio(h, &at, eo && k->srv[i], PPME_SYSCALL_WRITE_E, q->srv[i], q_resp[i]);
+	for (i = 0; i < Q_N; i++)
+		want += qio(h, &at, eo && k->cli[i], PPME_SYSCALL_READ_E, q->cli[i], q_resp[i]);
+	/* the pipe write is no socket's: never sent, never counted */
+	if (eo && k->cli[Q_V4])
+		want++;
+	else
+		expect_splice(h, &at, x->pipe[0], q->cli[Q_V4], 7);
+	want += qio(h, &at, eo && k->srv[Q_V4], PPME_SYSCALL_READ_E, q->srv[Q_V4], "spliced");
+	fprintf(stderr, "quiet %s: %d events, n_quiet +%llu (want +%llu)\n", name,
+		harness__count(h), (unsigned long long)(after - before),
+		(unsigned long long)want);
+	EXPECT(at == harness__count(h));
+	EXPECT(after - before == want);
+}
+
+/* Adds (ON) or removes the client-end keys of pairs P and R (Q_N: none),
+ * each call returning WANT. */
+static void qkeys__set(struct harness *h, struct qends *q, struct qkeys *k, int p, int r,
+		       bool on, int want)
+{
+	int pairs[] = { p, r };
+
+	for (int i = 0; i < 2; i++) {
+		if (pairs[i] == Q_N)
+			continue;
+		EXPECT(driver__sock_quiet(harness__driver(h), &q->cli_key[pairs[i]], on) == want);
+		k->cli[pairs[i]] = on;
+	}
+}
+
+static void quiet__phase(struct harness *h, struct ends *x)
+{
+	struct driver *d = harness__driver(h);
+	struct qkeys k = { 0 };
+	struct qends q;
+
+	EXPECT(driver__set_sock_families(d, MASK_NET) == 0);
+	qends__open(&q);
+	EXPECT(quiet__count(h) == 0);
+	qround__check(h, &q, x, &k, "no key");
+
+	/* a wrong key, the server end's tuple of the ::1 pair: the kernel sees
+	 * it as that end's own, so it hides the server end, never the client */
+	EXPECT(driver__sock_quiet(d, &q.srv_key[Q_V6], true) == 0);
+	k.srv[Q_V6] = true;
+	qround__check(h, &q, x, &k, "::1 server end");
+	EXPECT(driver__sock_quiet(d, &q.srv_key[Q_V6], false) == 0);
+	k.srv[Q_V6] = false;
+
+	qkeys__set(h, &q, &k, Q_V4, Q_MAPPED, true, 0);
+	qround__check(h, &q, x, &k, "127.0.0.1 and v4-mapped clients");
+	qkeys__set(h, &q, &k, Q_V6, Q_N, true, 0);
+	qround__check(h, &q, x, &k, "all three clients");
+	qkeys__set(h, &q, &k, Q_V4, Q_MAPPED, false, 0);
+	qkeys__set(h, &q, &k, Q_V6, Q_N, false, 0);
+	qkeys__set(h, &q, &k, Q_V4, Q_MAPPED, false, -ENOENT);
+	qkeys__set(h, &q, &k, Q_V6, Q_N, false, -ENOENT);
+	qround__check(h, &q, x, &k, "keys removed");
+	qends__close(&q);
+}
+
 int main(void)
 {
 	struct driver_config cfg = pn_capture_self;
@@ -217,6 +437,7 @@ int main(void)
 	round__check(h, &x, FAM(PPM_AF_INET));
 	EXPECT(driver__set_sock_families(harness__driver(h), 0) == 0);
 	round__check(h, &x, 0);
+	quiet__phase(h, &x);
 
 	ends__close(&x);
 	unlink(path);

@@ -527,6 +527,20 @@ static bool conn__quiet(struct pairer *p, struct pair_conn *c)
 	return true;
 }
 
+/* A busy quiet connection goes to pair__set_quiet's callback (once). */
+static void conn__hand_quiet(struct pairer *p, struct pair_conn *c)
+{
+	struct pair_quiet_end e;
+
+	pair_conn__quiet_end(c, &e);
+	if (p->quiet(p->quiet_ctx, &e, true) == 0) {
+		c->quiet_handed = true;
+		p->c.n_quiet_handed++;
+	} else {
+		p->c.n_quiet_refused++;
+	}
+}
+
 int pair__io(struct pairer *p, const struct req_io *io)
 {
 	struct pair_conn *c;
@@ -549,6 +563,9 @@ int pair__io(struct pairer *p, const struct req_io *io)
 				stream__request(p, c, io, flip);
 			else
 				stream__response(p, c, io, flip);
+		} else if (c->quiet_io < PAIR_QUIET_AFTER && ++c->quiet_io == PAIR_QUIET_AFTER &&
+			   p->quiet) {
+			conn__hand_quiet(p, c);
 		}
 	}
 	c->last_dir = io->dir;

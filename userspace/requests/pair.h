@@ -48,6 +48,20 @@ struct req_io {
 	struct container_info *container;
 };
 
+/* A quiet TCP client connection (pair__set_quiet) as the kernel can key it:
+ * its own end, then its server's (addresses as req_io's, ports host order). */
+struct pair_quiet_end {
+	uint8_t family;		/* PPM_AF_INET / PPM_AF_INET6 */
+	uint8_t lip[16], rip[16];
+	uint16_t lport, rport;
+};
+
+/* ON: the connection END has gone quiet and stays busy, so its I/O may stay
+ * out of the pairing's sight from now on; 0 when the caller took it. !ON: it is
+ * no longer followed (closed, idle, table teardown excepted); the return
+ * value is ignored. */
+typedef int pair_quiet_fn(void *ctx, const struct pair_quiet_end *end, bool on);
+
 struct pair_opts {
 	uint32_t max_conns;	/* connections followed at once; 0: PAIR_MAX_CONNS */
 	uint64_t timeout_ns;	/* an unanswered request times out; 0: PAIR_TIMEOUT_NS */
@@ -77,6 +91,8 @@ struct pair_counters {
 	uint64_t n_uncaptured;	/* pipelined messages past the snaplen: not counted */
 	uint64_t n_open_at_end;	/* requests still unanswered at pair__flush */
 	uint64_t n_client_quiet; /* client sides not walked (server_side_once) */
+	uint64_t n_quiet_handed;  /* ... of which handed to pair__set_quiet's callback */
+	uint64_t n_quiet_refused; /* ... it refused (kept here) */
 };
 
 typedef void pair_emit_fn(void *ctx, const struct req_record *r);
@@ -85,6 +101,14 @@ typedef void pair_emit_fn(void *ctx, const struct req_record *r);
  * points to are valid only during the call. */
 struct pairer *pair__new(const struct pair_opts *o, pair_emit_fn *emit, void *ctx);
 void pair__free(struct pairer *p);
+
+/* With server_side_once: a quiet connection's end goes to FN after
+ * PAIR_QUIET_AFTER of its I/Os (a short connection is not worth the caller's
+ * work), and comes back at its end. While FN took it, it is kept as long as
+ * its server's side is followed, as its I/O may stop coming. NULL: none. */
+void pair__set_quiet(struct pairer *p, pair_quiet_fn *fn, void *ctx);
+
+#define PAIR_QUIET_AFTER 8
 
 /* One syscall's bytes. 0, or -EINVAL for an io that is not socket I/O. */
 int pair__io(struct pairer *p, const struct req_io *io);

@@ -118,9 +118,24 @@ static void unlink_tuple(struct pairer *p, struct pair_conn *c)
 	c->in_tuple = false;
 }
 
+void pair_conn__quiet_end(const struct pair_conn *c, struct pair_quiet_end *e)
+{
+	e->family = c->family;
+	memcpy(e->lip, c->cip, 16);
+	memcpy(e->rip, c->sip, 16);
+	e->lport = c->cport;
+	e->rport = c->sport;
+}
+
 void pair_conn__remove(struct pairer *p, struct pair_conn *c)
 {
 	struct pair_conn **pp = &p->by_key[key_bucket(p, &c->key)];
+	struct pair_quiet_end e;
+
+	if (c->quiet_handed && p->quiet) {
+		pair_conn__quiet_end(c, &e);
+		p->quiet(p->quiet_ctx, &e, false);
+	}
 
 	while (*pp && *pp != c)
 		pp = &(*pp)->next_key;

@@ -79,6 +79,8 @@ struct pair_conn {
 	/* server_side_once: the server's side of this client connection is
 	 * followed, so this one is not walked */
 	bool quiet;
+	bool quiet_handed;	/* pair__set_quiet's callback took it */
+	uint16_t quiet_io;	/* its I/Os since it went quiet, up to PAIR_QUIET_AFTER */
 	/* what it is */
 	uint8_t side;		/* enum req_side, 0 until known */
 	uint8_t proto;		/* enum req_proto once detected */
@@ -120,6 +122,8 @@ struct pairer {
 	uint32_t nalloc;		/* connections allocated so far */
 	struct pair_conn **all;		/* every allocated one, for expiry */
 	struct pair_counters c;
+	pair_quiet_fn *quiet;		/* pair__set_quiet */
+	void *quiet_ctx;
 	uint8_t *scratch;		/* carry + one read's captured bytes */
 	size_t scratch_cap;
 };
@@ -140,6 +144,8 @@ struct pair_conn *pair_conn__by_tuple(struct pairer *p, const uint8_t *cip, uint
  * host, or NULL: found by tuple once while it is there, then kept (valid
  * while used under the same id: a recycled connection has a new one). */
 struct pair_conn *pair_conn__peer(struct pairer *p, struct pair_conn *c);
+/* Client connection C's end as pair__set_quiet's callback takes it. */
+void pair_conn__quiet_end(const struct pair_conn *c, struct pair_quiet_end *e);
 
 /* pair_emit.c: hands out Q's request of connection C (and removes it from the
  * queue when it is the oldest). */

@@ -38,6 +38,7 @@ void pair__free(struct pairer *p)
 {
 	if (!p)
 		return;
+	p->quiet = NULL;	/* what it took goes with it */
 	for (uint32_t i = 0; i < p->nalloc; i++) {
 		if (p->all[i]->used)
 			pair_conn__remove(p, p->all[i]);	/* its references */
@@ -82,6 +83,15 @@ void pair__close(struct pairer *p, const struct req_io *io)
 		conn__end(p, c, true);
 }
 
+/* A quiet connection pair__set_quiet's callback took may see no I/O while it is busy:
+ * it lives on as long as its server's side, which still names its process. */
+static bool conn__held(struct pairer *p, struct pair_conn *c, uint64_t now)
+{
+	struct pair_conn *s = c->quiet_handed ? pair_conn__peer(p, c) : NULL;
+
+	return s && now <= s->last_ts + 4 * p->o.timeout_ns;
+}
+
 void pair__expire(struct pairer *p, uint64_t now)
 {
 	uint64_t t = p->o.timeout_ns;
@@ -103,7 +113,7 @@ void pair__expire(struct pairer *p, uint64_t now)
 				break;
 		}
 		/* a process that exited closed its fds without close events */
-		if (!c->n && now > c->last_ts + 4 * t)
+		if (!c->n && now > c->last_ts + 4 * t && !conn__held(p, c, now))
 			pair_conn__remove(p, c);
 	}
 }
@@ -113,6 +123,12 @@ void pair__flush(struct pairer *p)
 	for (uint32_t i = 0; i < p->nalloc; i++)
 		if (p->all[i]->used)
 			conn__end(p, p->all[i], false);
+}
+
+void pair__set_quiet(struct pairer *p, pair_quiet_fn *fn, void *ctx)
+{
+	p->quiet = fn;
+	p->quiet_ctx = ctx;
 }
 
 void pair__counters(const struct pairer *p, struct pair_counters *c)

@@ -4,6 +4,7 @@
  * mid-response, timeouts, DNS over UDP, MySQL errors, unknown bytes and full
  * tables. Every record's fields are checked. */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -509,6 +510,88 @@ static void test_server_side_once(void)
 	pair__free(p);
 }
 
+/* pair__set_quiet: what its callback was given */
+struct quiet_log {
+	int n_on, n_off;
+	int refuse;			/* the callback's answer to ON */
+	struct pair_quiet_end last;
+};
+
+static int on_quiet(void *ctx, const struct pair_quiet_end *e, bool on)
+{
+	struct quiet_log *q = ctx;
+
+	if (on)
+		q->n_on++;
+	else
+		q->n_off++;
+	q->last = *e;
+	return on ? q->refuse : 0;
+}
+
+/* A quiet client connection that stays busy goes to the callback once, after
+ * PAIR_QUIET_AFTER of its I/Os, with its own end first; it comes back at its
+ * close. While the callback has it, its I/O may stop: it is kept as long as
+ * its server's side is followed, then let go. A refusal is counted. */
+static void test_quiet_handover(void)
+{
+	struct pair_opts o = { .timeout_ns = 1000, .server_side_once = true };
+	struct req_io s = tcp(100, 5, true, 40000, 80), c = tcp(300, 3, false, 40000, 80);
+	struct req_io s2 = tcp(100, 6, true, 40002, 80), c2 = tcp(301, 3, false, 40002, 80);
+	struct quiet_log q = { 0 };
+	uint8_t cli[16] = { 0 }, srv[16] = { 0 };
+	struct pair_counters k;
+	struct pairer *p;
+	uint64_t t = 100;
+
+	inet_pton(AF_INET, "10.0.0.1", cli);
+	inet_pton(AF_INET, "10.0.0.2", srv);
+	nrec = 0;
+	p = pair__new(&o, on_rec, NULL);
+	pair__set_quiet(p, on_quiet, &q);
+	IN(p, s, t, "GET / HTTP/1.1\r\n\r\n");	/* the server's side first */
+	for (int i = 0; i < PAIR_QUIET_AFTER; i++) {
+		CHECK_INT(q.n_on, 0);
+		t += 10;
+		if (i % 2)
+			IN(p, c, t, http_ok);
+		else
+			OUT(p, c, t, "GET / HTTP/1.1\r\n\r\n");
+	}
+	CHECK_INT(q.n_on, 1);
+	CHECK_INT(q.last.family, 2);
+	CHECK(!memcmp(q.last.lip, cli, 16) && !memcmp(q.last.rip, srv, 16));
+	CHECK_INT(q.last.lport, 40000);
+	CHECK_INT(q.last.rport, 80);
+	OUT(p, c, t + 1, "GET / HTTP/1.1\r\n\r\n");	/* once only */
+	CHECK_INT(q.n_on, 1);
+	/* its I/O stops coming; the server's goes on: it is kept */
+	OUT(p, s, t + 3000, http_ok);
+	pair__expire(p, t + 4500);
+	CHECK_INT(q.n_off, 0);
+	/* the server's side closes, then it stays idle: let go, and given back */
+	pair__close(p, &s);
+	pair__expire(p, t + 8000);
+	CHECK_INT(q.n_off, 1);
+	CHECK_INT(q.last.lport, 40000);
+	/* a second one, refused: kept here, and nothing to give back */
+	q.refuse = -E2BIG;
+	IN(p, s2, t + 9000, "GET / HTTP/1.1\r\n\r\n");
+	for (int i = 0; i < PAIR_QUIET_AFTER + 2; i++)
+		OUT(p, c2, t + 9001 + (uint64_t)i, "GET / HTTP/1.1\r\n\r\n");
+	CHECK_INT(q.n_on, 2);
+	pair__close(p, &c2);
+	CHECK_INT(q.n_off, 1);
+	pair__counters(p, &k);
+	CHECK_INT(k.n_client_quiet, 2);
+	CHECK_INT(k.n_quiet_handed, 1);
+	CHECK_INT(k.n_quiet_refused, 1);
+	/* the table's teardown calls nobody */
+	q.refuse = 0;
+	pair__free(p);
+	CHECK_INT(q.n_off, 1);
+}
+
 int main(void)
 {
 	test_keepalive();
@@ -523,5 +606,6 @@ int main(void)
 	test_pipeline_full();
 	test_dup_fds();
 	test_server_side_once();
+	test_quiet_handover();
 	return t_report();
 }

@@ -533,6 +533,16 @@ static int agent__request_mode(struct agent *a, struct capture_live_opts *lo)
 	return 0;
 }
 
+/* Metrics only, live, exit-only capture: the client ends the pairing leaves
+ * to their server's side keep their I/O in the kernel (req_mode.h). */
+static void agent__quiet_in_kernel(struct agent *a)
+{
+	struct capture_stats st;
+
+	if (a->req && capture__driver(a->cap) && !capture__stats(a->cap, &st) && st.exit_only)
+		req_mode__set_driver(a->req, capture__driver(a->cap));
+}
+
 static int agent__start(struct agent *a)
 {
 	struct agent_kf_opts ko = { .off = a->o.no_kernel_filter,
@@ -619,6 +629,7 @@ static int agent__start(struct agent *a)
 	agent_kf__start(a->kf, capture__driver(a->cap), a->in, msg, sizeof(msg));
 	/* The first event comes after the kernel filter is in place: its verdicts
 	 * start from the /proc scan, as userspace's tables do. */
+	agent__quiet_in_kernel(a);
 	if (capture__driver(a->cap))
 		driver__set_capture(capture__driver(a->cap), true);
 	startup__done(a->startup);
@@ -690,7 +701,9 @@ static int agent__finish(struct agent *a, bool started)
 
 	agent__stop_capture(a);
 	if (a->req) {
-		/* what it still held goes out; the summary's counts include it */
+		/* what it still held goes out; the summary's counts include it.
+		 * The kernel's quiet ends go with the driver. */
+		req_mode__set_driver(a->req, NULL);
 		req_mode__finish(a->req);
 		req_mode__counters(a->req, &a->counters.pairing);
 		agent__write_map(a);

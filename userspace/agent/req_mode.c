@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "loader.h"
 #include "req_mode.h"
 #include "schema.h"
 #include "state.h"
@@ -14,6 +15,7 @@
 
 struct req_mode {
 	struct pairer *pair;
+	struct driver *d;		/* req_mode__set_driver */
 	struct thread_table *threads;
 	req_mode_emit_fn *emit;
 	void *ctx;
@@ -104,6 +106,26 @@ struct req_mode *req_mode__new(struct inspector *in, uint64_t timeout_ns, bool n
 		m->data_idx[t] = PPME_IS_EXIT(t) ? schema__param_index(&schema_events[t], "data",
 									PT_BYTEBUF) : 0xff;
 	return m;
+}
+
+/* A quiet client end (pair__set_quiet) in the kernel's quiet_socks, or out. */
+static int on_quiet(void *arg, const struct pair_quiet_end *e, bool on)
+{
+	struct req_mode *m = arg;
+	struct sock_quiet_key k = { .family = e->family, .l4proto = IPPROTO_TCP,
+				    .lport = e->lport, .rport = e->rport };
+
+	if (!m->d)
+		return -ENODEV;
+	memcpy(k.laddr, e->lip, e->family == PPM_AF_INET6 ? 16 : 4);
+	memcpy(k.raddr, e->rip, e->family == PPM_AF_INET6 ? 16 : 4);
+	return driver__sock_quiet(m->d, &k, on);
+}
+
+void req_mode__set_driver(struct req_mode *m, struct driver *d)
+{
+	m->d = d;
+	pair__set_quiet(m->pair, d && m->no_event ? on_quiet : NULL, m);
 }
 
 void req_mode__free(struct req_mode *m)

@@ -35,6 +35,11 @@ typedef void req_mode_emit_fn(void *ctx, const struct req_record *r, const struc
 struct req_mode *req_mode__new(struct inspector *in, uint64_t timeout_ns, bool no_event,
 			       req_mode_emit_fn *emit, void *ctx);
 void req_mode__free(struct req_mode *m);
+/* Live, exit-only capture, NO_EVENT: the client ends the pairing leaves to
+ * their server's side keep their socket I/O in driver D's kernel filter
+ * (driver__sock_quiet). NULL: no more (before D is closed). */
+struct driver;
+void req_mode__set_driver(struct req_mode *m, struct driver *d);
 
 /* One parsed event: socket I/O, closes and new fds go to the pairing;
  * timeouts are looked at once a second of event time. */

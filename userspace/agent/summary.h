@@ -49,7 +49,8 @@ void summary__print(FILE *out, const struct agent_counters *c, const char *headi
 /* The containers seen and what their lookups found: a file that could not be
  * used is counted here, never silently. Nothing when no container was seen. */
 void summary__containers(FILE *out, const struct container_counters *c);
-/* --requests: what the pairing reported, and what it could not follow. */
-void summary__requests(FILE *out, const struct pair_counters *p);
+/* --requests: what the pairing reported, and what it could not follow; KEPT:
+ * the syscalls of quiet client ends the kernel kept (capture's drv_quiet). */
+void summary__requests(FILE *out, const struct pair_counters *p, uint64_t kept);
 
 #endif

@@ -46,6 +46,9 @@ struct capture_cpu_stats {
 	uint64_t drv_drops_pf;		/* user memory unreadable */
 	uint64_t drv_drops_bug;		/* bugs and verifier limits */
 	uint64_t drv_drops_scratch;	/* event larger than the scratch frame */
+	/* not a drop: socket I/O of quiet client ends left in the kernel
+	 * (request mode, driver__sock_quiet); in the total only */
+	uint64_t drv_quiet;
 	uint64_t ring_used;		/* bytes written and not yet consumed, now */
 	uint64_t ring_size;		/* bytes of ring */
 };

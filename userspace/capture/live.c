@@ -270,6 +270,7 @@ static int live_stats(void *e, struct capture_stats *st)
 	st->total.drv_drops_pf = tot.n_drops_pf;
 	st->total.drv_drops_bug = tot.n_drops_bug;
 	st->total.drv_drops_scratch = tot.n_drops_scratch;
+	st->total.drv_quiet = tot.n_quiet;
 	return 0;
 }
 

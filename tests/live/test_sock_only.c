@@ -10,7 +10,7 @@
  * pipe into the IPv4 client. In exit-only capture a keyed end's calls stay in
  * the kernel, each counted once in n_quiet, and exactly the others arrive, in
  * order, every param checked; without exit-only every call arrives and n_quiet
- * stays 0. */
+ * stays 0. Last, the table's bound: SOCK_QUIET_MAX ends, then -E2BIG. */
 #include <sys/uio.h>
 
 #include "procnet/pn_test.h"
@@ -414,6 +414,40 @@ static void quiet__phase(struct harness *h, struct ends *x)
 	qends__close(&q);
 }
 
+/* The table holds SOCK_QUIET_MAX ends: one more is refused with -E2BIG (the
+ * agent counts it and keeps that connection quiet itself), an end already in
+ * is still updated, and a removal makes room again. */
+static void quiet__full(struct harness *h)
+{
+	struct driver *d = harness__driver(h);
+	struct sock_quiet_key k = { .family = PPM_AF_INET, .l4proto = IPPROTO_TCP,
+				    .rport = 9 };
+	int bad = 0;
+
+	for (uint32_t i = 0; i < SOCK_QUIET_MAX; i++) {
+		k.lport = (uint16_t)(i & 0xffff);
+		k.laddr[3] = (uint8_t)(i >> 16);
+		k.laddr[0] = 10;
+		bad += driver__sock_quiet(d, &k, true) != 0;
+	}
+	EXPECT(bad == 0);
+	k.lport = 0;
+	k.laddr[3] = 1;
+	EXPECT(driver__sock_quiet(d, &k, true) == -E2BIG);
+	k.laddr[3] = 0;
+	EXPECT(driver__sock_quiet(d, &k, true) == 0);	/* in already */
+	EXPECT(driver__sock_quiet(d, &k, false) == 0);
+	k.laddr[3] = 1;
+	EXPECT(driver__sock_quiet(d, &k, true) == 0);
+	EXPECT(driver__sock_quiet(d, &k, false) == 0);
+	for (uint32_t i = 1; i < SOCK_QUIET_MAX; i++) {
+		k.lport = (uint16_t)(i & 0xffff);
+		k.laddr[3] = (uint8_t)(i >> 16);
+		bad += driver__sock_quiet(d, &k, false) != 0;
+	}
+	EXPECT(bad == 0);
+}
+
 int main(void)
 {
 	struct driver_config cfg = pn_capture_self;
@@ -438,6 +472,7 @@ int main(void)
 	EXPECT(driver__set_sock_families(harness__driver(h), 0) == 0);
 	round__check(h, &x, 0);
 	quiet__phase(h, &x);
+	quiet__full(h);
 
 	ends__close(&x);
 	unlink(path);

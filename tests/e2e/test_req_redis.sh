@@ -61,6 +61,22 @@ curl -s "http://127.0.0.1:$MPORT/metrics" >"$TMP/q.metrics"
 req_agent_stop; rc=$?
 expect "the metrics-only agent exits 0" [ $rc = 0 ] || tail -n 5 "$TMP/q.err"
 cli INFO commandstats >"$SRV/qinfo.txt"
+# The same with --no-exit-only (sys_enter attached): the kernel cannot judge a
+# call's two events together there, so quiet ends stay in the agent (README,
+# "Both sides on one host"), and the commands are still all counted.
+MPORT2=$(free_port)
+expect "the agent starts for metrics only with --no-exit-only" \
+	start_agent "$TMP/n.out" "$TMP/n.err" --requests -q --no-exit-only --metrics "127.0.0.1:$MPORT2"
+nload() {
+	[ "$(cli CONFIG RESETSTAT)" = OK ] &&
+		timeout 30 redis-benchmark -p "$PORT" -n 2000 -c 2 -P 16 -t set -q >/dev/null
+}
+expect "redis-benchmark ran under --no-exit-only" nload
+sleep 1.5
+curl -s "http://127.0.0.1:$MPORT2/metrics" >"$TMP/n.metrics"
+req_agent_stop; rc=$?
+expect "the --no-exit-only agent exits 0" [ $rc = 0 ] || tail -n 5 "$TMP/n.err"
+cli INFO commandstats >"$SRV/ninfo.txt"
 srv_stop "$REDIS_PID"
 req_check quiet "metrics only: agent_request_total at redis-server == Redis' calls; every client connection left to its server's side, busy ones in the kernel" \
 	"$TMP/q.metrics" "$TMP/q.err" "$SRV/qinfo.txt" <<'PY'
@@ -95,6 +111,28 @@ assert handed >= 6 and refused == 0, "%d kept in the kernel, %d refused" % (hand
 assert kept >= calls // 16, "only %d syscalls kept in the kernel" % kept
 # one record per command, not two (host-wide: other TCP may add a few)
 assert calls <= paired < calls + calls // 2, "paired %d records for %d commands" % (paired, calls)
+print("ok")
+PY
+
+req_check noeo "--no-exit-only: quiet client connections stay in the agent (none in the kernel); agent_request_total == Redis' calls" \
+	"$TMP/n.metrics" "$TMP/n.err" "$SRV/ninfo.txt" <<'PY'
+import re, sys
+metrics, err, info = sys.argv[1:4]
+calls = sum(int(m[2]) for m in (re.match(r"cmdstat_([^:|]+)[^:]*:calls=(\d+)", l) for l in open(info))
+            if m and m[1] != "info")
+got = sum(float(l.split()[-1]) for l in open(metrics)
+          if l.startswith("agent_request_total{") and 'process="redis-server"' in l)
+line = [l for l in open(err) if "requests:" in l and "paired" in l]
+assert line, "no requests line in the exit summary"
+m = re.search(r"(\d+) client connections left to their server's side \((\d+) of them kept in "
+              r"the kernel, (\d+) refused there; (\d+) syscalls kept there\)", line[0])
+assert m, "no quiet connections in: " + line[0]
+quiet, handed, refused, kept = (int(x) for x in m.groups())
+print("Redis calls %d, agent_request_total at redis-server %d; client connections left to the server's side %d, in the kernel %d, syscalls kept there %d"
+      % (calls, got, quiet, handed, kept))
+assert got == calls, "metrics count %d commands, Redis %d" % (got, calls)
+assert quiet >= 2, "only %d client connections were left to their server's side" % quiet
+assert handed == 0 and refused == 0 and kept == 0, "the kernel kept ends without exit-only"
 print("ok")
 PY
 

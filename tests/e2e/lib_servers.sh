@@ -107,6 +107,35 @@ def kernel_drops(err_path):
     return locals().get("drops")
 
 
+def metric_total(path, name, process):
+    """The sum of metric NAME's series whose process label is PROCESS."""
+    return sum(float(l.split()[-1]) for l in open(path)
+               if l.startswith(name + "{") and 'process="%s"' % process in l)
+
+
+def quiet_summary(err_path):
+    """Metrics-only request mode's exit line: records paired, client
+    connections left to their server's side, of them kept in the kernel and
+    refused there, and the syscalls kept there."""
+    line = [l for l in open(err_path, errors="replace") if "requests:" in l and "paired" in l]
+    assert line, "no requests line in the exit summary"
+    m = re.search(r"requests: (\d+) paired.*?(\d+) client connections left to their server's side "
+                  r"\((\d+) of them kept in the kernel, (\d+) refused there; (\d+) syscalls kept there\)",
+                  line[0])
+    assert m, "no quiet connections in: " + line[0]
+    return dict(zip(("paired", "quiet", "handed", "refused", "kept"), (int(x) for x in m.groups())))
+
+
+def redis_calls(info_path):
+    """Commands Redis counted (calls + rejected_calls), INFO itself left out."""
+    calls = 0
+    for l in open(info_path):
+        m = re.match(r"cmdstat_([^:|]+)[^:]*:calls=(\d+),.*?(rejected_calls=(\d+))?", l.strip())
+        if m and m[1] != "info":
+            calls += int(m[2]) + int(m[4] or 0)
+    return calls
+
+
 def short(r):
     """One record as a short line for failure messages."""
     keys = ("req.side", "req.protocol", "req.method", "req.path", "req.status", "req.error",

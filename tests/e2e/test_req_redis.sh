@@ -80,59 +80,39 @@ cli INFO commandstats >"$SRV/ninfo.txt"
 srv_stop "$REDIS_PID"
 req_check quiet "metrics only: agent_request_total at redis-server == Redis' calls; every client connection left to its server's side, busy ones in the kernel" \
 	"$TMP/q.metrics" "$TMP/q.err" "$SRV/qinfo.txt" <<'PY'
-import re, sys
+import sys, req_lib as R
 metrics, err, info = sys.argv[1:4]
-calls = 0
-for l in open(info):
-    m = re.match(r"cmdstat_([^:|]+)[^:]*:calls=(\d+),.*?(rejected_calls=(\d+))?", l.strip())
-    if m and m[1] != "info":
-        calls += int(m[2]) + int(m[4] or 0)
-got = 0
-for l in open(metrics):
-    if l.startswith("agent_request_total{") and 'process="redis-server"' in l:
-        got += float(l.split()[-1])
-line = [l for l in open(err) if "requests:" in l and "paired" in l]
-assert line, "no requests line in the exit summary"
-paired = int(re.search(r"requests: (\d+) paired", line[0])[1])
-m = re.search(r"(\d+) client connections left to their server's side \((\d+) of them kept in "
-              r"the kernel, (\d+) refused there; (\d+) syscalls kept there\)", line[0])
-assert m, "no quiet connections in: " + line[0]
-quiet, handed, refused, kept = (int(x) for x in m.groups())
+calls = R.redis_calls(info)
+got = R.metric_total(metrics, "agent_request_total", "redis-server")
+q = R.quiet_summary(err)
 print("Redis calls %d, agent_request_total at redis-server %d, paired records %d, client connections left to the server's side %d, "
       "of them kept in the kernel %d (refused %d), their syscalls kept there %d"
-      % (calls, got, paired, quiet, handed, refused, kept))
+      % (calls, got, q["paired"], q["quiet"], q["handed"], q["refused"], q["kept"]))
 assert got == calls, "metrics count %d commands, Redis %d" % (got, calls)
 # 4 + 2 benchmark connections, and redis-cli's
-assert quiet >= 7, "only %d client connections were left to their server's side" % quiet
+assert q["quiet"] >= 7, "only %d client connections were left to their server's side" % q["quiet"]
 # the benchmark's 6 busy connections go on in the kernel (redis-cli's are short)
-assert handed >= 6 and refused == 0, "%d kept in the kernel, %d refused" % (handed, refused)
+assert q["handed"] >= 6 and q["refused"] == 0, "%d kept in the kernel, %d refused" % (q["handed"], q["refused"])
 # each benchmark connection sends ~47 batches (-P 16) or 250 commands: most of
 # their writes and reads stay in the kernel, and still every command is counted
-assert kept >= calls // 16, "only %d syscalls kept in the kernel" % kept
+assert q["kept"] >= calls // 16, "only %d syscalls kept in the kernel" % q["kept"]
 # one record per command, not two (host-wide: other TCP may add a few)
-assert calls <= paired < calls + calls // 2, "paired %d records for %d commands" % (paired, calls)
+assert calls <= q["paired"] < calls + calls // 2, "paired %d records for %d commands" % (q["paired"], calls)
 print("ok")
 PY
 
 req_check noeo "--no-exit-only: quiet client connections stay in the agent (none in the kernel); agent_request_total == Redis' calls" \
 	"$TMP/n.metrics" "$TMP/n.err" "$SRV/ninfo.txt" <<'PY'
-import re, sys
+import sys, req_lib as R
 metrics, err, info = sys.argv[1:4]
-calls = sum(int(m[2]) for m in (re.match(r"cmdstat_([^:|]+)[^:]*:calls=(\d+)", l) for l in open(info))
-            if m and m[1] != "info")
-got = sum(float(l.split()[-1]) for l in open(metrics)
-          if l.startswith("agent_request_total{") and 'process="redis-server"' in l)
-line = [l for l in open(err) if "requests:" in l and "paired" in l]
-assert line, "no requests line in the exit summary"
-m = re.search(r"(\d+) client connections left to their server's side \((\d+) of them kept in "
-              r"the kernel, (\d+) refused there; (\d+) syscalls kept there\)", line[0])
-assert m, "no quiet connections in: " + line[0]
-quiet, handed, refused, kept = (int(x) for x in m.groups())
+calls = R.redis_calls(info)
+got = R.metric_total(metrics, "agent_request_total", "redis-server")
+q = R.quiet_summary(err)
 print("Redis calls %d, agent_request_total at redis-server %d; client connections left to the server's side %d, in the kernel %d, syscalls kept there %d"
-      % (calls, got, quiet, handed, kept))
+      % (calls, got, q["quiet"], q["handed"], q["kept"]))
 assert got == calls, "metrics count %d commands, Redis %d" % (got, calls)
-assert quiet >= 2, "only %d client connections were left to their server's side" % quiet
-assert handed == 0 and refused == 0 and kept == 0, "the kernel kept ends without exit-only"
+assert q["quiet"] >= 2, "only %d client connections were left to their server's side" % q["quiet"]
+assert q["handed"] == 0 and q["refused"] == 0 and q["kept"] == 0, "the kernel kept ends without exit-only"
 print("ok")
 PY
 

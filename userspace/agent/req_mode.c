@@ -108,15 +108,14 @@ struct req_mode *req_mode__new(struct inspector *in, uint64_t timeout_ns, bool n
 	return m;
 }
 
-/* A quiet client end (pair__set_quiet) in the kernel's quiet_socks, or out. */
+/* A quiet client end (pair__set_quiet) in the kernel's quiet_socks, or out;
+ * installed only while M has a driver (req_mode__set_driver). */
 static int on_quiet(void *arg, const struct pair_quiet_end *e, bool on)
 {
 	struct req_mode *m = arg;
 	struct sock_quiet_key k = { .family = e->family, .l4proto = IPPROTO_TCP,
 				    .lport = e->lport, .rport = e->rport };
 
-	if (!m->d)
-		return -ENODEV;
 	memcpy(k.laddr, e->lip, e->family == PPM_AF_INET6 ? 16 : 4);
 	memcpy(k.raddr, e->rip, e->family == PPM_AF_INET6 ? 16 : 4);
 	return driver__sock_quiet(m->d, &k, on);

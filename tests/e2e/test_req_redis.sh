@@ -53,9 +53,10 @@ expect "the agent starts in request mode for metrics only (-q --metrics)" \
 qload() {
 	[ "$(cli CONFIG RESETSTAT)" = OK ] &&
 		timeout 30 redis-benchmark -p "$PORT" -n 3000 -c 4 -P 16 -t set,get -q >/dev/null &&
-		timeout 30 redis-benchmark -p "$PORT" -n 500 -c 2 -t incr -q >/dev/null
+		timeout 30 redis-benchmark -p "$PORT" -n 500 -c 2 -t incr -q >/dev/null &&
+		cli -r 200 -i 0.005 PING >/dev/null
 }
-expect "redis-benchmark ran under -q --metrics" qload
+expect "redis-benchmark and redis-cli ran under -q --metrics" qload
 sleep 1.5	# the metrics text is rendered about once a second
 curl -s "http://127.0.0.1:$MPORT/metrics" >"$TMP/q.metrics"
 req_agent_stop; rc=$?
@@ -90,12 +91,15 @@ print("Redis calls %d, agent_request_total at redis-server %d, paired records %d
       % (calls, got, q["paired"], q["quiet"], q["handed"], q["refused"], q["kept"]))
 assert got == calls, "metrics count %d commands, Redis %d" % (got, calls)
 # 4 + 2 benchmark connections, and redis-cli's
-assert q["quiet"] >= 7, "only %d client connections were left to their server's side" % q["quiet"]
-# the benchmark's 6 busy connections go on in the kernel (redis-cli's are short)
-assert q["handed"] >= 6 and q["refused"] == 0, "%d kept in the kernel, %d refused" % (q["handed"], q["refused"])
-# each benchmark connection sends ~47 batches (-P 16) or 250 commands: most of
-# their writes and reads stay in the kernel, and still every command is counted
-assert q["kept"] >= calls // 16, "only %d syscalls kept in the kernel" % q["kept"]
+assert q["quiet"] >= 8, "only %d client connections were left to their server's side" % q["quiet"]
+# the benchmark's 6 busy connections and the PINGs' go on in the kernel
+# (the other redis-cli connections are short)
+assert q["handed"] >= 7 and q["refused"] == 0, "%d kept in the kernel, %d refused" % (q["handed"], q["refused"])
+# the benchmark is over in milliseconds, about what the agent lags behind the
+# kernel, so how much of it stays there varies; redis-cli's 200 PINGs, 5 ms
+# apart on one connection, give 400 syscalls over a second, most of which
+# come after the handover: and still every command is counted
+assert q["kept"] >= 100, "only %d syscalls kept in the kernel" % q["kept"]
 # one record per command, not two (host-wide: other TCP may add a few)
 assert calls <= q["paired"] < calls + calls // 2, "paired %d records for %d commands" % (q["paired"], calls)
 print("ok")

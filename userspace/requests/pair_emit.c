@@ -52,40 +52,76 @@ static void queue__drop(struct pair_conn *c, struct pair_req *q)
 	c->n--;
 }
 
+/* Which request R is, the same on both sides: its number on a TCP
+ * connection; over UDP (a server's socket answers many clients, each
+ * numbering its own queries) the client's port and the DNS id. */
+static uint32_t times__key(const struct req_record *r)
+{
+	if (r->l4proto == IPPROTO_UDP)
+		return (uint32_t)r->client.port << 16 | (r->dns_id & 0xffff);
+	return r->conn_seq;
+}
+
+/* The other side's record of R's request on this host, made before R: left
+ * on C when it was made (C was known then), else kept on PEER (R's side was
+ * first seen after it). Only a record of the same request: the same key and
+ * sizes (a side first seen mid-connection numbers its requests from there). */
+static const struct pair_times *times__other(const struct req_record *r, uint32_t key,
+					     const struct pair_conn *c, const struct pair_conn *peer)
+{
+	const struct pair_times *t = &c->other[key % PAIR_PIPELINE];
+
+	if (t->key != key && peer)
+		t = &peer->own[key % PAIR_PIPELINE];
+	if (t->key != key || t->req_bytes != (uint32_t)r->req_bytes ||
+	    t->resp_bytes != (uint32_t)r->resp_bytes)
+		return NULL;
+	return t;
+}
+
 /* Both sides of one request on this host: the later record is made to nest
  * with the earlier (the server's inside the client's). Exit-only capture
  * times each call at its exit, and on loopback a server's read can return
  * before the client's write does (or a client's read before the server's
  * write): microseconds that would otherwise let a server seem slower than
- * its client. The earlier record leaves its times on the other connection. */
+ * its client. Each record's times stay on its connection and the other's,
+ * by request number, for the other side's record of it: a pipelined batch
+ * has many in flight. */
 static void times__nest(struct req_record *r, struct pair_conn *c, struct pair_conn *peer)
 {
-	bool server = c->side == REQ_SIDE_SERVER;
+	uint32_t key = times__key(r);
+	const struct pair_times *o = key ? times__other(r, key, c, peer) : NULL;
+	struct pair_times t;
 
-	if (c->peer_seq && c->peer_seq == r->conn_seq) {
-		if (server) {
-			if (r->ts_start < c->peer_start)
-				r->ts_start = c->peer_start;
-			if (r->ts_end > c->peer_end)
-				r->ts_end = c->peer_end;
-			if (r->ts_end < r->ts_start)
-				r->ts_end = r->ts_start;
-		} else {
-			if (r->ts_start > c->peer_start)
-				r->ts_start = c->peer_start;
-			if (r->ts_end < c->peer_end)
-				r->ts_end = c->peer_end;
-		}
+	if (o && c->side == REQ_SIDE_SERVER) {
+		if (r->ts_start < o->start)
+			r->ts_start = o->start;
+		if (r->ts_end > o->end)
+			r->ts_end = o->end;
+		if (r->ts_end < r->ts_start)
+			r->ts_end = r->ts_start;
+	} else if (o) {
+		if (r->ts_start > o->start)
+			r->ts_start = o->start;
+		if (r->ts_end < o->end)
+			r->ts_end = o->end;
+	}
+	if (o) {
 		if (r->ts_first_resp && r->ts_first_resp < r->ts_start)
 			r->ts_first_resp = r->ts_start;
 		if (r->ts_first_resp > r->ts_end)
 			r->ts_first_resp = r->ts_end;
 	}
-	if (peer) {
-		peer->peer_seq = r->conn_seq;
-		peer->peer_start = r->ts_start;
-		peer->peer_end = r->ts_end;
-	}
+	if (!key)
+		return;
+	t.key = key;
+	t.req_bytes = (uint32_t)r->req_bytes;
+	t.resp_bytes = (uint32_t)r->resp_bytes;
+	t.start = r->ts_start;
+	t.end = r->ts_end;
+	c->own[key % PAIR_PIPELINE] = t;
+	if (peer)
+		peer->other[key % PAIR_PIPELINE] = t;
 }
 
 _Static_assert(sizeof(((struct req_record *)0)->target) == sizeof(((struct pair_req *)0)->target) &&
@@ -167,7 +203,7 @@ void pair_emit__req(struct pairer *p, struct pair_conn *c, struct pair_req *q, b
 	} else {
 		end__remote(other);
 	}
-	if (!udp && !timed_out)
+	if (!timed_out)
 		times__nest(&r, c, peer);
 	r.duration = r.ts_end > r.ts_start ? r.ts_end - r.ts_start : 0;
 	r.ttfb = q->has_resp && r.ts_first_resp > r.ts_start ? r.ts_first_resp - r.ts_start : 0;

@@ -49,6 +49,17 @@ struct pair_req {
 	char code[REQ_CODE_MAX];
 };
 
+/* One record's times and sizes, kept for the other side's record of the
+ * same request, by KEY (TCP: the request's number; UDP: the client's port
+ * and the DNS id) in slot KEY % PAIR_PIPELINE: a client has at most that many
+ * requests in flight, so a slot is not reused before the other side's
+ * record of its request is made. KEY 0: none. */
+struct pair_times {
+	uint32_t key;
+	uint32_t req_bytes, resp_bytes;	/* the request's identity, with KEY */
+	uint64_t start, end;
+};
+
 struct pair_conn {
 	/* table bookkeeping */
 	struct pair_conn *next_key, *next_tuple;	/* hash chains */
@@ -68,10 +79,11 @@ struct pair_conn {
 	int64_t peer_pid, peer_tid;
 	char peer_comm[16];
 	struct container_info *peer_ct;	/* a reference, or NULL */
-	/* The other side's record of request PEER_SEQ (0: none yet): this
-	 * side's record of it is made to nest with it (pair_emit.c). */
-	uint32_t peer_seq;
-	uint64_t peer_start, peer_end;
+	/* Times of the last records of this side (OWN) and of the other
+	 * side on this host (OTHER), by request number, so a record nests with
+	 * the other side's record of the same request whichever was made first
+	 * (pair_emit.c). */
+	struct pair_times own[PAIR_PIPELINE], other[PAIR_PIPELINE];
 	/* TCP: the other side's connection on this host, last found by tuple,
 	 * valid while it is used under id PEER_CONN_ID (pair_emit.c) */
 	struct pair_conn *peer_conn;

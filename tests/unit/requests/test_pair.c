@@ -281,6 +281,92 @@ static void test_both_sides(void)
 	pair__free(p);
 }
 
+/* A pipelined batch seen from both sides, timed at the calls' exits: each
+ * of its requests' server-side record lies within its client-side one,
+ * whichever side's records were made first, and also when the server's
+ * were made before the client's connection was first seen. */
+static void check_nested(int first, int n)
+{
+	for (int i = 0; i < n; i++) {
+		const struct req_record *a = &recs[first + i], *b = &recs[first + n + i];
+		const struct req_record *srv = a->side == REQ_SIDE_SERVER ? a : b;
+		const struct req_record *cli = a->side == REQ_SIDE_SERVER ? b : a;
+
+		CHECK_INT(srv->side, REQ_SIDE_SERVER);
+		CHECK_INT(cli->side, REQ_SIDE_CLIENT);
+		CHECK_INT(srv->conn_seq, cli->conn_seq);
+		CHECK(srv->both_sides && cli->both_sides);
+		CHECK(srv->ts_start >= cli->ts_start && srv->ts_end <= cli->ts_end);
+		CHECK(srv->duration <= cli->duration);
+		CHECK(srv->ttfb <= srv->duration && cli->ttfb <= cli->duration);
+	}
+}
+
+static void test_both_sides_pipelined(void)
+{
+	struct req_io s = tcp(100, 5, true, 40000, 6379), c = tcp(300, 3, false, 40000, 6379);
+	char buf[1024], rep[128];
+	size_t n = 0, m = 0;
+	struct pairer *p;
+
+	for (int i = 0; i < 16; i++) {
+		n += (size_t)sprintf(buf + n, "*3\r\n$3\r\nSET\r\n$5\r\nkey%02d\r\n$1\r\nv\r\n", i);
+		m += (size_t)sprintf(rep + m, "+OK\r\n");
+	}
+	/* the server's read returns before the client's write does, and:
+	 * (0) the client's read before the server's write, so the client's
+	 * records come first (the e2e_req_redis failure: seq 1-15 did not
+	 * nest); (1) the server's records first, the client's made to hold them */
+	for (int order = 0; order < 2; order++) {
+		p = fresh(0);
+		io_do(p, s, REQ_DIR_IN, 990, 0, buf, n, 0);
+		io_do(p, c, REQ_DIR_OUT, 1000, 0, buf, n, 0);
+		io_do(p, order ? s : c, order ? REQ_DIR_OUT : REQ_DIR_IN, 1495, 0, rep, m, 0);
+		CHECK_INT(nrec, 16);
+		io_do(p, order ? c : s, order ? REQ_DIR_IN : REQ_DIR_OUT, 1500, 0, rep, m, 0);
+		CHECK_INT(nrec, 32);
+		check_nested(0, 16);
+		CHECK_INT(recs[16].ts_start, order ? 990 : 1000);
+		CHECK_INT(recs[16].duration, order ? 510 : 495);
+		pair__free(p);
+	}
+
+	/* the client's write is stamped after the server had answered: its
+	 * connection is first seen after the server's records were made */
+	p = fresh(0);
+	io_do(p, s, REQ_DIR_IN, 990, 0, buf, n, 0);
+	io_do(p, s, REQ_DIR_OUT, 1005, 0, rep, m, 0);
+	CHECK_INT(nrec, 16);
+	io_do(p, c, REQ_DIR_OUT, 1010, 0, buf, n, 0);
+	io_do(p, c, REQ_DIR_IN, 1020, 0, rep, m, 0);
+	CHECK_INT(nrec, 32);
+	for (int i = 0; i < 16; i++) {
+		CHECK(recs[16 + i].both_sides);
+		CHECK_INT(recs[16 + i].ts_start, 990);
+		CHECK_INT(recs[16 + i].duration, 30);
+		CHECK(recs[i].duration <= recs[16 + i].duration);
+	}
+	pair__free(p);
+
+	/* the client's first request is the server's second (the client was
+	 * first seen reading a response): a record never nests with another
+	 * request's */
+	p = fresh(0);
+	IN(p, s, 100, "GET /a HTTP/1.1\r\n\r\n");
+	OUT(p, s, 200, http_ok);
+	IN(p, c, 210, http_ok);
+	OUT(p, c, 300, "GET /bb HTTP/1.1\r\n\r\n");
+	IN(p, s, 310, "GET /bb HTTP/1.1\r\n\r\n");
+	OUT(p, s, 400, http_ok);
+	IN(p, c, 410, http_ok);
+	CHECK_INT(nrec, 3);
+	CHECK_INT(recs[2].side, REQ_SIDE_CLIENT);
+	CHECK_STR(recs[2].target, "/bb");
+	CHECK_INT(recs[2].ts_start, 300);
+	CHECK_INT(recs[2].duration, 110);
+	pair__free(p);
+}
+
 static size_t dns_msg(uint8_t *b, uint16_t id, bool resp, uint8_t rcode)
 {
 	static const uint8_t q[] = { 3, 'w', 'w', 'w', 4, 't', 'e', 's', 't', 0, 0, 1, 0, 1 };
@@ -331,6 +417,38 @@ static void test_dns_udp(void)
 	CHECK_INT(recs[1].duration, 400);
 	CHECK_INT(recs[1].req_bytes, n1);
 	pair__free(p);
+
+	/* both sides on this host, timed at the calls' exits: the server's read
+	 * returns before the client's sendto does, the client's read before
+	 * the server's reply: its record nests in the client's (by the
+	 * client's port and the id), whichever is made first */
+	for (int order = 0; order < 2; order++) {
+		struct req_io c = { .pid = 500, .tid = 500, .fd = 3, .family = 2, .l4proto = 17,
+				    .has_peer = true, .comm = "dig" };
+		const struct req_record *srv, *cli;
+
+		p = fresh(0);
+		inet_pton(AF_INET, "127.0.0.1", c.sip);
+		c.sport = 5555;
+		memcpy(c.peer_ip, s.dip, 16);
+		c.peer_port = 53;
+		io_do(p, s, REQ_DIR_IN, 990, 0, (char *)q1, n1, 0);
+		io_do(p, c, REQ_DIR_OUT, 1000, 0, (char *)q1, n1, 0);
+		dns_msg(r1, 0x1111, true, 0);
+		io_do(p, order ? s : c, order ? REQ_DIR_OUT : REQ_DIR_IN, 1495, 0, (char *)r1, n1, 0);
+		io_do(p, order ? c : s, order ? REQ_DIR_IN : REQ_DIR_OUT, 1500, 0, (char *)r1, n1, 0);
+		CHECK_INT(nrec, 2);
+		srv = &recs[order ? 0 : 1];
+		cli = &recs[order ? 1 : 0];
+		CHECK_INT(srv->side, REQ_SIDE_SERVER);
+		CHECK_INT(cli->side, REQ_SIDE_CLIENT);
+		CHECK_INT(srv->client.port, 5555);
+		CHECK_INT(cli->client.port, 5555);
+		CHECK(srv->ts_start >= cli->ts_start && srv->ts_end <= cli->ts_end);
+		CHECK_INT(srv->duration, order ? 505 : 495);
+		CHECK_INT(cli->duration, order ? 510 : 495);
+		pair__free(p);
+	}
 }
 
 static size_t mysql_pkt(char *b, uint8_t seq, const char *payload, size_t n)
@@ -600,6 +718,7 @@ int main(void)
 	test_timeout();
 	test_redis_pipeline();
 	test_both_sides();
+	test_both_sides_pipelined();
 	test_dns_udp();
 	test_mysql_burst();
 	test_unknown_and_full();

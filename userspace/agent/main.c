@@ -348,6 +348,17 @@ static int agent__run(struct agent *a)
 	return a->stdout_err ? 0 : agent__drain(a, count_only);
 }
 
+/* The -p format, else the default line: a request's with --requests (its
+ * JSON keeps the raw numbers of the text's labelled amounts). */
+static const char *agent__format(const struct agent_opts *o)
+{
+	if (o->format)
+		return o->format;
+	if (o->requests)
+		return o->json ? FORMAT_REQUEST_JSON : FORMAT_REQUEST;
+	return FORMAT_DEFAULT;
+}
+
 static int agent__compile(struct agent *a)
 {
 	struct filter_error ferr = { 0 };
@@ -362,8 +373,7 @@ static int agent__compile(struct agent *a)
 			agent__say("warning: the filter names 'open' but not 'openat'; glibc opens "
 				   "files with openat, so use 'evt.type in (open, openat)' to see them");
 	}
-	a->fmt = format__compile(a->o.format ? a->o.format :
-				 a->o.requests ? FORMAT_REQUEST : FORMAT_DEFAULT, &ferr);
+	a->fmt = format__compile(agent__format(&a->o), &ferr);
 	if (!a->fmt) {
 		agent__say("bad output format: %s", ferr.msg);
 		return -EINVAL;
@@ -774,8 +784,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (a.o.print_format) {
-		printf("%s\n", a.o.format ? a.o.format :
-		       a.o.requests ? FORMAT_REQUEST : FORMAT_DEFAULT);
+		printf("%s\n", agent__format(&a.o));
 		return 0;
 	}
 	if (a.o.list_fields || a.o.list_events) {

@@ -10,10 +10,13 @@
 #include "inspect.h"
 #include "pair.h"
 
-/* The default line of a request record (-p overrides it). */
-#define FORMAT_REQUEST "*%evt.outputtime %req.side %req.protocol %proc.name (%thread.tid) " \
-		       "%req.client -> %req.server %req.method %req.path %req.status " \
-		       "%req.duration %req.ttfb %req.bytes_in %req.bytes_out"
+/* The default line of a request record (-p overrides it): times and sizes
+ * labelled, with their units; with -j the same fields, as raw numbers. */
+#define FORMAT_REQUEST_HEAD "*%evt.outputtime %req.side %req.protocol %proc.name (%thread.tid) " \
+			    "%req.client -> %req.server %req.method %req.path %req.status "
+#define FORMAT_REQUEST FORMAT_REQUEST_HEAD "dur=%req.duration.human ttfb=%req.ttfb.human " \
+		       "in=%req.bytes_in.human out=%req.bytes_out.human"
+#define FORMAT_REQUEST_JSON FORMAT_REQUEST_HEAD "%req.duration %req.ttfb %req.bytes_in %req.bytes_out"
 
 /* The syscalls request mode needs, as a filter the kernel plan reads: socket
  * I/O (the plan adds the calls that keep the thread and fd tables right). */

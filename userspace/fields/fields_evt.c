@@ -123,37 +123,6 @@ static int error__count(const struct ievt *ev, uint16_t id, struct field_value *
 	}
 }
 
-/* evt.latency.human: below 10 of a unit with two decimals, cut not rounded
- * (3896 ns is 3.89us), from 10 on whole units (11951897 ns is 11ms). */
-static int latency__human(uint64_t ns, struct field_ctx *ctx, struct field_value *out)
-{
-	static const struct { uint64_t div; const char *unit; } units[] = {
-		{ 1000000000ULL, "s" }, { 1000000ULL, "ms" }, { 1000ULL, "us" },
-	};
-	struct sbuf *o = &ctx->scratch;
-
-	sbuf__reset(o);
-	for (unsigned i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		uint64_t d = units[i].div;
-
-		if (ns < d)
-			continue;
-		sbuf__u64(o, ns / d);
-		if (ns / d < 10) {
-			sbuf__putc(o, '.');
-			sbuf__padded(o, (int64_t)(ns % d / (d / 100)), 2);
-		}
-		sbuf__puts(o, units[i].unit);
-		goto done;
-	}
-	sbuf__u64(o, ns);
-	sbuf__puts(o, "ns");
-done:
-	if (o->err)
-		return o->err;
-	return value__str(out, o->buf, o->len);
-}
-
 /* Nanoseconds since the previous event this context extracted a field of:
  * sysdig's evt.deltatime counts from the previous event shown. */
 static uint64_t delta__ns(struct field_ctx *ctx, const struct ievt *ev)
@@ -409,7 +378,7 @@ int fields__extract_evt(const struct field_ref *ref, const struct ievt *ev,
 			res %= 1000000000LL;
 		return value__u64(out, (uint64_t)res);
 	case F_EVT_LATENCY_HUMAN:
-		return latency__human(ev->latency, ctx, out);
+		return value__human_ns(out, ev->latency, ctx);
 	case F_EVT_TYPE_IS:
 		if (!ref->param_idx || ev->type >= PPM_EVENT_MAX)
 			return -ENOENT;

@@ -42,6 +42,15 @@ int fields__extract_container(const struct field_ref *ref, const struct ievt *ev
 int fields__extract_req(const struct field_ref *ref, const struct ievt *ev,
 			struct field_ctx *ctx, unsigned n, struct field_value *out);
 
+/* N as sysdig's evt.latency.human writes it (3.89us, 11ms, 812ns), and a byte
+ * count by the same rule (89B, 1.04MB), into CTX's scratch. */
+struct human_unit {
+	uint64_t div;
+	const char *unit;
+};
+int value__human_ns(struct field_value *out, uint64_t ns, struct field_ctx *ctx);
+int value__human_bytes(struct field_value *out, uint64_t bytes, struct field_ctx *ctx);
+
 /* Param index an evt.arg / evt.rawarg reference points at for EV, or -1. */
 int field__param_index(const struct field_ref *ref, const struct ievt *ev);
 

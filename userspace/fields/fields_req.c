@@ -84,6 +84,14 @@ int fields__extract_req(const struct field_ref *ref, const struct ievt *ev,
 		return value__u64(out, r->duration);
 	case F_REQ_TTFB:
 		return value__u64(out, r->ttfb);
+	case F_REQ_DURATION_HUMAN:
+		return value__human_ns(out, r->duration, ctx);
+	case F_REQ_TTFB_HUMAN:
+		return value__human_ns(out, r->ttfb, ctx);
+	case F_REQ_BYTES_IN_HUMAN:
+		return value__human_bytes(out, server ? r->req_bytes : r->resp_bytes, ctx);
+	case F_REQ_BYTES_OUT_HUMAN:
+		return value__human_bytes(out, server ? r->resp_bytes : r->req_bytes, ctx);
 	case F_REQ_REQUEST_BYTES:
 		return value__u64(out, r->req_bytes);
 	case F_REQ_RESPONSE_BYTES:

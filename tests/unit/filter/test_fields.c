@@ -7,6 +7,7 @@
 #include "t_check.h"
 #include "container.h"
 #include "fields.h"
+#include "req_record.h"
 #include "world.h"
 
 static struct field_ctx ctx;
@@ -994,6 +995,29 @@ static void test_more_evt(void)
 		ev->latency = lat[i].ns;
 		CHECK_STR(F("evt.latency.human", ev), lat[i].txt);
 	}
+	/* a request's amounts by the same rule, for the default request line;
+	 * bytes in decimal units, in and out by the record's side */
+	static const struct { uint64_t n; const char *txt; } bytes[] = {
+		{ 0, "0B" }, { 89, "89B" }, { 999, "999B" }, { 1000, "1.00kB" },
+		{ 1048813, "1.04MB" }, { 165657, "165kB" }, { 12000000000ULL, "12GB" },
+	};
+	struct req_record r = { .side = REQ_SIDE_SERVER, .resp_bytes = 237 };
+
+	ctx.req = &r;
+	CHECK_STR(F("req.bytes_out.human", ev), "237B");
+	for (unsigned i = 0; i < sizeof(lat) / sizeof(lat[0]); i++) {
+		r.duration = r.ttfb = lat[i].ns;
+		CHECK_STR(F("req.duration.human", ev), lat[i].txt);
+		CHECK_STR(F("req.ttfb.human", ev), lat[i].txt);
+	}
+	for (unsigned i = 0; i < sizeof(bytes) / sizeof(bytes[0]); i++) {
+		r.req_bytes = bytes[i].n;
+		r.side = REQ_SIDE_SERVER;
+		CHECK_STR(F("req.bytes_in.human", ev), bytes[i].txt);
+		r.side = REQ_SIDE_CLIENT;
+		CHECK_STR(F("req.bytes_out.human", ev), bytes[i].txt);
+	}
+	ctx.req = NULL;
 
 	/* open exits: read, write, created executable */
 	fb = tevt__begin(&t, PPME_SYSCALL_OPEN_X, 200, WORLD_TS);

@@ -75,7 +75,7 @@ CURL_HANG=$!
 sleep 2.5	# past the 1 s timeout, and a second of event time for the check
 kill -USR1 "$AGENT_PID"
 sleep 0.5
-expect "SIGUSR1 wrote the service map (JSON and DOT)" [ -s "$MAP" ] && [ -s "$TMP/map.dot" ]
+expect "SIGUSR1 wrote the service map (JSON and DOT)" bash -c "[ -s '$MAP' ] && [ -s '$TMP/map.dot' ]"
 expect "the map has the curl -> python3 http edge" python3 -c '
 import json, sys
 m = json.load(open(sys.argv[1]))
@@ -130,5 +130,59 @@ srv_stop "$SRV_PY"
 expect "only the slow request is printed" [ "$(python3 -c '
 import json, sys
 print(",".join(json.loads(l)["req.path"] for l in open(sys.argv[1])))' "$OUT")" = /slow ]
+
+# 6. The default request line labels its amounts with their units (README,
+# "Requests"); -j keeps the raw numbers. A fixed request of 31 bytes, a
+# response of 59 (the server's own), on the server's side.
+ask() {
+	python3 -c '
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(b"GET " + sys.argv[2].encode() + b" HTTP/1.1\r\nHost: t\r\n\r\n")
+while s.recv(4096):
+    pass' "$PORT" "$1"
+}
+srv_start py python3 "$TMP/srv.py" "$PORT"
+SRV_PY=$SRV_PID
+wait_port "$PORT"
+for mode in text json; do
+	flag=(); [ $mode = json ] && flag=(-j)
+	expect "the agent starts with the default request line ($mode)" start_agent "$OUT.$mode" "$ERR" \
+		--requests "${flag[@]}" "req.sport=$PORT and req.side=server"
+	ask /fast; ask /slow
+	req_agent_stop
+done
+srv_stop "$SRV_PY"
+req_check line "the default line: dur= and ttfb= with their units, in=31B out=59B; -j: the same fields as numbers" \
+	"$OUT.text" "$OUT.json" <<'PY'
+import json, re, sys
+def ns(v):
+    m = re.fullmatch(r"(\d+)(?:\.(\d\d))?(ns|us|ms|s)", v)
+    assert m, v
+    # evt.latency.human's rule: two decimals below 10 of a unit, whole units
+    # from 10 on, bare ns below 1 us
+    assert (m[2] is not None) == (int(m[1]) < 10 and m[3] != "ns"), v
+    return (int(m[1]) + int(m[2] or 0) / 100) * {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[m[3]]
+lines = open(sys.argv[1]).read().splitlines()
+print("\n".join(lines))
+pat = (r"\d\d:\d\d:\d\d\.\d{9} server http python3 \(\d+\) 127\.0\.0\.1:\d+ -> 127\.0\.0\.1:\d+ "
+       r"GET (/fast|/slow) 200 dur=(\S+) ttfb=(\S+) in=(\S+) out=(\S+)")
+got = [re.fullmatch(pat, l) for l in lines]
+assert len(got) == 2 and all(got), lines
+for m in got:
+    assert m[4] == "31B" and m[5] == "59B", m.groups()
+    assert ns(m[3]) <= ns(m[2]), m.groups()
+slow = [m for m in got if m[1] == "/slow"][0]
+assert ns(slow[2]) >= 300e6, slow.groups()	# the server slept 300 ms first
+recs = [json.loads(l) for l in open(sys.argv[2])]
+want = {"evt.outputtime", "req.side", "req.protocol", "proc.name", "thread.tid", "req.client",
+        "req.server", "req.method", "req.path", "req.status", "req.duration", "req.ttfb",
+        "req.bytes_in", "req.bytes_out"}
+assert len(recs) == 2 and all(set(r) == want for r in recs), recs
+for r in recs:
+    assert r["req.bytes_in"] == 31 and r["req.bytes_out"] == 59, r
+    assert isinstance(r["req.duration"], int) and 0 <= r["req.ttfb"] <= r["req.duration"], r
+print("ok")
+PY
 echo "    $((SECONDS - t0)) s"
 finish

@@ -59,6 +59,21 @@ req_agent_stop() {
 	wait_agent 20
 }
 
+# req_metrics URL FILE: the agent's metrics text into FILE once its request
+# counts have settled: two readings 1.5 s apart agree (the text is rendered
+# about once a second, from records the agent may still be pairing), or 10 s
+# have passed.
+req_metrics() {
+	local end=$((SECONDS + 10)) was now
+	was=$(curl -s "$1" | grep '^agent_request_total')
+	while sleep 1.5; do
+		curl -s "$1" >"$2"
+		now=$(grep '^agent_request_total' "$2")
+		[ "$now" = "$was" ] || [ $SECONDS -ge $end ] && break
+		was=$now
+	done
+}
+
 # req_py: writes the Python helpers the comparisons import (module req_lib).
 req_py() {
 	cat >"$TMP/req_lib.py" <<'PY'
@@ -124,6 +139,19 @@ def quiet_summary(err_path):
                   line[0])
     assert m, "no quiet connections in: " + line[0]
     return dict(zip(("paired", "quiet", "handed", "refused", "kept"), (int(x) for x in m.groups())))
+
+
+def metric_by(path, name, label, **match):
+    """Metric NAME's series summed by the value of their label LABEL, over
+    those whose labels have the values MATCH gives."""
+    sums = {}
+    for l in open(path):
+        if not l.startswith(name + "{"):
+            continue
+        labels = dict(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', l[:l.rindex("}")]))
+        if all(labels.get(k) == v for k, v in match.items()):
+            sums[labels.get(label)] = sums.get(labels.get(label), 0) + float(l.split()[-1])
+    return sums
 
 
 def redis_calls(info_path):

@@ -1,23 +1,31 @@
 #!/usr/bin/env bash
 # Request mode against nginx (issue 23): a small file, a 1 MB file, 404s and a
 # refused POST, driven by ab with and without keep-alive and by curl reusing
-# one connection for several URLs. Ground truth is nginx's access log: the
-# agent's server-side records equal its lines one for one (by client port and
-# the connection's request number), and each request seen from ab or curl has
-# its server-side record, never slower than the client's.
+# one connection for several URLs; and uploads with Expect: 100-continue
+# (issue 31) from a raw-socket client, answered 100 Continue and then 201 once
+# nginx has read the body. Ground truth is nginx's access log: the agent's
+# server-side records equal its lines one for one (by client port and the
+# connection's request number), and each request seen from ab, curl or the
+# uploader has its server-side record, never slower than the client's.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_servers.sh"
 need_live
 need_pkgs nginx-light apache2-utils curl
 t0=$SECONDS
 
-PORT=18080
+PORT=18080 BPORT=18082
 port_free "$PORT" || PORT=$(free_port)
+port_free "$BPORT" || BPORT=$(free_port)
 NGX=$SRV/nginx
-mkdir -p "$NGX/logs" "$NGX/tmp" "$NGX/www"
+mkdir -p "$NGX/logs" "$NGX/tmp" "$NGX/www" "$NGX/store"
 echo "small file" >"$NGX/www/small.txt"
 head -c 1048576 /dev/urandom >"$NGX/www/big.bin"
 # keepalive_requests high enough for ab -k: each of its connections stays one.
+# /upload/: nginx reads the whole body before it passes the request on
+# (proxy_request_buffering, on by default), so its 100 Continue comes before
+# the body and its 201 after it; the second server (only nginx talks to it)
+# stores the body with WebDAV's PUT, which answers 201 for a new file. A
+# location nginx answers itself (return 201) would answer before the body.
 cat >"$NGX/nginx.conf" <<EOF
 daemon off;
 master_process off;
@@ -28,12 +36,25 @@ events { worker_connections 256; }
 http {
 	# the POST's body; the other temporary folders (unused) are Debian's
 	client_body_temp_path $NGX/tmp/body;
+	proxy_temp_path $NGX/tmp/proxy;
 	keepalive_requests 100000;
-	log_format req '\$remote_port \$connection \$connection_requests \$request_time \$status \$bytes_sent "\$request"';
+	client_max_body_size 1m;
+	log_format req '\$remote_port \$connection \$connection_requests \$request_time \$status \$bytes_sent \$request_length "\$request"';
 	server {
 		listen 127.0.0.1:$PORT;
 		root $NGX/www;
 		access_log $NGX/logs/access.log req;
+		location /upload/ {
+			proxy_pass http://127.0.0.1:$BPORT;
+			proxy_method PUT;
+		}
+	}
+	server {
+		listen 127.0.0.1:$BPORT;
+		root $NGX/store;
+		access_log $NGX/logs/store.log req;
+		dav_methods PUT;
+		create_full_put_path on;
 	}
 }
 EOF
@@ -60,25 +81,77 @@ load() {
 	return $rc
 }
 expect "ab and curl ran" load
+# Three connections, each: two uploads of 200 KiB with Expect: 100-continue
+# (the body sent only once the 100 Continue is read), then a GET on the same
+# connection. Each answer is read to its Content-Length.
+UPLOADS=6
+uploads() {
+	timeout 30 python3 - "$PORT" <<'PY'
+import socket, sys
+BODY = bytes(range(256)) * 800	# 200 KiB
+
+def response(s):
+    """One response off S: its head and body (to its Content-Length)."""
+    buf = b""
+    while b"\r\n\r\n" not in buf:
+        d = s.recv(65536)
+        assert d, ("closed mid-head", buf)
+        buf += d
+    head, _, body = buf.partition(b"\r\n\r\n")
+    n = sum(int(l.split(b":", 1)[1]) for l in head.split(b"\r\n")[1:]
+            if l.split(b":", 1)[0].strip().lower() == b"content-length")
+    while len(body) < n:
+        d = s.recv(65536)
+        assert d, "closed mid-body"
+        body += d
+    assert len(body) == n, ("more than one response came", head)
+    return head + b"\r\n\r\n", body
+
+for c in range(3):
+    s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+    for u in range(2):
+        s.sendall(b"POST /upload/c%d-u%d.bin HTTP/1.1\r\nHost: e2e\r\nContent-Length: %d\r\n"
+                  b"Expect: 100-continue\r\n\r\n" % (c, u, len(BODY)))
+        head, _ = response(s)
+        assert head == b"HTTP/1.1 100 Continue\r\n\r\n", head
+        s.sendall(BODY)
+        head, _ = response(s)
+        assert head.startswith(b"HTTP/1.1 201 "), head
+    s.sendall(b"GET /small.txt HTTP/1.1\r\nHost: e2e\r\n\r\n")
+    head, body = response(s)
+    assert head.startswith(b"HTTP/1.1 200 ") and body == b"small file\n", head
+    s.close()
+PY
+}
+expect "the uploader got 100 Continue, then 201, $UPLOADS times, and a GET after on each connection" uploads
 req_agent_stop; rc=$?
 expect "the agent exits 0" [ $rc = 0 ] || tail -n 5 "$REQ_ERR"
 srv_stop "$NGINX_PID" QUIT
+# nginx really read each body: the server behind it stored all of it
+stored() {
+	local f n=0
+	for f in "$NGX"/store/upload/*.bin; do
+		[ "$(stat -c %s "$f")" = 204800 ] && n=$((n + 1))
+	done
+	[ "$n" = "$UPLOADS" ]
+}
+expect "nginx passed on each upload's 200 KiB body whole ($UPLOADS files of 204800 bytes)" stored
 
-req_check nginx "server-side records == the access log: count, per (method, path, status), and each request's method, path, status, bytes, duration" \
+req_check nginx "server-side records == the access log: count, per (method, path, status), and each request's method, path, status, bytes both ways, duration" \
 	"$REQ_OUT" "$REQ_ERR" "$NGX/logs/access.log" <<'PY'
 import re, sys, req_lib as R
 out, err, log = sys.argv[1:4]
-LINE = re.compile(r'^(\d+) (\d+) (\d+) ([\d.]+) (\d+) (\d+) "(\S+) (\S+) HTTP/1\.[01]"$')
+LINE = re.compile(r'^(\d+) (\d+) (\d+) ([\d.]+) (\d+) (\d+) (\d+) "(\S+) (\S+) HTTP/1\.[01]"$')
 want = {}
 lines = 0
 for l in open(log):
     m = LINE.match(l.rstrip("\n"))
     assert m, ("an access log line I cannot read", l)
     lines += 1
-    port, conn, nreq, secs, status, sent, method, target = m.groups()
+    port, conn, nreq, secs, status, sent, rlen, method, target = m.groups()
     want.setdefault((int(port), int(nreq)), []).append(
         dict(method=method, path=target.split("?")[0], status=int(status),
-             bytes=int(sent), secs=float(secs), line=l.strip()))
+             bytes=int(sent), rbytes=int(rlen), secs=float(secs), line=l.strip()))
 recs = R.records(out)
 server = [r for r in recs if r.get("req.side") == "server"]
 other = [r for r in server if r.get("req.protocol") != "http"]
@@ -113,8 +186,13 @@ for r in server:
         continue
     w = w.pop(0)
     why = []
+    # $bytes_sent counts a 100 Continue before the final response, as the
+    # record's response bytes do; $request_length the body sent after it,
+    # but not one nginx throws away unread: curl's "x=1" to a file (405)
+    if w["status"] == 405:
+        w["rbytes"] += len("x=1")
     for k, f in (("method", "req.method"), ("path", "req.path"), ("status", "req.status"),
-                 ("bytes", "req.response_bytes")):
+                 ("bytes", "req.response_bytes"), ("rbytes", "req.request_bytes")):
         if r.get(f) != w[k]:
             why.append("%s %r != log %r" % (k, r.get(f), w[k]))
     dur = r.get("req.duration")
@@ -145,10 +223,48 @@ assert not bad, "\n".join(["%d differences" % len(bad)] + bad[:10])
 print("ok")
 PY
 
-req_check sides "each request ab or curl made has its server-side record, which is never slower" \
+req_check sides "each request ab, curl or the uploader made has its server-side record, which is never slower" \
 	"$REQ_OUT" <<'PY'
 import sys, req_lib as R
-R.check_sides(sys.argv[1], "http", ("ab", "curl"), ("nginx",))
+R.check_sides(sys.argv[1], "http", ("ab", "curl", "python3"), ("nginx",))
+print("ok")
+PY
+
+req_check uploads "each upload is one record a side: POST, the final 201, its body in the request bytes, both sides' bytes equal, the time to first byte the final response's" \
+	"$REQ_OUT" "$UPLOADS" <<'PY'
+import sys, req_lib as R
+out, n = sys.argv[1], int(sys.argv[2])
+HEAD = len(b"POST /upload/c0-u0.bin HTTP/1.1\r\nHost: e2e\r\nContent-Length: 204800\r\n"
+           b"Expect: 100-continue\r\n\r\n")
+CONT = len(b"HTTP/1.1 100 Continue\r\n\r\n")
+ups = [r for r in R.records(out, "http") if (r.get("req.path") or "").startswith("/upload/")]
+side = {s: {R.conn_key(r): r for r in ups if r.get("req.side") == s} for s in ("server", "client")}
+print("upload records: %d server-side, %d client-side; by status %s"
+      % (len(side["server"]), len(side["client"]), R.counts(r.get("req.status") for r in ups)))
+for r in ups[:4]:
+    print("  ", R.short(r), "ttfb", r.get("req.ttfb"), "request_bytes", r.get("req.request_bytes"))
+bad = []
+for r in ups:
+    if (r.get("req.method"), r.get("req.status"), r.get("req.request_bytes")) != ("POST", 201, HEAD + 204800):
+        bad.append("not POST, 201, %d request bytes: %s" % (HEAD + 204800, R.short(r)))
+    # the final response follows the 100 Continue's 25 bytes
+    if r.get("req.response_bytes", 0) <= CONT:
+        bad.append("response bytes without the final response: " + R.short(r))
+    if not 0 < r.get("req.ttfb", 0) <= r.get("req.duration", 0):
+        bad.append("ttfb %r not in (0, duration]: %s" % (r.get("req.ttfb"), R.short(r)))
+for k, s in side["server"].items():
+    c = side["client"].get(k)
+    if not c:
+        bad.append("no client-side record: " + R.short(s))
+    elif (c["req.request_bytes"], c["req.response_bytes"]) != (s["req.request_bytes"], s["req.response_bytes"]):
+        bad.append("the sides' bytes differ:\n    %s\n    %s" % (R.short(s), R.short(c)))
+    # nginx writes the 201 (no body) in one call: its first byte leaves with
+    # its last, so the server's time to first byte is its whole duration,
+    # never the 100 Continue's (written before the body was read)
+    if s["req.ttfb"] != s["req.duration"]:
+        bad.append("server-side ttfb %d != duration %d: %s" % (s["req.ttfb"], s["req.duration"], R.short(s)))
+assert len(side["server"]) == n and len(side["client"]) == n, ("uploads", n, "records", len(side["server"]), len(side["client"]))
+assert not bad, "\n".join(["%d differences" % len(bad)] + bad[:10])
 print("ok")
 PY
 echo "    $((SECONDS - t0)) s"

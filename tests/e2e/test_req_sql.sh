@@ -5,7 +5,10 @@
 # duplicate key); ground truth is the growth of SHOW GLOBAL STATUS' Com_*
 # counters and the client's ERROR lines. PostgreSQL: pgbench (simple protocol)
 # and a failing psql query; ground truth is log_statement=all and the ERROR
-# lines with their SQLSTATE.
+# lines with their SQLSTATE. Then, under an agent with --metrics, PostgreSQL's
+# connection setup (issue 31): pgbench -M prepared, a login with a SCRAM
+# password and a query psql cancels; ground truth is the server's log
+# (log_connections, log_min_duration_statement=0's parse and bind lines).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_servers.sh"
 need_live
@@ -31,14 +34,19 @@ srv_start mariadb mariadbd --no-defaults --user=mysql --datadir="$M/data" --port
 MARIA_PID=$SRV_PID
 expect "initdb made a cluster" quiet runuser "$P/initdb.log" -u postgres -- "$PGBIN/initdb" -D "$P/data" \
 	-A trust -U postgres --no-sync
+# e2e_pw logs in with a password (SCRAM-SHA-256, PostgreSQL 15's default)
+sed -i '1i host all e2e_pw 127.0.0.1/32 scram-sha-256' "$P/data/pg_hba.conf"
 srv_start postgres runuser -u postgres -- "$PGBIN/postgres" -D "$P/data" -p "$PPORT" -k "$P" \
-	-c listen_addresses=127.0.0.1 -c log_statement=all -c log_error_verbosity=verbose -c fsync=off
+	-c listen_addresses=127.0.0.1 -c log_statement=all -c log_error_verbosity=verbose -c fsync=off \
+	-c log_connections=on -c log_min_duration_statement=0
 PG_PID=$SRV_PID
 expect "mariadbd listens on 127.0.0.1:$MPORT" wait_port "$MPORT" 30 || tail -n 5 "$M/error.log"
 expect "postgres listens on 127.0.0.1:$PPORT" wait_port "$PPORT" 30 || tail -n 5 "$SRV/postgres.log"
 my() { timeout 30 mariadb --no-defaults -h 127.0.0.1 -P "$MPORT" -u root "$@"; }
 pgb() { timeout 30 pgbench -h 127.0.0.1 -p "$PPORT" -U postgres "$@" postgres; }
 expect "pgbench -i -s 1" quiet pgbench "$P/init.out" -h 127.0.0.1 -p "$PPORT" -U postgres -i -s 1 -q postgres
+pq() { timeout 10 psql -h 127.0.0.1 -p "$PPORT" -U postgres -qAtc "$1" postgres; }
+expect "the role e2e_pw has a password" pq "CREATE ROLE e2e_pw LOGIN PASSWORD 'e2e'"
 my -N -e "SHOW GLOBAL STATUS LIKE 'Com\\_%'" >"$M/before"
 plog_from=$(($(wc -l <"$SRV/postgres.log") + 1))
 
@@ -73,6 +81,43 @@ req_agent_stop; rc=$?
 expect "the agent exits 0" [ $rc = 0 ] || tail -n 5 "$REQ_ERR"
 my -N -e "SHOW GLOBAL STATUS LIKE 'Com\\_%'" >"$M/after"
 tail -n +"$plog_from" "$SRV/postgres.log" >"$P/window.log"
+
+# PostgreSQL's connection setup, under an agent that serves --metrics too.
+# pg_cancel: psql's query cancelled once it runs (SIGINT: psql sends a
+# CancelRequest on a connection of its own); true if the server cancelled it.
+pg_cancel() {
+	local pid n=0
+	timeout --foreground 30 psql -h 127.0.0.1 -p "$PPORT" -U postgres -c 'SELECT pg_sleep(20)' \
+		postgres >/dev/null 2>"$P/cancel.err" &
+	pid=$!
+	until [ "$(pq "SELECT count(*) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(20)'
+			AND state = 'active'")" = 1 ]; do
+		n=$((n + 1))
+		[ $n -gt 100 ] && break
+		sleep 0.1
+	done
+	kill -INT "$pid"
+	wait "$pid"
+	grep -q 'canceling statement due to user request' "$P/cancel.err"
+}
+setup_load() {
+	local rc=0
+	pgb -M prepared -t 50 -c 2 >"$P/prepared.out" 2>&1 || rc=1
+	PGPASSWORD=e2e timeout 10 psql -h 127.0.0.1 -p "$PPORT" -U e2e_pw -Atc 'SELECT 1' postgres \
+		>/dev/null || rc=1
+	pg_cancel || rc=1
+	return $rc
+}
+QPORT=19377
+port_free "$QPORT" || QPORT=$(free_port)
+plog_from=$(($(wc -l <"$SRV/postgres.log") + 1))
+expect "the agent starts in request mode with --metrics" start_agent "$P/setup.json" "$P/setup.err" \
+	--requests -j -p "$REQ_FORMAT" --metrics "127.0.0.1:$QPORT" "req.sport=$PPORT"
+expect "pgbench -M prepared, a SCRAM login and a cancelled query ran" setup_load
+req_metrics "http://127.0.0.1:$QPORT/metrics" "$P/setup.metrics"
+req_agent_stop; rc=$?
+expect "the agent exits 0" [ $rc = 0 ] || tail -n 5 "$P/setup.err"
+tail -n +"$plog_from" "$SRV/postgres.log" >"$P/setup.log"
 srv_stop "$MARIA_PID"
 srv_stop "$PG_PID"
 
@@ -124,16 +169,71 @@ R.assert_counts(("statements", R.counts(first(r) for r in queries), stmts),
 print("ok")
 PY
 
+req_check pgsql_setup "PostgreSQL: each connection opens with SSLREQUEST (or CANCEL) then STARTUP USER@DATABASE (AUTH after it for a password), as the log's connections say; request_content counts == the log's parse, bind and statement lines and the setup exchanges, one per connection" \
+	"$P/setup.json" "$P/setup.metrics" "$P/setup.log" <<'PY'
+import re, sys, req_lib as R
+out, metrics, log = sys.argv[1:4]
+text = open(log).read()
+L = r"LOG:  \w+: "
+received = len(re.findall(L + r"connection received: ", text))
+who = R.counts("%s@%s" % m for m in re.findall(L + r"connection authorized: user=(\S+) database=(\S+)", text))
+conns = sum(who.values())
+# what each connection's setup sends (libpq asks for TLS first on each one
+# but a cancel's; SCRAM is two answers), and the statements the server ran
+want = {"SSLREQUEST": conns, "STARTUP": conns, "AUTH": 2 * who.get("e2e_pw@postgres", 0),
+        "PARSE": len(re.findall(L + r"duration: \S+ ms  parse ", text)),
+        "BIND": len(re.findall(L + r"duration: \S+ ms  bind ", text)),
+        "QUERY": len(re.findall(L + r"statement: ", text))}
+# A TERMINATE and a CANCEL get no answer, and the backend that read it exits
+# without a close(): the agent sees no close, so the server's side of them
+# ends only at the request timeout, after this run, if at all; the clients
+# close their sockets, so their records of them are all there, aborted.
+ends = {"TERMINATE": conns, "CANCEL": received - conns}
+recs = R.records(out, "pgsql") + R.ABORTED
+method = lambda r: r.get("req.method") or ""
+server = [r for r in recs if r.get("req.side") == "server"]
+client = R.counts(method(r) for r in R.ABORTED if r.get("req.side") == "client" and method(r) in ends)
+by_conn = {}
+for r in sorted(server, key=lambda r: r["req.seq"]):
+    by_conn.setdefault(r["req.conn"], []).append(method(r))
+content = {k: int(v) for k, v in R.metric_by(metrics, "agent_request_total", "request_content",
+                                             protocol="pgsql").items()}
+got = R.counts(method(r) for r in server)
+print("log: %d connections received, authorized %s; agent: %d server-side records on %d connections"
+      % (received, who, len(server), len(by_conn)))
+print("server-side records by method: %s; client-side ends %s" % (got, client))
+print("request_content in the metrics: %s" % content)
+SETUP = {"SSLREQUEST", "STARTUP", "AUTH", "CANCEL"}
+def setup_first(m):
+    """A cancel's connection has its CANCEL only; another opens with
+    SSLREQUEST, STARTUP and any AUTH, and no setup comes after them."""
+    i = 2
+    while i < len(m) and m[i] == "AUTH":
+        i += 1
+    return m == ["CANCEL"] or (m[:2] == ["SSLREQUEST", "STARTUP"] and not SETUP & set(m[i:]))
+bad = ["connection %s: %s" % (c, " ".join(m[:8])) for c, m in by_conn.items() if not setup_first(m)]
+bad += ["%s: %d server-side records, %d in the metrics, more than %d" % (k, got.get(k, 0), content.get(k, 0), n)
+        for k, n in ends.items() if max(got.get(k, 0), content.get(k, 0)) > n]
+assert not bad, "\n".join(["%d differences" % len(bad)] + bad[:5])
+drop = lambda c: {k: v for k, v in c.items() if k not in ends}
+R.assert_counts(("server-side records of method", drop(got), want),
+                ("STARTUP path", R.counts(r.get("req.path") for r in server if method(r) == "STARTUP"), who),
+                ("request_content", drop(content), want),
+                ("client-side aborted records of method", client, ends))
+print("ok")
+PY
+
 req_check mysql_sides "each statement the mariadb client sent has its server-side record, never slower" \
 	"$REQ_OUT" <<'PY'
 import sys, req_lib as R
 R.check_sides(sys.argv[1], "mysql", ("mariadb",), ("mariadbd",))
 print("ok")
 PY
-req_check pgsql_sides "each message pgbench and psql sent has its server-side record, never slower" \
-	"$REQ_OUT" <<'PY'
+req_check pgsql_sides "each message pgbench and psql sent has its server-side record, never slower (both runs)" \
+	"$REQ_OUT" "$P/setup.json" <<'PY'
 import sys, req_lib as R
-R.check_sides(sys.argv[1], "pgsql", ("pgbench", "psql"), ("postgres",))
+for out in sys.argv[1:3]:
+    R.check_sides(out, "pgsql", ("pgbench", "psql"), ("postgres",))
 print("ok")
 PY
 echo "    $((SECONDS - t0)) s"

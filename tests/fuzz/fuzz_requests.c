@@ -2,7 +2,8 @@
  * socket may carry, in both directions, through every parser. Besides ASan and
  * UBSan, the contract of req_head.h is checked: only 0, -ENOMSG or -EAGAIN,
  * strings terminated inside their arrays, a message length only with a
- * result, the protocol named as the parser's. */
+ * result, the protocol named as the parser's. http__head_end finds a head's
+ * end inside the bytes, and the same end when they come in two pieces. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,21 @@ static void check(int r, const struct req_head *h, enum req_proto proto)
 		__builtin_trap();
 }
 
+/* The whole of BUF at once, and cut at AT. */
+static void check_head_end(const uint8_t *buf, size_t n, size_t at)
+{
+	uint8_t st = HTTP_HEAD_START;
+	size_t whole = http__head_end(&st, buf, n), first, second;
+
+	if (whole > n || (whole && (buf[whole - 1] != '\n' || whole < 2)))
+		__builtin_trap();
+	st = HTTP_HEAD_START;
+	first = http__head_end(&st, buf, at);
+	second = first ? 0 : http__head_end(&st, buf + at, n - at);
+	if ((first ? first : second ? at + second : 0) != whole)
+		__builtin_trap();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -65,6 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memset(&h, 0xA5, sizeof(h));	/* the parser must clear it */
 		check(parsers[i].fn(buf, size - 1, request, &h), &h, parsers[i].proto);
 	}
+	check_head_end(buf, size - 1, (size_t)(data[0] >> 1) % size);
 	free(buf);
 	return 0;
 }

@@ -292,3 +292,27 @@ int http__parse(const uint8_t *buf, size_t len, bool request, struct req_head *o
 	parse_headers(buf, len, at, out);
 	return 0;
 }
+
+bool http__interim(int32_t status)
+{
+	return status >= 100 && status < 200 && status != 101;
+}
+
+/* http__head_end's states: inside a line (the start line first), at a line's
+ * start, and at a line's start after a CR. */
+enum { HEAD_IN_LINE = HTTP_HEAD_START, HEAD_LINE_START, HEAD_LINE_CR };
+
+size_t http__head_end(uint8_t *state, const uint8_t *buf, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		if (buf[i] == '\n') {
+			if (*state != HEAD_IN_LINE)
+				return i + 1;	/* an empty line */
+			*state = HEAD_LINE_START;
+		} else {
+			*state = buf[i] == '\r' && *state == HEAD_LINE_START ? HEAD_LINE_CR
+									     : HEAD_IN_LINE;
+		}
+	}
+	return 0;
+}

@@ -22,4 +22,19 @@
  * carry that body: the caller, which knows the request, corrects it. */
 int http__parse(const uint8_t *buf, size_t len, bool request, struct req_head *out);
 
+/* A response of STATUS is interim (RFC 9110 15.2): 1xx but 101. Any number
+ * of them (100 Continue, 103 Early Hints) may come before a request's final
+ * response, on the same request. 101 Switching Protocols is the final one,
+ * and the connection's bytes after it are another protocol's. */
+bool http__interim(int32_t status);
+
+/* Where the head of a message that came in pieces ends (the empty line after
+ * its header fields), sought piece by piece: *STATE is HTTP_HEAD_START at the
+ * message's first byte, and carries from one piece to the next what the bytes
+ * so far ended in. Returns the offset in BUF just past the head's end, or 0
+ * when BUF does not reach it. Lines end in CRLF or a bare LF, as http__parse
+ * takes them. */
+#define HTTP_HEAD_START 1
+size_t http__head_end(uint8_t *state, const uint8_t *buf, size_t len);
+
 #endif

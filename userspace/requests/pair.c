@@ -299,7 +299,8 @@ static void stream__request(struct pairer *p, struct pair_conn *c, const struct 
 		    stream__carry(c, io->dir, buf + off, blen - off, len - done,
 				  off ? ts_read : ts))
 			break;
-		if (r && c->detected)
+		/* (an upgraded connection's bytes are no protocol's) */
+		if (r && c->detected && c->proto != REQ_PROTO_NONE)
 			p->c.n_unparsed++;
 		/* (past PAIR_PIPELINE no request begins: the bytes go to the newest) */
 		req__begin(p, c, proto, ts, r ? NULL : &h);
@@ -344,6 +345,13 @@ static void resp__pg_error(struct pair_req *q, const uint8_t *b, size_t n)
 static void resp__begin(struct pair_conn *c, struct pair_req *q, const uint8_t *b, size_t avail,
 			uint64_t ts, int r, const struct req_head *hp)
 {
+	if (!r && c->proto == REQ_PROTO_HTTP && http__interim(hp->status)) {
+		/* not Q's response, which follows: only its bytes are Q's. It
+		 * has no body; a head the read cut ends at its empty line. */
+		q->resp_need = hp->len_known ? hp->total_len : PAIR_LEN_OPEN;
+		c->resp_scan = hp->len_known ? 0 : HTTP_HEAD_START;
+		return;
+	}
 	if (!q->has_resp) {
 		q->has_resp = true;
 		q->ts_first_resp = ts;
@@ -355,8 +363,9 @@ static void resp__begin(struct pair_conn *c, struct pair_req *q, const uint8_t *
 				resp__pg_error(q, b, avail);
 		}
 	}
-	if (!r && proto__walks(c->proto) && hp->len_known && !q->head_resp &&
-	    !(c->proto == REQ_PROTO_HTTP && hp->status >= 100 && hp->status < 200)) {
+	if (!r && c->proto == REQ_PROTO_HTTP && hp->status == 101)
+		c->proto = REQ_PROTO_NONE;	/* HTTP/1 ends here: bytes from now on */
+	if (!r && proto__walks(c->proto) && hp->len_known && !q->head_resp) {
 		q->resp_need = hp->total_len ? hp->total_len : PAIR_LEN_OPEN;
 	} else {
 		q->resp_need = PAIR_LEN_OPEN;
@@ -365,11 +374,28 @@ static void resp__begin(struct pair_conn *c, struct pair_req *q, const uint8_t *
 	}
 }
 
+/* An interim response's head cut by a read, sought in the AVAIL captured of
+ * the LEFT bytes from B: the bytes of it there, or PAIR_LEN_OPEN for all of
+ * them (its end not found: sought in the next read if all were captured). */
+static uint64_t resp__scan(struct pair_conn *c, const uint8_t *b, size_t avail, uint64_t left)
+{
+	size_t end = http__head_end(&c->resp_scan, b, avail);
+
+	if (end) {
+		c->resp_scan = 0;
+	} else if (avail < left) {
+		/* its end is past the snaplen: lost */
+		c->resp_scan = 0;
+		c->resp_lost = true;
+	}
+	return end ? end : PAIR_LEN_OPEN;
+}
+
 /* Bytes in the response direction. */
 static void stream__response(struct pairer *p, struct pair_conn *c, const struct req_io *io,
 			     bool flip)
 {
-	uint64_t ts = io->ts, len, done = 0;
+	uint64_t ts = io->ts, ts_carry, len, done = 0;
 	const uint8_t *buf;
 	size_t blen, off = 0;
 
@@ -381,7 +407,8 @@ static void stream__response(struct pairer *p, struct pair_conn *c, const struct
 	}
 	if (flip && c->req_need == PAIR_LEN_OPEN)
 		c->req_need = 0;
-	stream__input(p, c, io, ts, &buf, &blen, &len);
+	/* carried bytes began their message earlier */
+	ts_carry = stream__input(p, c, io, ts, &buf, &blen, &len);
 	while (done < len) {
 		struct pair_req *q = resp__target(c);
 
@@ -395,7 +422,7 @@ static void stream__response(struct pairer *p, struct pair_conn *c, const struct
 			}
 			break;
 		}
-		if (!c->resp_need) {
+		if (!c->resp_need && !c->resp_scan) {
 			/* one parse per message: the carry's test and the response's head */
 			struct req_head h;
 			int r = off < blen ? proto__parse(c->proto, false, buf + off, blen - off,
@@ -405,9 +432,12 @@ static void stream__response(struct pairer *p, struct pair_conn *c, const struct
 			    stream__carry(c, io->dir, buf + off, blen - off, len - done, ts))
 				break;
 			resp__begin(c, q, off < blen ? buf + off : NULL, off < blen ? blen - off : 0,
-				    ts, r, &h);
+				    off ? ts : ts_carry, r, &h);
 			c->resp_need = q->resp_need;
 		}
+		if (c->resp_scan)
+			c->resp_need = resp__scan(c, off < blen ? buf + off : NULL,
+						  off < blen ? blen - off : 0, len - done);
 		{
 			uint64_t take = len - done < c->resp_need ? len - done : c->resp_need;
 
@@ -417,7 +447,8 @@ static void stream__response(struct pairer *p, struct pair_conn *c, const struct
 			off = done < blen ? (size_t)done : blen;
 			if (c->resp_need != PAIR_LEN_OPEN) {
 				c->resp_need -= take;
-				if (!c->resp_need) {
+				/* an interim response ended: the next message is Q's too */
+				if (!c->resp_need && q->has_resp) {
 					q->resp_done = true;
 					/* done ones at the head go out in order */
 					while (c->n && q_at(c, 0)->resp_done)
@@ -522,6 +553,7 @@ static bool conn__quiet(struct pairer *p, struct pair_conn *c)
 	c->quiet = true;
 	c->head = c->n = 0;
 	c->req_need = c->resp_need = 0;
+	c->resp_scan = 0;
 	c->carry_len = 0;
 	p->c.n_client_quiet++;
 	return true;

@@ -113,6 +113,8 @@ struct pair_conn {
 	uint64_t resp_need;	/* the same for the current response message */
 	bool resp_lost;		/* a response message's end was not found: the burst
 				 * answers every request in flight */
+	uint8_t resp_scan;	/* an HTTP interim response whose head a read cut:
+				 * http__head_end's state while its end is sought, 0: none */
 	uint8_t carry_dir;	/* enum req_dir of the carried bytes */
 	uint16_t carry_len;
 	uint64_t carry_ts;	/* when the carried bytes came */

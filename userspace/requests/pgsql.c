@@ -33,6 +33,10 @@ static const struct pg_msg msgs[] = {
 	{ 'S', true, "SYNC", 4, 4, B_NONE },
 	{ 'H', true, "FLUSH", 4, 4, B_NONE },
 	{ 'X', true, "TERMINATE", 4, 4, B_NONE },
+	/* PasswordMessage, SASLInitialResponse, SASLResponse, GSSResponse: the
+	 * answer to an authentication request (PG_MAX_AUTH_TOKEN_LENGTH at
+	 * most); secrets, so no target */
+	{ 'p', true, "AUTH", 4, 65535, B_NONE },
 	{ 'E', false, "ERROR", 5, 0, B_FIELDS },
 	{ 'N', false, "NOTICE", 5, 0, B_FIELDS },
 	{ 'C', false, "COMMAND_COMPLETE", 6, 0, B_TAG },
@@ -214,6 +218,33 @@ static int body(const struct pg_msg *m, const uint8_t *b, size_t n, size_t blen,
 	}
 }
 
+/* A startup parameter's value: at OFF, LEN bytes of it in BUF, WHOLE when
+ * its NUL is there too. */
+struct pg_param {
+	size_t off, len;
+	bool seen, whole;
+};
+
+/* The startup's target: USER@DATABASE, or USER when it names no database
+ * (as MySQL's handshake is shown), as far as the bytes go: the database only
+ * once the user's name is whole (or the message ended naming no user), so a
+ * cut message's target is the start of the whole one's. */
+static void startup_who(const uint8_t *buf, const struct pg_param *user,
+			const struct pg_param *db, bool ended, struct req_head *out)
+{
+	char *t = out->target;
+	size_t size = sizeof(out->target), n = 0;
+
+	if (user->seen) {
+		copy_text(t, size, buf + user->off, user->len);
+		n = user->len < size - 1 ? user->len : size - 1;
+	}
+	if (db->seen && (user->whole || (ended && !user->seen)) && n + 1 < size) {
+		t[n++] = '@';
+		copy_text(t + n, size - n, buf + db->off, db->len);
+	}
+}
+
 /* The messages with no type byte, which open a connection: LENGTH and CODE. */
 static int untyped(const uint8_t *buf, size_t len, struct req_head *out)
 {
@@ -223,6 +254,8 @@ static int untyped(const uint8_t *buf, size_t len, struct req_head *out)
 		{ 80877104, "GSSENCREQUEST", 8, 8 },
 		{ 80877102, "CANCEL", 16, 268 },
 	};
+	struct pg_param user = { 0 }, db = { 0 }, *par;
+	bool ended = false;
 	uint8_t code[4];
 	uint32_t mlen;
 	size_t i, k, have, vis, off;
@@ -253,23 +286,38 @@ static int untyped(const uint8_t *buf, size_t len, struct req_head *out)
 	/* Parameters: name and value strings, then a NUL. */
 	vis = len < mlen ? len : mlen;
 	for (off = 8; off < vis; off = (size_t)v + 1) {
-		if (!buf[off])
-			return off == mlen - 1 ? 0 : -ENOMSG;
+		if (!buf[off]) {
+			if (off != mlen - 1)
+				return -ENOMSG;
+			ended = true;
+			goto done;
+		}
 		if (!is_letter(buf[off]) && buf[off] != '_')
 			return -ENOMSG;
 		e = cstr_end(buf, vis, mlen, off);
+		if (e == -ENOMSG)
+			return -ENOMSG;
 		if (e < 0)
-			return e == -EAGAIN ? 0 : -ENOMSG;
+			goto done;
 		v = cstr_end(buf, vis, mlen, (size_t)e + 1);
 		if (v == -ENOMSG)
 			return -ENOMSG;
-		if (!strcmp((const char *)buf + off, "database"))
-			copy_text(out->target, sizeof(out->target), buf + e + 1,
-				  (v >= 0 ? (size_t)v : vis) - (size_t)e - 1);
+		par = !strcmp((const char *)buf + off, "user") ? &user
+		      : !strcmp((const char *)buf + off, "database") ? &db : NULL;
+		if (par) {
+			par->seen = true;
+			par->whole = v >= 0;
+			par->off = (size_t)e + 1;
+			par->len = (v >= 0 ? (size_t)v : vis) - par->off;
+		}
 		if (v < 0)
-			return 0;
+			goto done;
 	}
-	return vis < mlen ? 0 : -ENOMSG;
+	if (vis >= mlen)
+		return -ENOMSG;
+done:
+	startup_who(buf, &user, &db, ended, out);
+	return 0;
 }
 
 int pgsql__parse(const uint8_t *buf, size_t len, bool request, struct req_head *out)

@@ -13,8 +13,10 @@
  * length (4 to 1 GiB, itself included). A request: QUERY and PARSE (target
  * the query text head, control bytes and bytes outside ASCII as '?', tab, CR
  * and LF as a space), BIND, EXECUTE, DESCRIBE, CLOSE,
- * SYNC, FLUSH, TERMINATE, or one with no type byte: STARTUP (protocol 3.0;
- * target the database parameter), SSLREQUEST, GSSENCREQUEST, CANCEL. A
+ * SYNC, FLUSH, TERMINATE, AUTH (the answer to an authentication request:
+ * password, SASL or GSS; no target), or one with no type byte: STARTUP
+ * (protocol 3.0; target USER@DATABASE from its parameters, or USER when it
+ * names no database), SSLREQUEST, GSSENCREQUEST, CANCEL. A
  * response: ERROR (error, code the SQLSTATE, target the message head),
  * NOTICE, COMMAND_COMPLETE (method the tag's first word, "SELECT", target
  * the whole tag, "SELECT 1"), ROW_DESCRIPTION, DATA_ROW, READY_FOR_QUERY,

@@ -511,6 +511,55 @@ static void test_mutations(void)
 	CHECK_INT(bad, 0);
 }
 
+/* Interim responses: which statuses are, and where a head that came in two
+ * pieces ends, cut at every byte: nginx's 100 Continue, RFC 8297's 103 with
+ * its Link headers, the same with bare LFs, and a 201 after them. */
+static void test_interim(void)
+{
+	static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
+	static const char hints[] = "HTTP/1.1 103 Early Hints\r\n"
+				    "Link: </style.css>; rel=preload; as=style\r\n"
+				    "Link: </script.js>; rel=preload; as=script\r\n\r\n";
+	static const char hints_lf[] = "HTTP/1.1 103 Early Hints\n"
+				       "Link: </style.css>; rel=preload; as=style\n\n";
+	static const char *const heads[] = { cont, hints, hints_lf };
+	static const char after[] = "HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n";
+	struct req_head h;
+
+	CHECK(http__interim(100) && http__interim(102) && http__interim(103) && http__interim(199));
+	CHECK(!http__interim(101) && !http__interim(200) && !http__interim(99) &&
+	      !http__interim(304) && !http__interim(-1));
+	CHECK_INT(parse(hints, strlen(hints), false, &h), 0);
+	CHECK_INT(h.status, 103);
+	CHECK(h.len_known && !h.error);
+	CHECK_INT(h.total_len, strlen(hints));
+	for (size_t k = 0; k < sizeof(heads) / sizeof(heads[0]); k++) {
+		char two[512];
+		size_t n = strlen(heads[k]);
+
+		snprintf(two, sizeof(two), "%s%s", heads[k], after);
+		for (size_t cut = 0; cut <= n; cut++) {
+			uint8_t st = HTTP_HEAD_START;
+			size_t a = http__head_end(&st, (const uint8_t *)two, cut);
+			size_t b = a ? 0 : http__head_end(&st, (const uint8_t *)two + cut,
+							  strlen(two) - cut);
+
+			/* found in the piece that holds the head's last byte */
+			CHECK_INT(a ? a : cut + b, n);
+			CHECK_INT(a != 0, cut == n);
+		}
+	}
+	/* the empty line only: a CR inside a line, or CR CR, is not one */
+	{
+		static const char odd[] = "HTTP/1.1 103 X\r\nA: b\rc\r\n\r\r\nB: d\r\n\r\n";
+		uint8_t st = HTTP_HEAD_START;
+
+		CHECK_INT(http__head_end(&st, (const uint8_t *)odd, strlen(odd)), strlen(odd));
+		st = HTTP_HEAD_START;
+		CHECK_INT(http__head_end(&st, (const uint8_t *)odd, strlen(odd) - 1), 0);
+	}
+}
+
 int main(void)
 {
 	test_captured();
@@ -520,5 +569,6 @@ int main(void)
 	test_start_lines();
 	test_lengths();
 	test_mutations();
+	test_interim();
 	return t_report();
 }

@@ -56,6 +56,34 @@ static const uint8_t pg_extended_reply[] =
 	"\x00\x00\x0b\x00\x01\x00\x00\x00\x01" "7C\x00\x00\x00\x0dSELECT 1\x00Z\x00"
 	"\x00\x00\x05I";  /* 69 bytes */
 
+/* Connection setup as pgbench 15.18 and psql 15.18 sent it to a PostgreSQL
+ * 15.18 server through the same relay: pgbench's startup; psql's as a user
+ * whose password pg_hba.conf asks for by SCRAM-SHA-256 (its SASLInitialResponse
+ * and SASLResponse) and by MD5 (its PasswordMessage); psql's CancelRequest
+ * after a SIGINT. */
+static const uint8_t pg_startup_bench[] =
+	"\x00\x00\x00" "B\x00\x03\x00\x00user\x00postgres\x00" "database\x00postgres\x00"
+	"application_name\x00pgbench\x00\x00";  /* 66 bytes */
+static const uint8_t pg_startup_pw[] =
+	"\x00\x00\x00=\x00\x03\x00\x00user\x00pwuser\x00" "database\x00postgres\x00"
+	"application_name\x00psql\x00\x00";  /* 61 bytes */
+static const uint8_t pg_sasl_first[] =
+	"p\x00\x00\x00" "6SCRAM-SHA-256\x00\x00\x00\x00 n,,n=,r=GHbEX5WGxRLc4HBNa6xcSjLu";  /* 55 bytes */
+static const uint8_t pg_sasl_final[] =
+	"p\x00\x00\x00lc=biws,r=GHbEX5WGxRLc4HBNa6xcSjLu8MD2/U8eODuqAPe5WuYul3Uc,"
+	"p=8a3B4LT3C1G8tIvKyPdHtSThQAr/uu+p9MwOsjshRwE=";  /* 109 bytes */
+static const uint8_t pg_md5_password[] =
+	"p\x00\x00\x00(md5f2dc44700413ab50d5dc33eab30a11fe\x00";  /* 41 bytes */
+static const uint8_t pg_cancel[] =
+	"\x00\x00\x00\x10\x04\xd2\x16.\x00\x00x\xc0\xb7\xb9V\xf6";  /* 16 bytes */
+/* GSSENCRequest (libpq sends it first when it has Kerberos credentials) */
+static const uint8_t pg_gssenc[] = "\x00\x00\x00\x08\x04\xd2\x16\x30";
+/* Startups no client above sent: no database; the database before the user */
+static const uint8_t pg_startup_nodb[] =
+	"\x00\x00\x00\x12\x00\x03\x00\x00user\x00" "bob\x00\x00";  /* 18 bytes */
+static const uint8_t pg_startup_dbfirst[] =
+	"\x00\x00\x00\x22\x00\x03\x00\x00" "database\x00shop\x00user\x00" "alice\x00\x00";  /* 34 bytes */
+
 /* A MySQL COM_STMT_PREPARE whose length byte is 'Q' (81) and command byte
  * 22: a PostgreSQL Query of length 22 as far as 5 bytes go. Once PostgreSQL's
  * end of message is in BUF the missing NUL refuses it; before, the bytes
@@ -98,7 +126,7 @@ static void test_requests(void)
 	CHECK_INT(h.status, -1);
 	CHECK_INT(h.id, 0);
 	CHECK_STR(h.method, "STARTUP");
-	CHECK_STR(h.target, "postgres");
+	CHECK_STR(h.target, "alice@postgres");
 	CHECK_STR(h.code, "");
 	CHECK_INT(h.len_known, true);
 	CHECK_INT(h.total_len, 60);
@@ -140,6 +168,52 @@ static void test_requests(void)
 	CHECK_INT(h.total_len, 39);
 	walk(pg_extended, sizeof(pg_extended) - 1, true, (const char *const[]){
 		"PARSE", "BIND", "DESCRIBE", "EXECUTE", "SYNC", NULL });
+}
+
+/* What a connection's setup sends before its statements: each message its
+ * own method; a startup's target names who logs in, and where. */
+static void test_setup(void)
+{
+	static const struct {
+		const uint8_t *msg;
+		size_t n;
+		const char *method, *target;
+	} cases[] = {
+		{ pg_startup_bench, sizeof(pg_startup_bench) - 1, "STARTUP", "postgres@postgres" },
+		{ pg_startup_pw, sizeof(pg_startup_pw) - 1, "STARTUP", "pwuser@postgres" },
+		{ pg_startup_nodb, sizeof(pg_startup_nodb) - 1, "STARTUP", "bob" },
+		{ pg_startup_dbfirst, sizeof(pg_startup_dbfirst) - 1, "STARTUP", "alice@shop" },
+		{ pg_ssl, sizeof(pg_ssl) - 1, "SSLREQUEST", "" },
+		{ pg_gssenc, sizeof(pg_gssenc) - 1, "GSSENCREQUEST", "" },
+		{ pg_cancel, sizeof(pg_cancel) - 1, "CANCEL", "" },
+		{ pg_sasl_first, sizeof(pg_sasl_first) - 1, "AUTH", "" },
+		{ pg_sasl_final, sizeof(pg_sasl_final) - 1, "AUTH", "" },
+		{ pg_md5_password, sizeof(pg_md5_password) - 1, "AUTH", "" },
+	};
+	struct req_head h;
+	uint8_t big[300];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		CHECK_INT(parse(cases[i].msg, cases[i].n, true, &h), 0);
+		CHECK_STR(h.method, cases[i].method);
+		CHECK_STR(h.target, cases[i].target);
+		CHECK(h.len_known && !h.error);
+		CHECK_INT(h.total_len, cases[i].n);
+		prefixes(cases[i].msg, cases[i].n, true);
+		/* the server never sends them */
+		refused(cases[i].msg, cases[i].n, false);
+	}
+	/* an answer to authentication is at most 65535 bytes */
+	refused((const uint8_t *)"p\x00\x01\x00\x00", 5, true);
+	refused((const uint8_t *)"p\x00\x00\x00\x03", 5, true);
+	/* a user name longer than the target: cut, and no database after it */
+	memset(big, 'u', sizeof(big));
+	memcpy(big, "\x00\x00\x01\x2c\x00\x03\x00\x00user\x00", 13);
+	memcpy(big + sizeof(big) - 14, "\x00" "database\x00" "db\x00\x00", 14);
+	CHECK_INT(parse(big, sizeof(big), true, &h), 0);
+	CHECK_STR(h.method, "STARTUP");
+	CHECK_INT(strlen(h.target), REQ_TARGET_MAX - 1);
+	CHECK(!strchr(h.target, '@'));
 }
 
 static void test_responses(void)
@@ -289,6 +363,7 @@ static void test_hostile(void)
 int main(void)
 {
 	test_requests();
+	test_setup();
 	test_responses();
 	test_directions();
 	test_foreign();

@@ -1,0 +1,309 @@
+/* The pairing of HTTP interim responses (1xx, RFC 9110 15.2): an upload with
+ * Expect: 100-continue as nginx 1.22 answers it (100 Continue, the body, 201),
+ * on one side and on both; several interim responses, 103 Early Hints with
+ * Link headers, cut across reads at every byte; pipelined requests each with
+ * its own; a close or a timeout after the 100; and 101 Switching Protocols,
+ * which is the final response, after which the connection is not HTTP. */
+#include <stdio.h>
+#include <string.h>
+
+#include "pair_check.h"
+
+/* As Python's socket client sent them to nginx 1.22.1, and nginx's answers. */
+static const char up_head[] = "POST /upload/c0-u0.bin HTTP/1.1\r\nHost: e2e\r\n"
+			      "Content-Length: 204800\r\nExpect: 100-continue\r\n\r\n";
+static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
+static const char created[] = "HTTP/1.1 201 Created\r\nServer: nginx/1.22.1\r\n"
+			      "Date: Mon, 23 Nov 2026 22:25:30 GMT\r\nContent-Length: 0\r\n"
+			      "Location: http://x:18111/upload/a.bin\r\nConnection: keep-alive\r\n\r\n";
+static const char get_small[] = "GET /small.txt HTTP/1.1\r\nHost: e2e\r\n\r\n";
+static const char small_ok[] = "HTTP/1.1 200 OK\r\nServer: nginx/1.22.1\r\nContent-Length: 11\r\n"
+			       "\r\nsmall file\n";
+/* RFC 8297's example */
+static const char hints[] = "HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload; as=style\r\n"
+			    "Link: </script.js>; rel=preload; as=script\r\n\r\n";
+#define BODY_LEN 204800u
+
+static char body[2048];	/* what a 2048-byte snaplen captures of each read */
+
+/* The body after the 100: NREADS reads (server) or writes (client) of equal
+ * size from TS on, 100 ns apart. */
+static void send_body(struct pairer *p, struct req_io io, uint8_t dir, uint64_t ts, int nreads)
+{
+	for (int i = 0; i < nreads; i++)
+		io_do(p, io, dir, ts + 100 * (uint64_t)i, 0, body, sizeof(body), BODY_LEN / nreads);
+}
+
+static void check_upload(const struct req_record *r, uint64_t duration)
+{
+	CHECK_INT(r->proto, REQ_PROTO_HTTP);
+	CHECK_STR(r->method, "POST");
+	CHECK_STR(r->target, "/upload/c0-u0.bin");
+	CHECK_INT(r->status, 201);
+	CHECK(!r->error && !r->aborted && !r->timed_out);
+	CHECK_INT(r->req_bytes, strlen(up_head) + BODY_LEN);
+	CHECK_INT(r->resp_bytes, strlen(cont) + strlen(created));
+	CHECK_INT(r->duration, duration);
+	/* the final response's first byte, in one write with its last */
+	CHECK_INT(r->ttfb, duration);
+}
+
+/* nginx's side: the head, 100 Continue, the body over four reads, 201; then
+ * a GET on the same connection. */
+static void test_continue_server(void)
+{
+	struct pairer *p = fresh(0);
+	struct req_io s = tcp(100, 5, true, 40000, 80);
+	struct pair_counters k;
+
+	IN(p, s, 1000, up_head);
+	OUT(p, s, 1100, cont);
+	send_body(p, s, REQ_DIR_IN, 1200, 4);
+	CHECK_INT(nrec, 0);	/* the 100 answered nothing */
+	OUT(p, s, 5000, created);
+	CHECK_INT(nrec, 1);
+	check_upload(&recs[0], 4000);
+	CHECK_INT(recs[0].conn_seq, 1);
+	IN(p, s, 6000, get_small);
+	OUT(p, s, 6100, small_ok);
+	CHECK_INT(nrec, 2);
+	CHECK_STR(recs[1].target, "/small.txt");
+	CHECK_INT(recs[1].status, 200);
+	CHECK_INT(recs[1].conn_seq, 2);
+	CHECK_INT(recs[1].req_bytes, strlen(get_small));
+	CHECK_INT(recs[1].resp_bytes, strlen(small_ok));
+	CHECK_INT(recs[1].duration, 100);
+	pair__counters(p, &k);
+	CHECK_INT(k.n_unmatched, 0);
+	CHECK_INT(k.n_unparsed, 0);
+	pair__free(p);
+}
+
+/* The uploader and nginx on one host: each side's record says 201 with the
+ * same bytes, the server's inside the client's. */
+static void test_continue_both_sides(void)
+{
+	struct pairer *p = fresh(0);
+	struct req_io s = tcp(100, 5, true, 40000, 80), c = tcp(300, 3, false, 40000, 80);
+
+	io_do(p, c, REQ_DIR_OUT, 900, 850, up_head, strlen(up_head), 0);
+	IN(p, s, 1000, up_head);
+	OUT(p, s, 1100, cont);
+	IN(p, c, 1150, cont);
+	send_body(p, c, REQ_DIR_OUT, 1200, 2);
+	send_body(p, s, REQ_DIR_IN, 1250, 8);
+	OUT(p, s, 5000, created);
+	IN(p, c, 5050, created);
+	CHECK_INT(nrec, 2);
+	CHECK_INT(recs[0].side, REQ_SIDE_SERVER);
+	check_upload(&recs[0], 4000);
+	CHECK_INT(recs[1].side, REQ_SIDE_CLIENT);
+	check_upload(&recs[1], 5050 - 850);
+	CHECK(recs[0].both_sides && recs[1].both_sides);
+	pair__free(p);
+}
+
+/* A client reads RESP (one or more responses) from CUTS[0] to CUTS[1], then
+ * to CUTS[2], ...: one read each, 10 ns apart from 2000 on. */
+static void read_cut(struct pairer *p, struct req_io c, const char *resp, const size_t *cuts,
+		     int n)
+{
+	for (int i = 0; i + 1 < n; i++)
+		if (cuts[i + 1] > cuts[i])
+			io_do(p, c, REQ_DIR_IN, 2000 + 10 * (uint64_t)i, 0, resp + cuts[i],
+			      cuts[i + 1] - cuts[i], 0);
+}
+
+/* 100, 103 with Link headers, then 200: in one read, and in two reads cut at
+ * every byte (a status line, a header line, the empty line ending a head).
+ * The final response's first byte begins the time to first byte. (A final
+ * response whose head the read cut after its status line is not walked to
+ * its end: its record comes at the close, as for any HTTP response.) */
+static void test_several_cut(void)
+{
+	char resp[512];
+	size_t n = (size_t)snprintf(resp, sizeof(resp), "%s%s%s", cont, hints, small_ok);
+	size_t final_at = strlen(cont) + strlen(hints);
+
+	for (size_t cut = 0; cut < n; cut++) {
+		struct pairer *p = fresh(0);
+		struct req_io c = tcp(300, 3, false, 40000, 80);
+		size_t cuts[] = { 0, cut, n };
+		int failed = t_failed;
+
+		io_do(p, c, REQ_DIR_OUT, 1000, 1000, get_small, strlen(get_small), 0);
+		read_cut(p, c, resp, cuts, 3);
+		pair__close(p, &c);
+		CHECK_INT(nrec, 1);
+		CHECK_INT(recs[0].status, 200);
+		CHECK_INT(recs[0].resp_bytes, n);
+		CHECK_INT(recs[0].req_bytes, strlen(get_small));
+		CHECK_INT(recs[0].duration, 1010);
+		/* the final's first byte came in the first read (at 2000) or
+		 * the second (2010) */
+		CHECK_INT(recs[0].ttfb, cut > final_at ? 1000 : 1010);
+		CHECK(!recs[0].aborted);
+		pair__free(p);
+		if (t_failed != failed) {
+			fprintf(stderr, "  (cut at %zu)\n", cut);
+			break;
+		}
+	}
+}
+
+/* A 103 longer than what the pairing keeps of a cut head (many Link headers),
+ * read in pieces of 7 bytes, then its final response in one read: the 103's
+ * end is still found, so the final one is walked to its end. */
+static void test_long_hints(void)
+{
+	char resp[2048];
+	size_t n = 0, cuts[300];
+	int nc = 0;
+	struct pairer *p = fresh(0);
+	struct req_io c = tcp(300, 3, false, 40000, 80);
+
+	n += (size_t)snprintf(resp + n, sizeof(resp) - n, "HTTP/1.1 103 Early Hints\r\n");
+	for (int i = 0; i < 20; i++)
+		n += (size_t)snprintf(resp + n, sizeof(resp) - n,
+				      "Link: </asset%02d.js>; rel=preload; as=script\r\n", i);
+	n += (size_t)snprintf(resp + n, sizeof(resp) - n, "\r\n");
+	for (size_t at = 0; at < n; at += 7)
+		cuts[nc++] = at;
+	cuts[nc++] = n;
+	n += (size_t)snprintf(resp + n, sizeof(resp) - n, "%s", small_ok);
+	cuts[nc++] = n;
+	io_do(p, c, REQ_DIR_OUT, 1000, 1000, get_small, strlen(get_small), 0);
+	read_cut(p, c, resp, cuts, nc);
+	CHECK_INT(nrec, 1);
+	CHECK_INT(recs[0].status, 200);
+	CHECK_INT(recs[0].resp_bytes, n);
+	CHECK(!recs[0].aborted);
+	/* in one read captured up to the 103's middle: its end, and its final
+	 * response's status, are past the snaplen. The read answers the
+	 * request, and the next request is paired as ever. */
+	io_do(p, c, REQ_DIR_OUT, 3000, 3000, get_small, strlen(get_small), 0);
+	io_do(p, c, REQ_DIR_IN, 3100, 0, resp, 100, n);
+	io_do(p, c, REQ_DIR_OUT, 4000, 4000, get_small, strlen(get_small), 0);
+	io_do(p, c, REQ_DIR_IN, 4100, 0, small_ok, strlen(small_ok), 0);
+	CHECK_INT(nrec, 3);
+	CHECK_INT(recs[1].status, -1);
+	CHECK_INT(recs[1].resp_bytes, n);
+	CHECK_INT(recs[1].duration, 100);
+	CHECK(!recs[1].aborted);
+	CHECK_INT(recs[2].status, 200);
+	CHECK_INT(recs[2].resp_bytes, strlen(small_ok));
+	pair__free(p);
+}
+
+/* Two GETs in one write; each answered by a 103 and its final response, all
+ * in one read, then cut at every byte of either 103. */
+static void test_pipelined(void)
+{
+	static const char two[] = "GET /a HTTP/1.1\r\nHost: h\r\n\r\nGET /b HTTP/1.1\r\nHost: h\r\n\r\n";
+	static const char nf[] = "HTTP/1.1 404 Not Found\r\nContent-Length: 3\r\n\r\nno!";
+	char resp[512];
+	size_t n = (size_t)snprintf(resp, sizeof(resp), "%s%s%s%s", hints, small_ok, hints, nf);
+	size_t first = strlen(hints) + strlen(small_ok);
+
+	for (size_t cut = 0; cut <= first + strlen(hints); cut++) {
+		struct pairer *p = fresh(0);
+		struct req_io c = tcp(300, 3, false, 40000, 80);
+		size_t cuts[] = { 0, cut, n };
+		int failed = t_failed;
+
+		if (cut == strlen(hints) + 1)
+			cut = first;	/* past the first 200 */
+		cuts[1] = cut;
+		io_do(p, c, REQ_DIR_OUT, 1000, 1000, two, strlen(two), 0);
+		read_cut(p, c, resp, cuts, 3);
+		CHECK_INT(nrec, 2);
+		CHECK_STR(recs[0].target, "/a");
+		CHECK_INT(recs[0].status, 200);
+		CHECK_INT(recs[0].resp_bytes, first);
+		CHECK_STR(recs[1].target, "/b");
+		CHECK_INT(recs[1].status, 404);
+		CHECK_INT(recs[1].resp_bytes, n - first);
+		CHECK_INT(recs[1].conn_seq, 2);
+		pair__free(p);
+		if (t_failed != failed) {
+			fprintf(stderr, "  (cut at %zu)\n", cut);
+			break;
+		}
+	}
+}
+
+/* The connection closes after the 100, or no final response comes within
+ * the timeout: the request was not answered. */
+static void test_interim_only(void)
+{
+	struct pairer *p = fresh(0);
+	struct req_io s = tcp(100, 5, true, 40000, 80);
+
+	IN(p, s, 1000, up_head);
+	OUT(p, s, 1100, cont);
+	send_body(p, s, REQ_DIR_IN, 1200, 2);
+	pair__close(p, &s);
+	CHECK_INT(nrec, 1);
+	CHECK(recs[0].aborted);
+	CHECK_INT(recs[0].status, -1);
+	CHECK_INT(recs[0].ttfb, 0);
+	CHECK_INT(recs[0].req_bytes, strlen(up_head) + BODY_LEN);
+	CHECK_INT(recs[0].resp_bytes, strlen(cont));
+	IN(p, s, 2000, up_head);
+	OUT(p, s, 2100, cont);
+	pair__expire(p, 2000 + 10000000001ull);
+	CHECK_INT(nrec, 2);
+	CHECK(recs[1].timed_out);
+	CHECK_INT(recs[1].status, -1);
+	pair__free(p);
+}
+
+/* RFC 6455's opening handshake and frames: the 101 is the request's final
+ * response (with the server's first frame in the same write), and the
+ * frames after it are bytes of another protocol, not HTTP. */
+static void test_switching(void)
+{
+	static const char up[] = "GET /chat HTTP/1.1\r\nHost: server.example.com\r\nUpgrade: websocket\r\n"
+				 "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+				 "Sec-WebSocket-Version: 13\r\n\r\n";
+	static const char sw[] = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
+				 "Connection: Upgrade\r\n"
+				 "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n\x81\x05Hello";
+	static const char masked[] = "\x81\x85\x37\xfa\x21\x3d\x7f\x9f\x4d\x51\x58";
+	struct pairer *p = fresh(0);
+	struct req_io s = tcp(100, 5, true, 40000, 80);
+	struct pair_counters k;
+
+	IN(p, s, 1000, up);
+	OUT(p, s, 1100, sw);
+	io_do(p, s, REQ_DIR_IN, 2000, 0, masked, sizeof(masked) - 1, 0);
+	io_do(p, s, REQ_DIR_OUT, 2100, 0, "\x81\x05Hello", 7, 0);
+	io_do(p, s, REQ_DIR_IN, 3000, 0, masked, sizeof(masked) - 1, 0);
+	CHECK_INT(nrec, 2);
+	CHECK_INT(recs[0].proto, REQ_PROTO_HTTP);
+	CHECK_STR(recs[0].target, "/chat");
+	CHECK_INT(recs[0].status, 101);
+	CHECK_INT(recs[0].resp_bytes, strlen(sw));	/* the server's first frame too */
+	CHECK_INT(recs[0].duration, 100);
+	CHECK_INT(recs[1].proto, REQ_PROTO_NONE);
+	CHECK_INT(recs[1].req_bytes, sizeof(masked) - 1);
+	CHECK_INT(recs[1].resp_bytes, 7);
+	CHECK_INT(recs[1].conn_seq, 2);
+	pair__counters(p, &k);
+	CHECK_INT(k.n_unparsed, 0);
+	pair__free(p);
+}
+
+int main(void)
+{
+	for (size_t i = 0; i < sizeof(body); i++)
+		body[i] = (char)i;
+	test_continue_server();
+	test_continue_both_sides();
+	test_several_cut();
+	test_long_hints();
+	test_pipelined();
+	test_interim_only();
+	test_switching();
+	return t_report();
+}

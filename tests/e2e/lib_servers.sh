@@ -59,21 +59,6 @@ req_agent_stop() {
 	wait_agent 20
 }
 
-# req_metrics URL FILE: the agent's metrics text into FILE once its request
-# counts have settled: two readings 1.5 s apart agree (the text is rendered
-# about once a second, from records the agent may still be pairing), or 10 s
-# have passed.
-req_metrics() {
-	local end=$((SECONDS + 10)) was now
-	was=$(curl -s "$1" | grep '^agent_request_total')
-	while sleep 1.5; do
-		curl -s "$1" >"$2"
-		now=$(grep '^agent_request_total' "$2")
-		[ "$now" = "$was" ] || [ $SECONDS -ge $end ] && break
-		was=$now
-	done
-}
-
 # req_py: writes the Python helpers the comparisons import (module req_lib).
 req_py() {
 	cat >"$TMP/req_lib.py" <<'PY'

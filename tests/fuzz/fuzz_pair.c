@@ -1,7 +1,7 @@
 /* The pairing (userspace/requests/pair*.c) fed any sequence of socket I/O:
  * the input is a script of operations on four connections of two processes
- * (bytes in or out, TCP or UDP, captured whole or cut, a close, the clock
- * moving on). Besides ASan and UBSan: every record is consistent (its end
+ * (bytes in or out, TCP or UDP, captured whole or cut, a close, a process's
+ * exit, the clock moving on). Besides ASan and UBSan: every record is consistent (its end
  * not before its start, durations and time to first byte from its times,
  * strings terminated), the table never holds more than its bound, and what
  * is handed out plus what is still open never exceeds the requests begun. In
@@ -117,6 +117,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			pair__expire(p, ts);
 			break;
 		default:
+			/* one of the two processes exits */
+			pair__exit(p, 100 + (conn & 1));
 			break;
 		}
 		pair__counters(p, &c);

@@ -186,6 +186,17 @@ static void io__event(struct req_mode *m, const struct ievt *ev, uint16_t cat)
 	pair__io(m->pair, &io);
 }
 
+/* Whether exiting thread TI is its process's last: the process's sockets
+ * close with it. (A main thread that exited first stays in the table while
+ * the others live.) */
+static bool proc__last_thread(struct req_mode *m, const struct thread_info *ti)
+{
+	const struct thread_info *main = thread_table__main(m->threads, ti);
+	uint32_t n = thread_table__nthreads(m->threads, main);
+
+	return !main || n <= 1 || (n == 2 && main != ti && main->exited);
+}
+
 void req_mode__event(struct req_mode *m, const struct ievt *ev)
 {
 	const struct ppm_event_info *ei = ev->info;
@@ -196,6 +207,11 @@ void req_mode__event(struct req_mode *m, const struct ievt *ev)
 		if (m->next_expire)
 			pair__expire(m->pair, ev->ts);
 		m->next_expire = ev->ts + EXPIRE_EVERY_NS;
+	}
+	if ((ev->type == PPME_PROCEXIT_1_E || ev->type == PPME_PROCEXIT_E) && ev->thread) {
+		if (proc__last_thread(m, ev->thread))
+			pair__exit(m->pair, ev->thread->pid);
+		return;
 	}
 	if (!ei || !PPME_IS_EXIT(ev->type) || !ev->has_res || !ev->thread)
 		return;

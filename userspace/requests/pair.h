@@ -120,6 +120,11 @@ int pair__io(struct pairer *p, const struct req_io *io);
  * of them ends it. */
 void pair__close(struct pairer *p, const struct req_io *io);
 
+/* Process PID is gone (its last thread exited): the kernel closed its
+ * sockets without close events (a PostgreSQL backend after TERMINATE), so
+ * its connections end as pair__close ends one. Costs a scan of the table
+ * only when a connection of a process hashing like PID is followed. */
+void pair__exit(struct pairer *p, int64_t pid);
 /* Off the per-event path (about once a second): requests unanswered for the
  * timeout are reported timed out; answered ones whose connection stayed idle
  * that long are reported done. NOW: the latest event time. */

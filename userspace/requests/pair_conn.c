@@ -72,6 +72,11 @@ struct pair_conn *pair_conn__find(struct pairer *p, const struct pair_key *k)
 	return c;
 }
 
+uint32_t pair_pid__slot(const struct pairer *p, int64_t pid)
+{
+	return (uint32_t)hash__mix64((uint64_t)pid, p->seed) & (PAIR_PID_SLOTS - 1);
+}
+
 struct pair_conn *pair_conn__add(struct pairer *p, const struct pair_key *k)
 {
 	struct pair_conn *c = p->free;
@@ -97,6 +102,7 @@ struct pair_conn *pair_conn__add(struct pairer *p, const struct pair_key *k)
 	c->key = *k;
 	c->pid = k->pid;
 	c->id = ++p->next_id;
+	p->pid_conns[pair_pid__slot(p, c->pid)]++;
 	b = key_bucket(p, k);
 	c->next_key = p->by_key[b];
 	p->by_key[b] = c;
@@ -142,6 +148,7 @@ void pair_conn__remove(struct pairer *p, struct pair_conn *c)
 	if (*pp)
 		*pp = c->next_key;
 	unlink_tuple(p, c);
+	p->pid_conns[pair_pid__slot(p, c->pid)]--;
 	container_info__put(c->ct);
 	container_info__put(c->peer_ct);
 	c->ct = c->peer_ct = NULL;

@@ -124,6 +124,8 @@ struct pair_conn {
 	struct pair_req q[PAIR_PIPELINE];
 };
 
+#define PAIR_PID_SLOTS 1024
+
 struct pairer {
 	struct pair_opts o;
 	pair_emit_fn *emit;
@@ -136,6 +138,9 @@ struct pairer {
 	uint32_t nalloc;		/* connections allocated so far */
 	struct pair_conn **all;		/* every allocated one, for expiry */
 	struct pair_counters c;
+	/* connections followed per process, by PAIR_PID_SLOTS hash slot: a
+	 * process exit with none in its slot skips the scan (pair__exit) */
+	uint32_t pid_conns[PAIR_PID_SLOTS];
 	pair_quiet_fn *quiet;		/* pair__set_quiet */
 	void *quiet_ctx;
 	uint8_t *scratch;		/* carry + one read's captured bytes */
@@ -143,6 +148,8 @@ struct pairer {
 };
 
 /* pair_conn.c */
+/* PID's slot in pairer.pid_conns. */
+uint32_t pair_pid__slot(const struct pairer *p, int64_t pid);
 struct pair_conn *pair_conn__find(struct pairer *p, const struct pair_key *k);
 /* A connection for K, fresh; NULL when the table is full (counted). */
 struct pair_conn *pair_conn__add(struct pairer *p, const struct pair_key *k);

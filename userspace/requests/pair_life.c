@@ -83,6 +83,18 @@ void pair__close(struct pairer *p, const struct req_io *io)
 		conn__end(p, c, true);
 }
 
+void pair__exit(struct pairer *p, int64_t pid)
+{
+	if (!p->pid_conns[pair_pid__slot(p, pid)])
+		return;
+	for (uint32_t i = 0; i < p->nalloc; i++) {
+		struct pair_conn *c = p->all[i];
+
+		if (c->used && c->pid == pid)
+			conn__end(p, c, true);
+	}
+}
+
 /* A quiet connection pair__set_quiet's callback took may see no I/O while it is busy:
  * it lives on as long as its server's side, which still names its process. */
 static bool conn__held(struct pairer *p, struct pair_conn *c, uint64_t now)

@@ -505,6 +505,40 @@ static void test_dup_fds(void)
 	pair__free(p);
 }
 
+/* A process exits without closing its sockets (a PostgreSQL backend after
+ * TERMINATE): its connections end as a close ends them, others live on. */
+static void test_exit(void)
+{
+	struct pairer *p = fresh(0);
+	struct req_io s = tcp(810, 7, true, 40030, 5432), t = tcp(811, 7, true, 40031, 5432);
+	struct pair_counters k;
+
+	IN(p, s, 1000, "GET /x HTTP/1.1\r\n\r\n");
+	OUT(p, s, 1100, "HTTP/1.1 200 OK\r\n\r\n");	/* no length: ends at the close */
+	IN(p, s, 1200, "GET /y HTTP/1.1\r\n\r\n");	/* never answered */
+	IN(p, t, 1300, "GET /z HTTP/1.1\r\n\r\n");
+	CHECK_INT(nrec, 1);				/* /x's response ended at /y */
+	pair__exit(p, 999);				/* not a process followed */
+	CHECK_INT(nrec, 1);
+	pair__exit(p, 810);
+	CHECK_INT(nrec, 2);
+	CHECK_STR(recs[0].target, "/x");
+	CHECK(!recs[0].aborted && recs[0].status == 200);
+	CHECK_STR(recs[1].target, "/y");
+	CHECK(recs[1].aborted);
+	pair__counters(p, &k);
+	CHECK_INT(k.n_conns, 1);			/* 811's stays */
+	IN(p, s, 1400, "GET /w HTTP/1.1\r\n\r\n");	/* a new process reusing the pid */
+	pair__counters(p, &k);
+	CHECK_INT(k.n_conns, 2);
+	pair__exit(p, 810);
+	pair__exit(p, 811);
+	CHECK_INT(nrec, 4);
+	pair__counters(p, &k);
+	CHECK_INT(k.n_conns, 0);
+	pair__free(p);
+}
+
 /* More pipelined requests than are followed: counted, never overrun. */
 static void test_pipeline_full(void)
 {
@@ -673,6 +707,7 @@ int main(void)
 	test_unknown_and_full();
 	test_pipeline_full();
 	test_dup_fds();
+	test_exit();
 	test_server_side_once();
 	test_quiet_handover();
 	return t_report();

@@ -54,9 +54,12 @@ static uint32_t le32(const uint8_t *p)
 	return le16(p) | le16(p + 2) << 16;
 }
 
-/* The text of N bytes into TARGET, cut, unprintable bytes as '?'. A NUL
- * ends a NAME; in SQL text, which no client sends with a NUL, it refuses. */
-static int text_target(const uint8_t *t, size_t n, bool name, struct req_head *out)
+/* The text of N of its LEN bytes into TARGET, cut, unprintable bytes as
+ * '?'. A NUL ends a NAME. In SQL text a NUL can only be the last byte: the C
+ * string's end, which mysqlslap and mariadb-slap send with their generated
+ * statements and the server's parser takes as the end; anywhere else it
+ * refuses (the server reads a syntax error there). */
+static int text_target(const uint8_t *t, size_t n, size_t len, bool name, struct req_head *out)
 {
 	size_t i;
 
@@ -64,7 +67,7 @@ static int text_target(const uint8_t *t, size_t n, bool name, struct req_head *o
 		uint8_t c = t[i];
 
 		if (!c) {
-			if (!name)
+			if (!name && i + 1 != len)
 				return -ENOMSG;
 			break;
 		}
@@ -96,7 +99,7 @@ static int parse_request(const uint8_t *p, size_t n, uint32_t plen, struct req_h
 		/* The first byte of SQL or a name is never a control byte. */
 		if (n >= 2 && p[1] < 0x20 && p[1] != '\t' && p[1] != '\r' && p[1] != '\n')
 			return -ENOMSG;
-		return text_target(p + 1, n - 1, c->arg == ARG_NAME, out);
+		return text_target(p + 1, n - 1, plen - 1, c->arg == ARG_NAME, out);
 	case ARG_STMT:
 		if (n < 5)
 			return -EAGAIN;

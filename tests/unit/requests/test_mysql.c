@@ -1,11 +1,13 @@
 /* mysql__parse: packets as the MariaDB 10.11.19 client (mariadb, and
  * mariadb-admin ping) sent them to a MariaDB 10.11.19 server and as it
  * answered, captured byte for byte through a relay on 127.0.0.1 (with
- * --skip-ssl); the binary protocol's commands (COM_STMT_*), which neither
- * client sends, written by the protocol's documentation; every prefix; the
- * other protocols' first bytes; hostile bytes. Each parse reads an exact-size
- * heap copy so that valgrind or ASan sees any read past LEN. */
+ * --skip-ssl); mariadb-slap's statements of mysql_wire.h; the binary
+ * protocol's commands (COM_STMT_*), which neither client sends, written by
+ * the protocol's documentation; every prefix; the other protocols' first
+ * bytes; hostile bytes. Each parse reads an exact-size heap copy so that
+ * valgrind or ASan sees any read past LEN. */
 #include "mysql.h"
+#include "mysql_wire.h"
 #include "req_check.h"
 
 static const uint8_t my_greeting[] =
@@ -125,6 +127,28 @@ static void test_requests(void)
 	request(my_execute, "STMT_EXECUTE", "1", 26);
 	request(my_close, "STMT_CLOSE", "1", 9);
 	request(my_field_list, "FIELD_LIST", "t1", 9);
+}
+
+/* mariadb-slap sends its generated statements with the C string's NUL: the
+ * text ends there. A NUL anywhere else still refuses (the server reads a
+ * syntax error there). */
+static void test_slap_statements(void)
+{
+	struct req_head h;
+
+	request(slap_create, "QUERY", "CREATE TABLE `t1` (intcol1 INT(32) ,charcol1 VARCHAR(128))", 64);
+	request(slap_insert, "QUERY", "INSERT INTO t1 VALUES (1804289383,'mxvtvmC9127qJNm06sGB8R92q2j7v"
+		"TiiITRDGXM9ZLzkdekbWtmXKwZ2qG1llkRw5m9DHOFilEREk3q7oce8O3BEJC0woJsm6uzFAEynLH2xCsw1KQ"
+		"1lT4zg9rdxBL')", 169);
+	request(slap_select, "QUERY", "SELECT intcol1,charcol1 FROM t1", 37);
+	refused((const uint8_t *)"\x0b\x00\x00\x00\x03SELECT 1\x00\x00", 15, true);
+	refused((const uint8_t *)"\x0b\x00\x00\x00\x03SELECT\x00 1\x00", 15, true);
+	refused((const uint8_t *)"\x02\x00\x00\x00\x03\x00", 6, true);
+	/* cut before its end: the NUL seen is not the last byte */
+	CHECK_INT(parse((const uint8_t *)"\x0b\x00\x00\x00\x03SELECT 1\x00", 14, true, &h), -ENOMSG);
+	CHECK_INT(parse((const uint8_t *)"\x0a\x00\x00\x00\x16SELECT ?\x00", 14, true, &h), 0);
+	CHECK_STR(h.method, "STMT_PREPARE");
+	CHECK_STR(h.target, "SELECT ?");
 }
 
 static void test_responses(void)
@@ -293,6 +317,7 @@ static void test_hostile(void)
 int main(void)
 {
 	test_requests();
+	test_slap_statements();
 	test_responses();
 	test_handshake_and_directions();
 	test_foreign();

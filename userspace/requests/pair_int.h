@@ -101,6 +101,10 @@ struct pair_conn {
 	uint64_t resp_need;	/* the same for the current response message */
 	bool resp_lost;		/* a response message's end was not found: the burst
 				 * answers every request in flight */
+	/* MySQL: the greeting's bytes, for the first request's response; the
+	 * login (HANDSHAKE) is in flight until its OK or ERR */
+	uint64_t greet_bytes;
+	bool my_auth;
 	uint8_t carry_dir;	/* enum req_dir of the carried bytes */
 	uint16_t carry_len;
 	uint64_t carry_ts;	/* when the carried bytes came */

@@ -113,6 +113,21 @@ def metric_total(path, name, process):
                if l.startswith(name + "{") and 'process="%s"' % process in l)
 
 
+def metric_by_content(path, name, process, protocol):
+    """Metric NAME's series at PROCESS for PROTOCOL, summed by
+    (request_content, response_content)."""
+    out = {}
+    for l in open(path):
+        m = re.match(r"%s\{(.*)\} (\S+)$" % re.escape(name), l.strip())
+        if not m:
+            continue
+        lab = dict(re.findall(r'(\w+)="([^"]*)"', m[1]))
+        if lab.get("process") == process and lab.get("protocol") == protocol:
+            k = (lab.get("request_content"), lab.get("response_content"))
+            out[k] = out.get(k, 0) + int(float(m[2]))
+    return out
+
+
 def quiet_summary(err_path):
     """Metrics-only request mode's exit line: records paired, client
     connections left to their server's side, of them kept in the kernel and
@@ -147,6 +162,28 @@ def redis_calls(info_path):
         if m and m[1] != "info":
             calls += int(m[2]) + int(m[4] or 0)
     return calls
+
+
+def mariadb_log(path):
+    """MariaDB's general log: each connection by id (user, database, denied:
+    its login failed) and each command as (id, command, argument), command
+    "Query", "Init DB", "Quit", ... One line per entry (the tests' statements
+    are one line each); a NUL that ends a statement is kept."""
+    conns, cmds = {}, []
+    for line in open(path, encoding="utf-8", errors="replace"):
+        m = re.match(r"^(?:\d{6} +[\d:]+\t|\t\t)\s*(\d+) ([A-Za-z ]+?)\t(.*)$", line.rstrip("\n"))
+        if not m:
+            continue
+        cid, cmd, arg = int(m[1]), m[2], m[3]
+        if cmd != "Connect":
+            cmds.append((cid, cmd, arg))
+        elif arg.startswith("Access denied for user"):
+            conns.setdefault(cid, {})["denied"] = True
+        else:
+            c = re.match(r"^(.*)@\S* on (\S*) using ", arg)
+            assert c, "a Connect line not understood: %r" % arg
+            conns[cid] = {"user": c[1], "db": c[2], "denied": False}
+    return conns, cmds
 
 
 def short(r):

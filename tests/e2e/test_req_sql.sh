@@ -2,8 +2,12 @@
 # Request mode against MariaDB and PostgreSQL (issue 23), each in a temporary
 # data folder, run as its own user. MariaDB: the mariadb client runs a script
 # of known statements, three of them failing (no such table, a syntax error, a
-# duplicate key); ground truth is the growth of SHOW GLOBAL STATUS' Com_*
-# counters and the client's ERROR lines. PostgreSQL: pgbench (simple protocol)
+# duplicate key), mariadb-slap its generated statements (sent with the C
+# string's closing NUL), and two logins fail (a wrong password, an unknown
+# user); ground truth is the growth of SHOW GLOBAL STATUS' Com_* counters, the
+# client's ERROR lines and the general log (each connection's user, database
+# and failed login, each statement's text); then a metrics-only run counts the
+# handshakes apart from the statements. PostgreSQL: pgbench (simple protocol)
 # and a failing psql query; ground truth is log_statement=all and the ERROR
 # lines with their SQLSTATE. Then, under an agent with --metrics, PostgreSQL's
 # connection setup (issue 31): pgbench -M prepared, a login with a SCRAM
@@ -30,7 +34,8 @@ expect "mariadb-install-db made a data folder" quiet mariadb-install-db "$M/inst
 	--user=mysql --datadir="$M/data" --auth-root-authentication-method=normal --skip-test-db
 srv_start mariadb mariadbd --no-defaults --user=mysql --datadir="$M/data" --port="$MPORT" \
 	--bind-address=127.0.0.1 --socket="$M/sock" --pid-file="$M/pid" --skip-log-bin \
-	--innodb-buffer-pool-size=16M --log-error="$M/error.log"
+	--innodb-buffer-pool-size=16M --log-error="$M/error.log" \
+	--general-log=1 --general-log-file="$M/general.log"
 MARIA_PID=$SRV_PID
 expect "initdb made a cluster" quiet runuser "$P/initdb.log" -u postgres -- "$PGBIN/initdb" -D "$P/data" \
 	-A trust -U postgres --no-sync
@@ -48,6 +53,7 @@ expect "pgbench -i -s 1" quiet pgbench "$P/init.out" -h 127.0.0.1 -p "$PPORT" -U
 pq() { timeout 10 psql -h 127.0.0.1 -p "$PPORT" -U postgres -qAtc "$1" postgres; }
 expect "the role e2e_pw has a password" pq "CREATE ROLE e2e_pw LOGIN PASSWORD 'e2e'"
 my -N -e "SHOW GLOBAL STATUS LIKE 'Com\\_%'" >"$M/before"
+glog_from=$(($(wc -l <"$M/general.log") + 1))
 plog_from=$(($(wc -l <"$SRV/postgres.log") + 1))
 
 {
@@ -77,9 +83,50 @@ load() {
 	return $rc
 }
 expect "the mariadb script, pgbench and psql ran (9 + 1 errors)" load
+# myload: mariadb-slap, two failed logins (1045), a login naming a database
+myload() {
+	timeout 60 mariadb-slap --no-defaults -h 127.0.0.1 -P "$MPORT" -u root --auto-generate-sql \
+		--concurrency=1 --number-of-queries=5 >"$M/slap.out" 2>&1 || return 1
+	! my -pwrong -e "SELECT 1" 2>"$M/denied.err" && grep -q '^ERROR 1045 ' "$M/denied.err" &&
+		! timeout 30 mariadb --no-defaults -h 127.0.0.1 -P "$MPORT" -u nosuch -e "SELECT 1" \
+			2>"$M/denied.err" && grep -q '^ERROR 1045 ' "$M/denied.err" &&
+		my -D mysql -N -e "SELECT COUNT(*) FROM user" >/dev/null
+}
+expect "mariadb-slap, two failed logins and a login naming a database ran" myload
 req_agent_stop; rc=$?
 expect "the agent exits 0" [ $rc = 0 ] || tail -n 5 "$REQ_ERR"
+tail -n +"$glog_from" "$M/general.log" >"$M/window.log"
 my -N -e "SHOW GLOBAL STATUS LIKE 'Com\\_%'" >"$M/after"
+# Metrics only: each connection's handshake is counted under its own
+# request_content (HANDSHAKE), never under a statement's (QUERY).
+XPORT=$(free_port)
+glog2_from=$(($(wc -l <"$M/general.log") + 1))
+expect "the agent starts for metrics only (-q --metrics)" \
+	start_agent "$TMP/mq.out" "$TMP/mq.err" --requests -q --metrics "127.0.0.1:$XPORT"
+mqload() {
+	my -D mysql -e "SELECT 1; SELECT 2" >/dev/null && ! my -pwrong -e "SELECT 3" 2>/dev/null &&
+		my -e "SELECT 4" >/dev/null
+}
+expect "two logins with their queries and a failed login ran under -q --metrics" mqload
+tail -n +"$glog2_from" "$M/general.log" >"$M/window2.log"
+# mq_seen: the metrics (fetched into q.metrics) count at least as many MariaDB
+# logins and statements as the general log has: the agent counts a request once
+# it has read its events and renders the text about once a second, so this is
+# waited for; the check below wants the counts equal.
+mq_seen() {
+	python3 - "http://127.0.0.1:$XPORT/metrics" "$M/q.metrics" "$M/window2.log" <<'PY'
+import sys, urllib.request, req_lib as R
+text = urllib.request.urlopen(sys.argv[1], timeout=5).read().decode()
+open(sys.argv[2], "w").write(text)
+conns, cmds = R.mariadb_log(sys.argv[3])
+want = len(conns) + sum(1 for i, c, a in cmds if i in conns and c == "Query")
+got = R.metric_by_content(sys.argv[2], "agent_request_total", "mariadbd", "mysql")
+sys.exit(0 if sum(v for k, v in got.items() if k[0] in ("HANDSHAKE", "QUERY")) >= want else 1)
+PY
+}
+expect "the metrics count the MariaDB logins and statements (waited for, up to 20 s)" wait_for 20 mq_seen
+req_agent_stop; rc=$?
+expect "the metrics-only agent exits 0" [ $rc = 0 ] || tail -n 5 "$TMP/mq.err"
 tail -n +"$plog_from" "$SRV/postgres.log" >"$P/window.log"
 
 # PostgreSQL's connection setup, under an agent that serves --metrics too.
@@ -180,19 +227,91 @@ errors = R.counts(int(m[1]) for m in re.finditer(r"^ERROR (\d+) ", open(cerr).re
 recs = R.records(out)
 server = [r for r in recs if r.get("req.side") == "server" and r.get("req.protocol") == "mysql"]
 queries = [r for r in server if r.get("req.method") == "QUERY"]
-print("agent: %d records (%d server-side mysql, %d QUERY), %d aborted or timed out, kernel drops %s"
-      % (len(recs), len(server), len(queries), len(R.ABORTED), R.kernel_drops(err)))
+init_db = [r for r in server if r.get("req.method") == "INIT_DB"]
+print("agent: %d records (%d server-side mysql, %d QUERY, %d INIT_DB), %d aborted or timed out, kernel drops %s"
+      % (len(recs), len(server), len(queries), len(init_db), len(R.ABORTED), R.kernel_drops(err)))
 print("MariaDB: Com_* grew by %s; client errors %s" % (com, errors))
-print("other server-side mysql records: %s" % R.counts(r.get("req.method") for r in server if r not in queries))
+print("other server-side mysql records: %s"
+      % R.counts(r.get("req.method") for r in server if r not in queries + init_db))
 KIND = {("SELECT",): "select", ("INSERT",): "insert", ("UPDATE",): "update", ("DELETE",): "delete",
-        ("CREATE", "DATABASE"): "create_db", ("CREATE", "TABLE"): "create_table",
-        ("DROP", "DATABASE"): "drop_db"}
+        ("CREATE", "DATABASE"): "create_db", ("CREATE", "SCHEMA"): "create_db",
+        ("CREATE", "TABLE"): "create_table", ("DROP", "DATABASE"): "drop_db",
+        ("DROP", "SCHEMA"): "drop_db"}
 def kind(r):
     w = tuple((r.get("req.path") or "").upper().split()[:2])
     return KIND.get(w[:1]) or KIND.get(w) or " ".join(w)
-# a statement the parser refused (1064) is counted by no Com_* counter
-R.assert_counts(("statements of kind", R.counts(kind(r) for r in queries if r.get("req.status") != 1064), com),
+# a statement the parser refused (1064) is counted by no Com_* counter; COM_INIT_DB by Com_change_db
+kinds = R.counts([kind(r) for r in queries if r.get("req.status") != 1064] + ["change_db" for r in init_db])
+R.assert_counts(("statements of kind", kinds, com),
                 ("error", R.counts(r.get("req.status") for r in queries if R.yes(r.get("req.error"))), errors))
+print("ok")
+PY
+
+req_check mysql_log "MariaDB: each statement in the general log (mariadb, mariadb-slap) has its server-side record with its method and SQL text head; every mysql record has a method" \
+	"$REQ_OUT" "$M/window.log" <<'PY'
+import sys, req_lib as R
+out, log = sys.argv[1:3]
+def text(s):
+    """The SQL text head as req.path shows it."""
+    s = s.rstrip(" ;\0")
+    return "".join(" " if c in "\t\r\n" else "?" if ord(c) < 0x20 or ord(c) >= 0x7f else c
+                   for c in s)[:255]
+conns, cmds = R.mariadb_log(log)
+METHOD = {"Query": "QUERY", "Init DB": "INIT_DB"}
+want = R.counts((METHOD[c], text(a)) for i, c, a in cmds if i in conns and c in METHOD)
+recs = [r for r in R.records(out, "mysql") + R.ABORTED if r.get("req.protocol") == "mysql"]
+server = [r for r in recs if r.get("req.side") == "server"]
+got = R.counts((r.get("req.method"), text(r.get("req.path") or "")) for r in server
+               if r.get("req.method") in METHOD.values())
+nul = sum(1 for i, c, a in cmds if i in conns and a.endswith("\0"))
+print("general log: %d statements (%d ending in a NUL) on %d connections; agent: %d server-side"
+      % (sum(want.values()), nul, len(conns), sum(got.values())))
+bare = [r for r in recs if not r.get("req.method")]
+for r in bare[:5]:
+    print("  no method:", R.short(r))
+assert nul >= 100, "mariadb-slap's statements end in a NUL: %d" % nul
+assert not bare, "%d mysql records without a method" % len(bare)
+R.assert_counts(("statement", got, want))
+print("ok")
+PY
+
+req_check mysql_handshake "MariaDB: one HANDSHAKE record per connection on each side, USER@DATABASE as the general log's; failed logins are error 1045 (28000); no unknown bytes on its port" \
+	"$REQ_OUT" "$M/window.log" "$MPORT" <<'PY'
+import sys, req_lib as R
+out, log, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
+conns, cmds = R.mariadb_log(log)
+def login(c):
+    path = c["user"] + ("@" + c["db"] if c["db"] else "")
+    return (path, True, 1045, "28000") if c["denied"] else (path, False, None, None)
+want = R.counts(login(c) for c in conns.values())
+recs = R.records(out) + R.ABORTED
+hs = [r for r in recs if r.get("req.protocol") == "mysql" and r.get("req.method") == "HANDSHAKE"]
+other = [r for r in recs if r.get("req.sport") == port and r.get("req.protocol") != "mysql"]
+print("general log: %d connections %s" % (len(conns), want))
+print("agent: %d HANDSHAKE records, %d aborted or timed out; %d not mysql on port %d"
+      % (len(hs), sum(1 for r in hs if r in R.ABORTED), len(other), port))
+for r in other[:5]:
+    print("  not mysql:", R.short(r))
+assert not other, "%d records on the MariaDB port not labelled mysql" % len(other)
+assert not [r for r in hs if r in R.ABORTED], "aborted handshakes"
+assert any(c["denied"] for c in conns.values()) and any(c["db"] for c in conns.values()), conns
+key = lambda r: (r.get("req.path"), R.yes(r.get("req.error")), r.get("req.status"), r.get("req.code"))
+R.assert_counts(*(("%s-side handshake" % side, R.counts(key(r) for r in hs if r.get("req.side") == side),
+                   want) for side in ("server", "client")))
+print("ok")
+PY
+
+req_check mysql_metrics "MariaDB, metrics only: agent_request_total counts each login under request_content HANDSHAKE (ok 2, error 1) and only the statements under QUERY" \
+	"$M/q.metrics" "$M/window2.log" <<'PY'
+import sys, req_lib as R
+metrics, log = sys.argv[1:3]
+conns, cmds = R.mariadb_log(log)
+got = R.metric_by_content(metrics, "agent_request_total", "mariadbd", "mysql")
+got.pop(("QUIT", "aborted"), None)	# COM_QUIT has no reply
+want = R.counts(("HANDSHAKE", "error" if c["denied"] else "ok") for c in conns.values())
+want[("QUERY", "ok")] = sum(1 for i, c, a in cmds if i in conns and c == "Query")
+print("metrics: %s; general log: %s" % (got, want))
+R.assert_counts(("request_content, response_content", got, want))
 print("ok")
 PY
 
@@ -258,10 +377,10 @@ R.assert_counts(("server-side records of method", got, want),
 print("ok")
 PY
 
-req_check mysql_sides "each statement the mariadb client sent has its server-side record, never slower" \
+req_check mysql_sides "each statement and login the mariadb clients sent has its server-side record, never slower" \
 	"$REQ_OUT" <<'PY'
 import sys, req_lib as R
-R.check_sides(sys.argv[1], "mysql", ("mariadb",), ("mariadbd",))
+R.check_sides(sys.argv[1], "mysql", ("mariadb", "mariadb-slap"), ("mariadbd",))
 print("ok")
 PY
 req_check pgsql_sides "each message pgbench and psql sent has its server-side record, never slower (both runs)" \

@@ -18,6 +18,13 @@
 
 typedef int (*parse_fn)(const uint8_t *buf, size_t len, bool request, struct req_head *out);
 
+/* What ends a MySQL login, read from the server's bytes (either way here). */
+static int mysql_auth_end(const uint8_t *buf, size_t len, bool request, struct req_head *out)
+{
+	(void)request;
+	return mysql__auth_end(buf, len, out);
+}
+
 static const struct {
 	parse_fn fn;
 	enum req_proto proto;
@@ -27,6 +34,7 @@ static const struct {
 	{ dns__parse_tcp, REQ_PROTO_DNS },
 	{ redis__parse, REQ_PROTO_REDIS },
 	{ mysql__parse, REQ_PROTO_MYSQL },
+	{ mysql_auth_end, REQ_PROTO_MYSQL },
 	{ pgsql__parse, REQ_PROTO_PGSQL },
 	{ tls__parse, REQ_PROTO_TLS },
 };

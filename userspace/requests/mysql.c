@@ -1,5 +1,7 @@
 /* MySQL client/server protocol (the 4.1 protocol MySQL 5.x-8.x and MariaDB
- * speak): packets of a 3-byte little-endian length and a sequence id. */
+ * speak): packets of a 3-byte little-endian length and a sequence id. A
+ * connection opens with the server's greeting, the client's login and the
+ * server's OK or ERR (an auth switch may come between); then commands. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,6 +12,21 @@
 /* OK and ERR packets are short (an ERR message is at most 512 bytes); a
  * bound keeps a DNS response (flags 0x81..: 8 MiB) from reading as an OK. */
 #define MYSQL_MAX_REPLY 0xffffu
+/* A greeting: protocol 10, a version of up to 60 bytes, a scramble, flags
+ * and an auth plugin's name: about 100 bytes. */
+#define MYSQL_MAX_GREETING 1024u
+/* A login: flags, max packet size, character set, 23 bytes of filler, then
+ * the user, auth data, database, plugin and attributes. */
+#define MYSQL_LOGIN_FIXED 32u
+
+/* The capability flags (CLIENT_*) the handshake's parsing reads. */
+#define CAP_LONG_PASSWORD 0x1u	/* MariaDB's clients clear it: their flags then
+				 * fill the filler's last 4 bytes */
+#define CAP_CONNECT_WITH_DB 0x8u
+#define CAP_PROTOCOL_41 0x200u
+#define CAP_SSL 0x800u
+#define CAP_SECURE_CONNECTION 0x8000u
+#define CAP_AUTH_LENENC 0x200000u	/* PLUGIN_AUTH_LENENC_CLIENT_DATA */
 
 /* What follows the command byte: nothing, text (to the end), a name ended
  * by a NUL (then more), a 4-byte statement or thread id, anything. */
@@ -54,9 +71,12 @@ static uint32_t le32(const uint8_t *p)
 	return le16(p) | le16(p + 2) << 16;
 }
 
-/* The text of N bytes into TARGET, cut, unprintable bytes as '?'. A NUL
- * ends a NAME; in SQL text, which no client sends with a NUL, it refuses. */
-static int text_target(const uint8_t *t, size_t n, bool name, struct req_head *out)
+/* The text of N of its LEN bytes into TARGET, cut, unprintable bytes as
+ * '?'. A NUL ends a NAME. In SQL text a NUL can only be the last byte: the C
+ * string's end, which mysqlslap and mariadb-slap send with their generated
+ * statements and the server's parser takes as the end; anywhere else it
+ * refuses (the server reads a syntax error there). */
+static int text_target(const uint8_t *t, size_t n, size_t len, bool name, struct req_head *out)
 {
 	size_t i;
 
@@ -64,7 +84,7 @@ static int text_target(const uint8_t *t, size_t n, bool name, struct req_head *o
 		uint8_t c = t[i];
 
 		if (!c) {
-			if (!name)
+			if (!name && i + 1 != len)
 				return -ENOMSG;
 			break;
 		}
@@ -96,7 +116,7 @@ static int parse_request(const uint8_t *p, size_t n, uint32_t plen, struct req_h
 		/* The first byte of SQL or a name is never a control byte. */
 		if (n >= 2 && p[1] < 0x20 && p[1] != '\t' && p[1] != '\r' && p[1] != '\n')
 			return -ENOMSG;
-		return text_target(p + 1, n - 1, c->arg == ARG_NAME, out);
+		return text_target(p + 1, n - 1, plen - 1, c->arg == ARG_NAME, out);
 	case ARG_STMT:
 		if (n < 5)
 			return -EAGAIN;
@@ -181,6 +201,122 @@ static int parse_response(const uint8_t *p, size_t n, uint32_t plen, struct req_
 	}
 }
 
+/* The greeting (protocol 10): the server's version to its NUL, a thread id,
+ * 8 bytes of scramble, a 0, the low capability flags (PROTOCOL_41: the
+ * protocol this parser reads); what follows varies with them. Target: the
+ * version. */
+static int parse_greeting(const uint8_t *p, size_t n, uint32_t plen, struct req_head *out)
+{
+	size_t last, v, k;
+
+	if (p[0] != 0x0a || plen < 18 || plen > MYSQL_MAX_GREETING)
+		return -ENOMSG;
+	/* A version starts with its major number. */
+	if (n >= 2 && !(p[1] >= '1' && p[1] <= '9'))
+		return -ENOMSG;
+	/* its NUL leaves room for the 15 bytes up to the flags */
+	last = plen - 16;
+	for (v = 1; v < n && v <= last && p[v]; v++)
+		if (p[v] < 0x20 || p[v] >= 0x7f)
+			return -ENOMSG;
+	if (v > last)
+		return -ENOMSG;
+	k = v - 1 < sizeof(out->target) - 1 ? v - 1 : sizeof(out->target) - 1;
+	memcpy(out->target, p + 1, k);
+	out->target[k] = '\0';
+	if ((v + 13 < n && p[v + 13]) || (v + 15 < n && !(p[v + 15] & CAP_PROTOCOL_41 >> 8)))
+		return -ENOMSG;
+	strcpy(out->method, "GREETING");
+	return 0;
+}
+
+/* A NUL-terminated name at *OFF of the PLEN bytes of P (N in BUF) appended
+ * to TARGET at *T, unprintable bytes as '?'; *OFF past its NUL. -ENOMSG:
+ * no NUL in the packet, or a control byte; -EAGAIN: its end is not in BUF. */
+static int login_name(const uint8_t *p, size_t n, uint32_t plen, size_t *off, size_t *t,
+		      struct req_head *out)
+{
+	size_t i;
+
+	for (i = *off; i < n && i < plen && p[i]; i++) {
+		if (p[i] < 0x20)
+			return -ENOMSG;
+		if (*t + 1 < sizeof(out->target))
+			out->target[(*t)++] = p[i] >= 0x7f ? '?' : (char)p[i];
+	}
+	out->target[*t] = '\0';
+	if (i >= plen)
+		return -ENOMSG;
+	if (i >= n)
+		return -EAGAIN;
+	*off = i + 1;
+	return 0;
+}
+
+/* The client's login (HandshakeResponse41, sequence 1): flags with
+ * PROTOCOL_41, max packet size, character set, 23 zero bytes (MariaDB's
+ * flags in the last 4 when LONG_PASSWORD is clear), the user, the auth data
+ * (length-encoded, one length byte, or to a NUL, as the flags say), the
+ * database with CONNECT_WITH_DB. Target "USER@DATABASE", or "USER" when it
+ * names none. Just the fixed part with CLIENT_SSL: the SSL request, TLS
+ * follows. */
+static int parse_login(const uint8_t *p, size_t n, uint32_t plen, struct req_head *out)
+{
+	size_t zeros = n >= 1 && !(p[0] & CAP_LONG_PASSWORD) ? 28 : MYSQL_LOGIN_FIXED;
+	size_t off = MYSQL_LOGIN_FIXED, t = 0, i;
+	uint32_t caps;
+	int err;
+
+	if (plen < MYSQL_LOGIN_FIXED || plen > MYSQL_MAX_REPLY ||
+	    (n >= 2 && !(p[1] & CAP_PROTOCOL_41 >> 8)))
+		return -ENOMSG;
+	for (i = 9; i < zeros && i < n; i++)
+		if (p[i])
+			return -ENOMSG;
+	if (n < MYSQL_LOGIN_FIXED)
+		return -EAGAIN;
+	caps = le32(p);
+	if (plen == MYSQL_LOGIN_FIXED) {
+		if (!(caps & CAP_SSL))
+			return -ENOMSG;
+		strcpy(out->method, "SSLREQUEST");
+		return 0;
+	}
+	strcpy(out->method, "HANDSHAKE");
+	err = login_name(p, n, plen, &off, &t, out);
+	if (err || !(caps & CAP_CONNECT_WITH_DB))
+		return err == -EAGAIN ? 0 : err;
+	/* the auth data, to find the database after it */
+	if (off >= n)
+		return 0;
+	if (caps & (CAP_AUTH_LENENC | CAP_SECURE_CONNECTION)) {
+		uint32_t size = caps & CAP_AUTH_LENENC ? lenenc_size(p[off]) : 1;
+
+		/* (a length past 64 KiB: no login) */
+		if (!size || size > 3 || off + size > plen)
+			return -ENOMSG;
+		if (off + size > n)
+			return 0;
+		off += size + (size == 1 ? p[off] : le16(p + off + 1));
+	} else {
+		/* up to a NUL */
+		while (off < n && p[off])
+			off++;
+		if (off >= n)
+			return off < plen ? 0 : -ENOMSG;
+		off++;
+	}
+	/* the database's NUL is in the packet */
+	if (off >= plen)
+		return -ENOMSG;
+	if (off >= n || !p[off])
+		return 0;
+	if (t + 1 < sizeof(out->target))
+		out->target[t++] = '@';
+	err = login_name(p, n, plen, &off, &t, out);
+	return err == -EAGAIN ? 0 : err;
+}
+
 int mysql__parse(const uint8_t *buf, size_t len, bool request, struct req_head *out)
 {
 	uint32_t plen;
@@ -192,15 +328,20 @@ int mysql__parse(const uint8_t *buf, size_t len, bool request, struct req_head *
 	 * (0xffffff: a longer payload continues in the next packet). */
 	if (len >= 3 && (buf[0] | buf[1] | buf[2]) == 0)
 		return -ENOMSG;
-	/* Commands start a sequence (0); the replies follow (1 and on). */
-	if (len >= 4 && (request ? buf[3] != 0 : buf[3] == 0))
+	/* Commands start a sequence (0), the login answers the greeting (0)
+	 * with 1; the replies follow (1 and on). */
+	if (len >= 4 && request && buf[3] > 1)
 		return -ENOMSG;
 	if (len <= MYSQL_HDR)
 		return -EAGAIN;
 	plen = buf[0] | (uint32_t)buf[1] << 8 | (uint32_t)buf[2] << 16;
 	n = len - MYSQL_HDR < plen ? len - MYSQL_HDR : plen;
-	err = request ? parse_request(buf + MYSQL_HDR, n, plen, out)
-		      : parse_response(buf + MYSQL_HDR, n, plen, out);
+	if (request)
+		err = buf[3] ? parse_login(buf + MYSQL_HDR, n, plen, out)
+			     : parse_request(buf + MYSQL_HDR, n, plen, out);
+	else
+		err = buf[3] ? parse_response(buf + MYSQL_HDR, n, plen, out)
+			     : parse_greeting(buf + MYSQL_HDR, n, plen, out);
 	if (err) {
 		req_head__clear(out);
 		return err;
@@ -210,4 +351,29 @@ int mysql__parse(const uint8_t *buf, size_t len, bool request, struct req_head *
 	out->total_len = MYSQL_HDR + (uint64_t)plen;
 	out->len_known = true;
 	return 0;
+}
+
+int mysql__auth_end(const uint8_t *buf, size_t len, struct req_head *out)
+{
+	size_t off = 0;
+
+	req_head__clear(out);
+	while (len - off > MYSQL_HDR) {
+		const uint8_t *b = buf + off;
+
+		switch (b[MYSQL_HDR]) {
+		case 0x00:
+		case 0xff:
+			return mysql__parse(b, len - off, false, out);
+		case 0x01:	/* more data (caching_sha2_password's, ...) */
+		case 0xfe:	/* auth switch request */
+			off += MYSQL_HDR + (b[0] | (size_t)b[1] << 8 | (size_t)b[2] << 16);
+			if (off > len)
+				return -EAGAIN;
+			break;
+		default:
+			return -ENOMSG;
+		}
+	}
+	return -EAGAIN;
 }

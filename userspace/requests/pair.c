@@ -5,8 +5,10 @@
  * counted one by one and a response ends at its last byte; for the others
  * (MySQL, PostgreSQL, TLS, unknown bytes) a burst in one direction is one
  * request or one response, and a response ends where the next request begins
- * (or at close, or when the connection stays idle). UDP datagrams are DNS
- * messages matched by transaction id. */
+ * (or at close, or when the connection stays idle). MySQL's server speaks
+ * first: its greeting is kept for the login's exchange (HANDSHAKE), which
+ * ends at the server's OK or ERR, an auth switch's round trips included.
+ * UDP datagrams are DNS messages matched by transaction id. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,6 +238,34 @@ static bool stream__carry(struct pair_conn *c, uint8_t dir, const uint8_t *b, si
 	return true;
 }
 
+/* A MySQL login in flight: the client's bytes that are no command (its
+ * answer to an auth switch, sequence 3 and on) are the login's. */
+static bool auth__request(struct pair_conn *c, const struct req_io *io, bool flip)
+{
+	struct pair_req *q = q_newest(c);
+	struct req_head h;
+
+	if (!q || (io->data && mysql__parse(io->data, io->data_len, true, &h) == 0)) {
+		c->my_auth = false;	/* its end was not seen */
+		return false;
+	}
+	q->req_bytes += io->len;
+	if (flip && c->resp_need == PAIR_LEN_OPEN)
+		c->resp_need = 0;
+	return true;
+}
+
+/* What a MySQL message begun as a request starts: a login is answered by
+ * the server's OK or ERR, maybe after an auth switch; after an SSL request
+ * the connection is TLS. */
+static void auth__begin(struct pair_conn *c, const struct req_head *h)
+{
+	if (!strcmp(h->method, "HANDSHAKE"))
+		c->my_auth = true;
+	else if (!strcmp(h->method, "SSLREQUEST"))
+		c->proto = REQ_PROTO_TLS;
+}
+
 /* Bytes in the request direction. */
 static void stream__request(struct pairer *p, struct pair_conn *c, const struct req_io *io,
 			    bool flip)
@@ -245,6 +275,8 @@ static void stream__request(struct pairer *p, struct pair_conn *c, const struct 
 	size_t blen, off = 0;
 	uint64_t len, done = 0;
 
+	if (c->my_auth && auth__request(c, io, flip))
+		return;
 	if (flip) {
 		conn__settle(p, c, c->resp_lost, c->last_ts);
 		c->resp_lost = false;
@@ -304,6 +336,8 @@ static void stream__request(struct pairer *p, struct pair_conn *c, const struct 
 			p->c.n_unparsed++;
 		/* (past PAIR_PIPELINE no request begins: the bytes go to the newest) */
 		req__begin(p, c, proto, ts, r ? NULL : &h);
+		if (!r && proto == REQ_PROTO_MYSQL)
+			auth__begin(c, &h);
 		ts = ts_read;
 		if (!r && proto__walks(proto) && h.len_known && h.total_len)
 			c->req_need = h.total_len;
@@ -391,15 +425,54 @@ static uint64_t resp__scan(struct pair_conn *c, const uint8_t *b, size_t avail, 
 	return end ? end : PAIR_LEN_OPEN;
 }
 
+/* MySQL's server speaks first: its greeting, before any request, is no
+ * response; its bytes go to the first request's response. */
+static bool greeting__take(struct pair_conn *c, const struct req_io *io)
+{
+	struct req_head h;
+
+	if (c->seq)
+		return false;
+	if (!c->greet_bytes &&
+	    (c->detected || c->last_dir || !io->data ||
+	     mysql__parse(io->data, io->data_len, false, &h) || strcmp(h.method, "GREETING")))
+		return false;
+	c->proto = REQ_PROTO_MYSQL;
+	c->detected = true;
+	c->greet_bytes += io->len;
+	return true;
+}
+
+/* A MySQL login in flight, Q: the server's OK or ERR among B's N bytes
+ * ends it with its result; an auth switch before it is part of its
+ * response. */
+static void auth__response(struct pair_conn *c, struct pair_req *q, const uint8_t *b, size_t n)
+{
+	struct req_head h;
+	int r = mysql__auth_end(b, n, &h);
+
+	if (r == -EAGAIN)
+		return;
+	c->my_auth = false;
+	if (r)
+		return;
+	q->status = h.status;
+	q->error = h.error;
+	q->code_len = (uint16_t)req_str__copy(q->code, sizeof(q->code), h.code);
+}
+
 /* Bytes in the response direction. */
 static void stream__response(struct pairer *p, struct pair_conn *c, const struct req_io *io,
 			     bool flip)
 {
 	uint64_t ts = io->ts, ts_carry, len, done = 0;
+	struct pair_req *auth;
 	const uint8_t *buf;
 	size_t blen, off = 0;
 
 	if (!c->n) {
+		if (greeting__take(c, io))
+			return;
 		if (flip || !c->last_dir)
 			p->c.n_unmatched++;
 		c->carry_len = 0;
@@ -409,6 +482,12 @@ static void stream__response(struct pairer *p, struct pair_conn *c, const struct
 		c->req_need = 0;
 	/* carried bytes began their message earlier */
 	ts_carry = stream__input(p, c, io, ts, &buf, &blen, &len);
+	if (c->greet_bytes) {
+		q_at(c, 0)->resp_bytes += c->greet_bytes;
+		c->greet_bytes = 0;
+	}
+	/* a login's result: set after the loop, over its first packet's */
+	auth = c->my_auth ? resp__target(c) : NULL;
 	while (done < len) {
 		struct pair_req *q = resp__target(c);
 
@@ -457,6 +536,8 @@ static void stream__response(struct pairer *p, struct pair_conn *c, const struct
 			}
 		}
 	}
+	if (auth)
+		auth__response(c, auth, buf, blen);
 }
 
 /* A UDP socket's side, from its first datagram; indexed by tuple so the
@@ -533,8 +614,9 @@ static void conn__guess_side(struct pairer *p, struct pair_conn *c, const struct
 	else if (n && proto__detect(false, io->data, n, false, &h, &again))
 		conn__set_side(p, c, in ? REQ_SIDE_CLIENT : REQ_SIDE_SERVER);
 	else if (c->tsport && c->tdport && c->tsport != c->tdport)
-		/* a server speaking first (MySQL's greeting): a service's port is
-		 * below the ephemeral ports clients are given (32768 and up) */
+		/* a server speaking first whose bytes no parser takes (SMTP's
+		 * banner): a service's port is below the ephemeral ports clients
+		 * are given (32768 and up) */
 		conn__set_side(p, c, c->tsport > c->tdport ? REQ_SIDE_CLIENT : REQ_SIDE_SERVER);
 	else
 		/* whoever speaks first is taken for the client */

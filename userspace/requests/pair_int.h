@@ -115,6 +115,10 @@ struct pair_conn {
 				 * answers every request in flight */
 	uint8_t resp_scan;	/* an HTTP interim response whose head a read cut:
 				 * http__head_end's state while its end is sought, 0: none */
+	/* MySQL: the greeting's bytes, for the first request's response; the
+	 * login (HANDSHAKE) is in flight until its OK or ERR */
+	uint64_t greet_bytes;
+	bool my_auth;
 	uint8_t carry_dir;	/* enum req_dir of the carried bytes */
 	uint16_t carry_len;
 	uint64_t carry_ts;	/* when the carried bytes came */

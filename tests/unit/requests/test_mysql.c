@@ -1,11 +1,13 @@
 /* mysql__parse: packets as the MariaDB 10.11.19 client (mariadb, and
  * mariadb-admin ping) sent them to a MariaDB 10.11.19 server and as it
  * answered, captured byte for byte through a relay on 127.0.0.1 (with
- * --skip-ssl); the binary protocol's commands (COM_STMT_*), which neither
+ * --skip-ssl); mariadb-slap's statements and the handshakes of
+ * mysql_wire.h; the binary protocol's commands (COM_STMT_*), which neither
  * client sends, written by the protocol's documentation; every prefix; the
  * other protocols' first bytes; hostile bytes. Each parse reads an exact-size
  * heap copy so that valgrind or ASan sees any read past LEN. */
 #include "mysql.h"
+#include "mysql_wire.h"
 #include "req_check.h"
 
 static const uint8_t my_greeting[] =
@@ -86,15 +88,15 @@ static int parse(const uint8_t *msg, size_t n, bool request, struct req_head *ou
 #define prefixes(msg, n, request) req_prefixes(mysql__parse, msg, n, request)
 #define refused(msg, n, request) req_refused(mysql__parse, msg, n, request)
 
-/* A request: METHOD, TARGET, TOTAL; and every prefix. */
-static void request_at(int line, const uint8_t *msg, size_t n, const char *method,
+/* A message that way (REQUEST): METHOD, TARGET, TOTAL; and every prefix. */
+static void message_at(int line, const uint8_t *msg, size_t n, bool request, const char *method,
 		       const char *target, unsigned total)
 {
 	struct req_head h;
 
-	CHECK_INT(parse(msg, n, true, &h), 0);
+	CHECK_INT(parse(msg, n, request, &h), 0);
 	CHECK_INT(h.proto, REQ_PROTO_MYSQL);
-	CHECK_INT(h.request, true);
+	CHECK_INT(h.request, request);
 	CHECK_INT(h.error, false);
 	CHECK_INT(h.status, -1);
 	CHECK_INT(h.id, 0);
@@ -105,10 +107,15 @@ static void request_at(int line, const uint8_t *msg, size_t n, const char *metho
 	CHECK_INT(h.total_len, total);
 	if (strcmp(h.method, method) || strcmp(h.target, target))
 		fprintf(stderr, "  (line %d)\n", line);
-	prefixes(msg, n, true);
+	prefixes(msg, n, request);
 }
 #define request(msg, method, target, total) \
-	request_at(__LINE__, msg, sizeof(msg) - 1, method, target, total)
+	message_at(__LINE__, msg, sizeof(msg) - 1, true, method, target, total)
+/* A handshake packet, which the other way is refused. */
+#define handshake(msg, request, method, target, total) do { \
+		message_at(__LINE__, msg, sizeof(msg) - 1, request, method, target, total); \
+		refused(msg, sizeof(msg) - 1, !(request)); \
+	} while (0)
 
 static void test_requests(void)
 {
@@ -125,6 +132,96 @@ static void test_requests(void)
 	request(my_execute, "STMT_EXECUTE", "1", 26);
 	request(my_close, "STMT_CLOSE", "1", 9);
 	request(my_field_list, "FIELD_LIST", "t1", 9);
+}
+
+/* mariadb-slap sends its generated statements with the C string's NUL: the
+ * text ends there. A NUL anywhere else still refuses (the server reads a
+ * syntax error there). */
+static void test_slap_statements(void)
+{
+	struct req_head h;
+
+	request(slap_create, "QUERY", "CREATE TABLE `t1` (intcol1 INT(32) ,charcol1 VARCHAR(128))", 64);
+	request(slap_insert, "QUERY", "INSERT INTO t1 VALUES (1804289383,'mxvtvmC9127qJNm06sGB8R92q2j7v"
+		"TiiITRDGXM9ZLzkdekbWtmXKwZ2qG1llkRw5m9DHOFilEREk3q7oce8O3BEJC0woJsm6uzFAEynLH2xCsw1KQ"
+		"1lT4zg9rdxBL')", 169);
+	request(slap_select, "QUERY", "SELECT intcol1,charcol1 FROM t1", 37);
+	refused((const uint8_t *)"\x0b\x00\x00\x00\x03SELECT 1\x00\x00", 15, true);
+	refused((const uint8_t *)"\x0b\x00\x00\x00\x03SELECT\x00 1\x00", 15, true);
+	refused((const uint8_t *)"\x02\x00\x00\x00\x03\x00", 6, true);
+	/* cut before its end: the NUL seen is not the last byte */
+	CHECK_INT(parse((const uint8_t *)"\x0b\x00\x00\x00\x03SELECT 1\x00", 14, true, &h), -ENOMSG);
+	CHECK_INT(parse((const uint8_t *)"\x0a\x00\x00\x00\x16SELECT ?\x00", 14, true, &h), 0);
+	CHECK_STR(h.method, "STMT_PREPARE");
+	CHECK_STR(h.target, "SELECT ?");
+}
+
+/* The greeting (the server's, sequence 0), the login (the client's,
+ * sequence 1: USER@DATABASE), the SSL request. */
+static void test_handshake(void)
+{
+	handshake(my_greeting, false, "GREETING", "5.5.5-10.11.19-MariaDB-0+deb12u1", 104);
+	handshake(slap_greeting, false, "GREETING", "5.5.5-10.11.19-MariaDB-0+deb12u1-log", 108);
+	handshake(ssl_greeting, false, "GREETING", "5.5.5-10.11.19-MariaDB-0+deb12u1-log", 108);
+	handshake(my_handshake_response, true, "HANDSHAKE", "root", 190);
+	handshake(slap_login, true, "HANDSHAKE", "root@mysqlslap", 183);
+	handshake(login_db, true, "HANDSHAKE", "root@shop", 197);
+	handshake(login_badpw, true, "HANDSHAKE", "root", 212);
+	handshake(login_nouser, true, "HANDSHAKE", "nosuch", 194);
+	handshake(ed_login, true, "HANDSHAKE", "ed@shop", 215);
+	handshake(edbad_login, true, "HANDSHAKE", "ed@shop", 215);
+	handshake(ssl_request, true, "SSLREQUEST", "", 36);
+}
+
+/* What ends a login: the server's OK or ERR, maybe after an auth switch
+ * request (0xfe) and more auth data (0x01, as caching_sha2_password's fast
+ * path sends before its OK, by the protocol's documentation). */
+static int auth_end(const uint8_t *buf, size_t len, bool request, struct req_head *out)
+{
+	(void)request;
+	return mysql__auth_end(buf, len, out);
+}
+
+static void test_auth_end(void)
+{
+	static const uint8_t fast_ok[] =
+		"\x02\x00\x00\x02\x01\x03\x07\x00\x00\x03\x00\x00\x00\x02\x00\x00\x00";
+	struct req_head h;
+	uint8_t both[sizeof(ed_switch) - 1 + sizeof(ed_ok) - 1];
+
+	CHECK_INT(req_parse(auth_end, ed_switch, sizeof(ed_switch) - 1, false, &h), -EAGAIN);
+	CHECK_STR(h.method, "");
+	CHECK_INT(req_parse(auth_end, ed_ok, sizeof(ed_ok) - 1, false, &h), 0);
+	CHECK_STR(h.method, "OK");
+	CHECK(!h.error);
+	CHECK_INT(h.total_len, 20);
+	CHECK_INT(req_parse(auth_end, slap_login_ok, sizeof(slap_login_ok) - 1, false, &h), 0);
+	CHECK_STR(h.method, "OK");
+	memcpy(both, ed_switch, sizeof(ed_switch) - 1);
+	memcpy(both + sizeof(ed_switch) - 1, ed_ok, sizeof(ed_ok) - 1);
+	CHECK_INT(req_parse(auth_end, both, sizeof(both), false, &h), 0);
+	CHECK_STR(h.method, "OK");
+	CHECK_INT(req_parse(auth_end, both, sizeof(ed_switch) + 3, false, &h), -EAGAIN);
+	CHECK_INT(req_parse(auth_end, fast_ok, sizeof(fast_ok) - 1, false, &h), 0);
+	CHECK_STR(h.method, "OK");
+	CHECK_INT(req_parse(auth_end, denied_root, sizeof(denied_root) - 1, false, &h), 0);
+	CHECK(h.error);
+	CHECK_INT(h.status, 1045);
+	CHECK_STR(h.code, "28000");
+	CHECK_INT(req_parse(auth_end, denied_nouser, sizeof(denied_nouser) - 1, false, &h), 0);
+	CHECK_INT(h.status, 1045);
+	CHECK_INT(req_parse(auth_end, denied_ed, sizeof(denied_ed) - 1, false, &h), 0);
+	CHECK_STR(h.method, "ERR");
+	CHECK_INT(h.status, 1045);
+	CHECK_STR(h.code, "28000");
+	/* a result set, a command, a reply of sequence 0: not an answer to a login */
+	CHECK_INT(req_parse(auth_end, my_select_reply, sizeof(my_select_reply) - 1, false, &h),
+		  -ENOMSG);
+	CHECK_INT(req_parse(auth_end, slap_select, sizeof(slap_select) - 1, false, &h), -ENOMSG);
+	CHECK_INT(req_parse(auth_end, (const uint8_t *)"\x07\x00\x00\x00\x00\x00\x00\x02\x00"
+			    "\x00\x00", 11, false, &h), -ENOMSG);
+	CHECK_STR(h.method, "");
+	CHECK_INT(req_parse(auth_end, NULL, 0, false, &h), -EAGAIN);
 }
 
 static void test_responses(void)
@@ -200,14 +297,12 @@ static void test_responses(void)
 	CHECK_STR(h.code, "");
 }
 
-/* The handshake is neither: the greeting has sequence 0 and protocol 10 (a
- * command byte no client sends), the response sequence 1 and a length no
- * reply packet has. A reply's sequence is never 0, a command's always. */
+/* The greeting has sequence 0 and protocol 10 (a command byte no client
+ * sends), the login sequence 1 and a length no reply packet has; a reply's
+ * sequence is never 0, a command's always. */
 static void test_handshake_and_directions(void)
 {
 	refused(my_greeting, sizeof(my_greeting) - 1, true);
-	refused(my_greeting, sizeof(my_greeting) - 1, false);
-	refused(my_handshake_response, sizeof(my_handshake_response) - 1, true);
 	refused(my_handshake_response, sizeof(my_handshake_response) - 1, false);
 	refused(my_query_select, sizeof(my_query_select) - 1, false);
 	refused(my_auth_ok, sizeof(my_auth_ok) - 1, true);
@@ -223,6 +318,67 @@ static void test_foreign(void)
 	/* The known ambiguity (see pg_error_256). */
 	CHECK_INT(parse(pg_error_256, sizeof(pg_error_256) - 1, false, &h), 0);
 	CHECK_STR(h.method, "OK");
+}
+
+/* MSG with its byte AT (of the packet) set to V: refused that way. */
+static void refused_with(int line, const uint8_t *msg, size_t n, bool request, size_t at, uint8_t v)
+{
+	uint8_t b[256];
+
+	memcpy(b, msg, n);
+	b[at] = v;
+	req_refused_at(line, mysql__parse, b, n, request);
+}
+#define refused_at(msg, request, at, v) refused_with(__LINE__, msg, sizeof(msg) - 1, request, at, v)
+
+/* Greetings and logins with a byte other than the protocol allows there, or
+ * a length that leaves their strings no room (offsets in the packet: the
+ * payload starts at 4). */
+static void test_hostile_handshake(void)
+{
+	struct req_head h;
+	uint8_t b[256];
+
+	refused_at(slap_greeting, false, 0, 17);	/* shorter than a greeting can be */
+	refused_at(slap_greeting, false, 1, 4);		/* longer than 1 KiB */
+	refused_at(slap_greeting, false, 0, 40);	/* no room after the version */
+	refused_at(slap_greeting, false, 4, 9);		/* protocol 9 */
+	refused_at(slap_greeting, false, 5, 'v');	/* a version's first byte */
+	refused_at(slap_greeting, false, 9, 1);		/* a control byte in it */
+	refused_at(slap_greeting, false, 54, 1);	/* the filler after the scramble */
+	refused_at(slap_greeting, false, 56, 0);	/* no PROTOCOL_41 */
+	refused_at(login_db, true, 0, 32);		/* the fixed part only, no CLIENT_SSL */
+	refused_at(login_db, true, 0, 35);		/* the user's NUL past the end */
+	refused_at(login_db, true, 0, 38);		/* no room for the database */
+	refused_at(login_db, true, 3, 2);		/* sequence 2 */
+	refused_at(login_db, true, 5, 0);		/* no PROTOCOL_41 */
+	refused_at(login_db, true, 13, 1);		/* the filler */
+	refused_at(login_db, true, 31, 1);
+	refused_at(slap_login, true, 37, 1);		/* a control byte in the user */
+	refused_at(login_db, true, 44, '\t');		/* ... and in the database */
+	refused_at(login_db, true, 41, 0xfb);		/* a NULL auth data length */
+	refused_at(login_db, true, 41, 0xfe);		/* one past 64 KiB */
+	refused_at(login_db, true, 41, 0xf0);		/* past the packet */
+	refused_at(ssl_request, true, 5, 0xa2);		/* no CLIENT_SSL: the user is missing */
+	/* MySQL's clients set LONG_PASSWORD: all 23 bytes of filler are 0 */
+	memcpy(b, login_db, sizeof(login_db) - 1);
+	b[4] |= 1;
+	req_refused_at(__LINE__, mysql__parse, b, sizeof(login_db) - 1, true);
+	memset(b + 4 + 28, 0, 4);
+	CHECK_INT(req_parse(mysql__parse, b, sizeof(login_db) - 1, true, &h), 0);
+	CHECK_STR(h.target, "root@shop");
+	/* auth data up to a NUL (neither SECURE_CONNECTION nor length-encoded
+	 * data): here empty, then running into the database */
+	memcpy(b, login_db, sizeof(login_db) - 1);
+	b[5] &= 0x7f;
+	b[6] &= ~0x20;
+	CHECK_INT(req_parse(mysql__parse, b, sizeof(login_db) - 1, true, &h), 0);
+	CHECK_STR(h.target, "root@shop");
+	b[4 + 37] = 'x';
+	CHECK_INT(req_parse(mysql__parse, b, sizeof(login_db) - 1, true, &h), 0);
+	CHECK_STR(h.target, "root@mysql_native_password");
+	CHECK_INT(req_parse(mysql__parse, b, 4 + 40, true, &h), 0);
+	CHECK_STR(h.target, "root");
 }
 
 static void test_hostile(void)
@@ -276,6 +432,7 @@ static void test_hostile(void)
 	CHECK_INT(parse(big, sizeof(big), true, &h), 0);
 	CHECK_INT(strlen(h.target), REQ_TARGET_MAX - 1);
 	CHECK_INT(h.total_len, 400);
+	test_hostile_handshake();
 	/* Random bytes of each length from a fixed seed: never a crash. */
 	srand(5);
 	for (i = 0; i < 20000; i++) {
@@ -293,6 +450,9 @@ static void test_hostile(void)
 int main(void)
 {
 	test_requests();
+	test_slap_statements();
+	test_handshake();
+	test_auth_end();
 	test_responses();
 	test_handshake_and_directions();
 	test_foreign();

@@ -1,14 +1,16 @@
 /* The pairing on syscall sequences as servers and clients make them:
  * keep-alive, requests over several reads, a 1 MB response over sendfile,
  * Redis pipelining (cut by the read too), both sides on one host, a close
- * mid-response, timeouts, DNS over UDP, MySQL errors, unknown bytes and full
- * tables. Every record's fields are checked. */
+ * mid-response, timeouts, DNS over UDP, MySQL errors, MySQL's handshake
+ * (mysql_wire.h: the server first, an auth switch, failed logins, SSL),
+ * unknown bytes and full tables. Every record's fields are checked. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "mysql_wire.h"
 #include "pair_check.h"
 
 static const char http_ok[] = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello";
@@ -420,8 +422,8 @@ static void test_mysql_burst(void)
 	size_t ne = mysql_pkt(e, 1, err, sizeof(err) - 1);
 	size_t nok = mysql_pkt(ok, 1, "\x00\x00\x00\x02\x00\x00\x00", 7);
 
-	/* the server speaks first: its greeting, which no parser takes, read by
-	 * a client whose socket was connected (port 40002 -> 3306) */
+	/* the server speaks first: bytes too short for a greeting, read by a
+	 * client whose socket was connected (port 40002 -> 3306) */
 	io_do(p, tcp(501, 4, false, 40002, 3306), REQ_DIR_IN, 900, 0,
 	      "\x0a\x00\x00\x00\x0a" "10.11.6-MariaDB", 20, 0);
 	io_do(p, s, REQ_DIR_IN, 1000, 0, q, nq, 0);
@@ -455,6 +457,178 @@ static void test_mysql_burst(void)
 	CHECK(!recs[1].error);
 	CHECK(!recs[1].aborted);	/* the burst was its whole response */
 	pair__free(p);
+}
+
+/* A whole MySQL message of the wire's: IN or OUT at TS. */
+#define MY_IN(p, io, ts, m) io_do(p, io, REQ_DIR_IN, ts, 0, (const char *)(m), sizeof(m) - 1, 0)
+#define MY_OUT(p, io, ts, m) io_do(p, io, REQ_DIR_OUT, ts, 0, (const char *)(m), sizeof(m) - 1, 0)
+#define MY_LEN(m) (sizeof(m) - 1)
+
+/* Record I: MySQL's, METHOD and TARGET, with REQ and RESP bytes. */
+static void my_rec_at(int line, int i, const char *method, const char *target, uint64_t req,
+		      uint64_t resp)
+{
+	int failed = t_failed;
+
+	CHECK_INT(recs[i].proto, REQ_PROTO_MYSQL);
+	CHECK_STR(recs[i].method, method);
+	CHECK_STR(recs[i].target, target);
+	CHECK_INT(recs[i].req_bytes, req);
+	CHECK_INT(recs[i].resp_bytes, resp);
+	if (t_failed != failed)
+		fprintf(stderr, "  (record %d, line %d)\n", i, line);
+}
+#define my_rec(i, method, target, req, resp) my_rec_at(__LINE__, i, method, target, req, resp)
+
+/* Every byte went to a request: no message refused, no response unmatched. */
+static void my_done(struct pairer *p)
+{
+	struct pair_counters pc;
+
+	pair__counters(p, &pc);
+	CHECK_INT(pc.n_unparsed, 0);
+	CHECK_INT(pc.n_unmatched, 0);
+	pair__free(p);
+}
+
+/* The first exchange of a MySQL connection: the server's greeting (no
+ * request of its own, its bytes the login's response's), the login, its OK:
+ * one HANDSHAKE record, USER@DATABASE as the login names them; then the
+ * statements mariadb-slap sends with their NUL. */
+static void test_mysql_handshake(void)
+{
+	struct pairer *p = fresh(0);
+	struct req_io s = tcp(700, 9, true, 40100, 3306);
+
+	MY_OUT(p, s, 900, slap_greeting);
+	MY_IN(p, s, 1000, slap_login);
+	MY_OUT(p, s, 1100, slap_login_ok);
+	CHECK_INT(nrec, 0);
+	MY_IN(p, s, 2000, slap_insert);
+	CHECK_INT(nrec, 1);
+	my_rec(0, "HANDSHAKE", "root@mysqlslap", MY_LEN(slap_login),
+	       MY_LEN(slap_greeting) + MY_LEN(slap_login_ok));
+	CHECK_INT(recs[0].side, REQ_SIDE_SERVER);
+	CHECK(!recs[0].error);
+	CHECK_INT(recs[0].status, -1);
+	CHECK_STR(recs[0].code, "");
+	CHECK_INT(recs[0].conn_seq, 1);
+	CHECK_INT(recs[0].ts_start, 1000);	/* the login's, not the greeting's */
+	CHECK_INT(recs[0].duration, 100);
+	MY_OUT(p, s, 2100, slap_insert_ok);
+	MY_IN(p, s, 3000, slap_select);
+	CHECK_INT(nrec, 2);
+	CHECK_STR(recs[1].method, "QUERY");
+	CHECK(!strncmp(recs[1].target, "INSERT INTO t1 VALUES (1804289383,'mxvtvm", 41));
+	CHECK_INT(recs[1].target[strlen(recs[1].target) - 1], ')');
+	CHECK_INT(recs[1].conn_seq, 2);
+	MY_OUT(p, s, 3100, slap_insert_ok);
+	pair__close(p, &s);
+	CHECK_INT(nrec, 3);
+	my_rec(2, "QUERY", "SELECT intcol1,charcol1 FROM t1", MY_LEN(slap_select),
+	       MY_LEN(slap_insert_ok));
+	/* a greeting with no login: nothing to report, nothing refused */
+	s = tcp(700, 10, true, 40101, 3306);
+	MY_OUT(p, s, 4000, slap_greeting);
+	pair__close(p, &s);
+	CHECK_INT(nrec, 3);
+	my_done(p);
+}
+
+/* The client's side, its own port (3000) below its server's (40200), so
+ * that only the greeting's bytes can tell it is the client; the server
+ * switches it to ed25519's plugin: the login's record holds both round
+ * trips and ends at the OK. */
+static void test_mysql_auth_switch(void)
+{
+	struct pairer *p = fresh(0);
+	struct req_io c = tcp(710, 4, false, 3000, 40200);
+
+	MY_IN(p, c, 900, slap_greeting);
+	io_do(p, c, REQ_DIR_OUT, 1000, 990, (const char *)ed_login, MY_LEN(ed_login), 0);
+	MY_IN(p, c, 1100, ed_switch);
+	MY_OUT(p, c, 1200, ed_auth);
+	MY_IN(p, c, 1300, ed_ok);
+	CHECK_INT(nrec, 0);
+	io_do(p, c, REQ_DIR_OUT, 2000, 0, "\x09\x00\x00\x00\x03select 1", 13, 0);
+	CHECK_INT(nrec, 1);
+	my_rec(0, "HANDSHAKE", "ed@shop", MY_LEN(ed_login) + MY_LEN(ed_auth),
+	       MY_LEN(slap_greeting) + MY_LEN(ed_switch) + MY_LEN(ed_ok));
+	CHECK_INT(recs[0].side, REQ_SIDE_CLIENT);
+	CHECK_INT(recs[0].client.port, 3000);
+	CHECK_INT(recs[0].server.port, 40200);
+	CHECK(!recs[0].error);
+	CHECK_INT(recs[0].ts_start, 990);
+	CHECK_INT(recs[0].ttfb, 110);
+	CHECK_INT(recs[0].duration, 310);
+	MY_IN(p, c, 2100, slap_insert_ok);
+	pair__close(p, &c);
+	CHECK_INT(nrec, 2);
+	my_rec(1, "QUERY", "select 1", 13, MY_LEN(slap_insert_ok));
+	CHECK_INT(recs[1].conn_seq, 2);
+	CHECK(!recs[1].aborted);
+	my_done(p);
+}
+
+/* Failed logins: the ERR that ends the login is its result (1045, 28000),
+ * straight after it or after an auth switch; the server then closes. The
+ * login's header read alone first is carried to the next read. */
+static void test_mysql_denied(void)
+{
+	struct pairer *p = fresh(0);
+	struct req_io s = tcp(720, 9, true, 40300, 3306), t = tcp(720, 10, true, 40301, 3306);
+
+	MY_OUT(p, s, 900, slap_greeting);
+	io_do(p, s, REQ_DIR_IN, 1000, 0, (const char *)login_badpw, 4, 0);
+	io_do(p, s, REQ_DIR_IN, 1010, 0, (const char *)login_badpw + 4, MY_LEN(login_badpw) - 4, 0);
+	MY_OUT(p, s, 1100, denied_root);
+	pair__close(p, &s);
+	MY_OUT(p, t, 2900, slap_greeting);
+	MY_IN(p, t, 3000, edbad_login);
+	MY_OUT(p, t, 3100, edbad_switch);
+	MY_IN(p, t, 3200, edbad_auth);
+	MY_OUT(p, t, 3300, denied_ed);
+	pair__close(p, &t);
+	CHECK_INT(nrec, 2);
+	my_rec(0, "HANDSHAKE", "root", MY_LEN(login_badpw), MY_LEN(slap_greeting) + MY_LEN(denied_root));
+	my_rec(1, "HANDSHAKE", "ed@shop", MY_LEN(edbad_login) + MY_LEN(edbad_auth),
+	       MY_LEN(slap_greeting) + MY_LEN(edbad_switch) + MY_LEN(denied_ed));
+	for (int i = 0; i < 2; i++) {
+		CHECK(recs[i].error);
+		CHECK_INT(recs[i].status, 1045);
+		CHECK_STR(recs[i].code, "28000");
+		CHECK(!recs[i].aborted);
+	}
+	CHECK_INT(recs[0].ts_start, 1000);
+	CHECK_INT(recs[1].duration, 300);
+	my_done(p);
+}
+
+/* An SSL request, then the ClientHello in the same burst: a record of its
+ * own (SSLREQUEST, answered by the ServerHello's flight), and what follows
+ * is TLS, as on any TLS connection. */
+static void test_mysql_ssl(void)
+{
+	struct pairer *p = fresh(0);
+	struct req_io s = tcp(730, 9, true, 40400, 3306);
+
+	MY_OUT(p, s, 900, ssl_greeting);
+	MY_IN(p, s, 1000, ssl_request);
+	io_do(p, s, REQ_DIR_IN, 1001, 0, (const char *)ssl_client_hello, MY_LEN(ssl_client_hello),
+	      517);
+	io_do(p, s, REQ_DIR_OUT, 1100, 0, (const char *)ssl_server_hello,
+	      MY_LEN(ssl_server_hello), 1355);
+	io_do(p, s, REQ_DIR_IN, 1200, 0, "\x14\x03\x03\x00\x01\x01\x17\x03\x03\x00\x19", 11, 110);
+	CHECK_INT(nrec, 1);
+	my_rec(0, "SSLREQUEST", "", MY_LEN(ssl_request) + 517, MY_LEN(ssl_greeting) + 1355);
+	CHECK_INT(recs[0].duration, 100);
+	io_do(p, s, REQ_DIR_OUT, 1300, 0, "\x17\x03\x03\x00\xfa", 5, 255);
+	pair__close(p, &s);
+	CHECK_INT(nrec, 2);
+	CHECK_INT(recs[1].proto, REQ_PROTO_TLS);
+	CHECK_STR(recs[1].method, "CHANGE_CIPHER_SPEC");
+	CHECK_INT(recs[1].req_bytes, 110);
+	my_done(p);
 }
 
 static void test_unknown_and_full(void)
@@ -704,6 +878,10 @@ int main(void)
 	test_both_sides_pipelined();
 	test_dns_udp();
 	test_mysql_burst();
+	test_mysql_handshake();
+	test_mysql_auth_switch();
+	test_mysql_denied();
+	test_mysql_ssl();
 	test_unknown_and_full();
 	test_pipeline_full();
 	test_dup_fds();

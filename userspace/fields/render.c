@@ -191,6 +191,37 @@ static struct thread_info *thread__by_tid(const struct ievt *ev, struct field_ct
 	return NULL;
 }
 
+/* The thread a PID param names. A host id (a task id the driver read) is looked
+ * up as it is. Any other number is one of the event thread's own pid
+ * namespace: a host id too in the initial namespace, else it names the thread
+ * itself, its process, or a thread or child its process made (the table finds
+ * those by their number there), and no thread otherwise: never the host's
+ * thread that has the same number. */
+static const struct thread_info *pid__thread(const struct ievt *ev, struct field_ctx *ctx,
+					     const struct ppm_param_info *pi, int64_t v)
+{
+	const struct thread_info *me = ev->thread;
+
+	if (pi->host_pid)
+		return thread__by_tid(ev, ctx, v);
+	if (!me)
+		return NULL;
+	switch (thread__pidns(me)) {
+	case PIDNS_INIT:
+		return thread__by_tid(ev, ctx, v);
+	case PIDNS_CHILD:
+		if (v <= 0)
+			return NULL;
+		if (v == me->vtid)
+			return me;
+		if (v == me->vpid)
+			return thread__by_tid(ev, ctx, me->pid);
+		return thread_table__find_vchild(ctx->threads, me, v);
+	default:
+		return NULL;
+	}
+}
+
 static struct fd_info *fd__lookup(const struct ievt *ev, int64_t fd)
 {
 	if (!ev->thread || !ev->thread->fds || fd < 0)
@@ -576,7 +607,7 @@ static void render_value(const struct ievt *ev, const struct ppm_param_info *pi,
 
 		sbuf__i64(o, v);
 		res_begin(o, &m);
-		ti = thread__by_tid(ev, ctx, v);
+		ti = pid__thread(ev, ctx, pi, v);
 		/* A thread known only by number (no name yet) prints as the bare
 		 * number, as sysdig does: "next=7", not "next=7(<NA>)". */
 		if (ti)

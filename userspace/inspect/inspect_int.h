@@ -66,6 +66,8 @@ uint32_t fd_flags__from_linux(uint32_t oflags);
 
 struct thread_entry {
 	struct hnode node;
+	/* In the table's byvid index when its key is not 0 (thread_vid.c). */
+	struct hnode vnode;
 	struct thread_info ti;
 	/* Main threads: threads of the process known to the table, itself
 	 * included (decides whether exit/exec must look for siblings). */
@@ -75,6 +77,9 @@ struct thread_entry {
 
 struct thread_table {
 	struct hmap map;
+	/* Threads of pid namespaces other than the initial one, by the process
+	 * that made them and their number there (thread_vid.c). */
+	struct hmap byvid;
 	/* Removed entries, freed at the start of the next event so that pointers
 	 * handed out with the current event stay valid. */
 	struct thread_entry *pending;
@@ -98,8 +103,16 @@ int thread_info__set_buf(char **dst, size_t *dlen, const void *s, size_t len);
 /* Sets the cwd from a path, adding the trailing '/'. */
 int thread_info__set_cwd(struct thread_info *ti, const char *path);
 /* A pid as thread TI names it (0 itself, else in its pid namespace) as the host
- * pid the table uses; -1 when that cannot be known (another namespace). */
-int64_t thread__host_pid(const struct thread_info *ti, int64_t v);
+ * pid the table uses; -1 when that cannot be known (another namespace, and not
+ * TI's own process or one it made). */
+int64_t thread__host_pid(struct thread_table *t, const struct thread_info *ti, int64_t v);
+
+/* thread_vid.c: the byvid index. TI (in a pid namespace other than the initial
+ * one) made by a clone with THREAD (CLONE_THREAD) or not, is found by its
+ * process (a thread) or its parent process (a child) and its vtid. A thread
+ * already there with the same key (an exit we missed) is replaced. */
+void thread_table__index_vid(struct thread_table *t, struct thread_info *ti, bool thread);
+void thread_table__unindex_vid(struct thread_table *t, struct thread_info *ti);
 
 /* ---- paths (path.c) ---- */
 

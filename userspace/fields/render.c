@@ -250,8 +250,9 @@ static void fd__append_desc(struct sbuf *o, const struct fd_info *fd)
 	sbuf__putc(o, '<');
 	if ((unsigned)fd->type <= FDT_OTHER_SOCK && fd_type_chars[fd->type])
 		sbuf__putc(o, fd_type_chars[fd->type]);
-	/* like sysdig, the protocol shows once the socket has a port */
-	if ((fd->type == FDT_IPV4_SOCK || fd->type == FDT_IPV6_SOCK) && (fd->sport || fd->dport)) {
+	/* like sysdig, the protocol shows once the socket has a role (and a port) */
+	if ((fd->type == FDT_IPV4_SOCK || fd->type == FDT_IPV6_SOCK) && !fd->no_role &&
+	    (fd->sport || fd->dport)) {
 		l4 = l4__char(fd->l4proto);
 		if (l4)
 			sbuf__putc(o, l4);
@@ -400,6 +401,15 @@ static void sockaddr__append(const uint8_t *val, uint16_t len, struct sbuf *o)
 	}
 }
 
+/* An IPv6 address sysdig takes for an IPv4 one: v4-mapped or all zero. */
+static bool ip6__stands_v4(const uint8_t *a)
+{
+	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+	static const uint8_t zero[16];
+
+	return memcmp(a, mapped, sizeof(mapped)) == 0 || memcmp(a, zero, sizeof(zero)) == 0;
+}
+
 static void socktuple__append(const uint8_t *val, uint16_t len, struct sbuf *o)
 {
 	if (len == 0) {
@@ -420,19 +430,24 @@ static void socktuple__append(const uint8_t *val, uint16_t len, struct sbuf *o)
 		sbuf__putc(o, ':');
 		sbuf__u64(o, schema__u16(val + 11));
 		return;
-	case PPM_AF_INET6:
+	case PPM_AF_INET6: {
+		/* both ends v4-mapped or zero: an IPv4 tuple, as sysdig prints it */
+		bool v4 = ip6__stands_v4(val + 1) && ip6__stands_v4(val + 19);
+		int fam = v4 ? PPM_AF_INET : PPM_AF_INET6;
+
 		if (len < 37) {
 			sbuf__puts(o, "INVALID IPv6");
 			return;
 		}
-		ip__render(o, PPM_AF_INET6, val + 1);
+		ip__render(o, fam, val + 1 + (v4 ? 12 : 0));
 		sbuf__putc(o, ':');
 		sbuf__u64(o, schema__u16(val + 17));
 		sbuf__puts(o, "->");
-		ip__render(o, PPM_AF_INET6, val + 19);
+		ip__render(o, fam, val + 19 + (v4 ? 12 : 0));
 		sbuf__putc(o, ':');
 		sbuf__u64(o, schema__u16(val + 35));
 		return;
+	}
 	case PPM_AF_UNIX:
 		if (len < 17) {
 			sbuf__puts(o, "NULL");

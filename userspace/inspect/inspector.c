@@ -323,6 +323,9 @@ static void evt__dispatch(struct inspector *in, struct ievt *ev, const struct ev
 	case PPME_SOCKET_SENDTO_E:
 		parse__sendto_enter(ev, x);
 		break;
+	case PPME_SOCKET_CONNECT_E:
+		parse__connect_enter(ev, x);
+		break;
 	default:
 		if (PPME_IS_EXIT(ev->type) &&
 		    (ev->info->flags & (EF_CREATES_FD | EF_DESTROYS_FD | EF_MODIFIES_STATE)))

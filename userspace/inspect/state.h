@@ -52,6 +52,15 @@ struct fd_info {
 	uint8_t sip[16], dip[16];
 	uint16_t sport, dport;
 	bool is_server;		/* from accept (we are the server side) */
+	/* An IP socket socket() made (or a sendto guessed) that no connect,
+	 * accept, bind to a port or message has given a role yet: sysdig shows
+	 * it with no protocol letter ("<4>"), and its first message picks the
+	 * role as sysdig guesses it (sock_ends.c). */
+	bool no_role;
+	/* A socket bound to a port that a message named (a UDP server): named
+	 * client -> server by each message. sysdig 0.29.3 takes bytes of the
+	 * bound port for the peer's address there. */
+	bool msg_server;
 	int64_t pidfd_pid;	/* a pidfd's process (host pid), 0 when unknown */
 };
 

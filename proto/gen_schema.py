@@ -209,23 +209,25 @@ def write_table_c(out, events, flagsets, dyntypes, rows, ppm_sc, eo):
     for name, entries in dyntypes.items():
         w('static const struct ppm_param_info dyn_%s[] = {\n' % name)
         for pname, ptype, pfmt in entries:
-            w('\t{ %s, PT_%s, PF_%s, 0, 0, 0 },\n' % (cstr(pname if pname != '-' else ''), ptype, pfmt))
+            w('\t{ %s, PT_%s, PF_%s, 0, 0, 0, false },\n' % (cstr(pname if pname != '-' else ''), ptype, pfmt))
         w('};\n')
     w('\nconst struct ppm_event_info schema_events[PPM_EVENT_MAX] = {\n')
     for e in events:
         w('\t[%d] = { %s, EC_%s, %s, %d, {\n' %
           (e['code'], cstr(e['name']), e['cat'].upper(), c_flags(e['flags'], 'EF_'), len(e['params'])))
         for p in e['params']:
-            info, ninfo, dirfd = '0', 0, -1
+            info, ninfo, dirfd, host = '0', 0, -1, 'false'
             if p['info'] in flagsets:
                 info = 'fs_' + p['info']
             elif p['info'] in dyntypes:
                 info = 'dyn_' + p['info']
                 ninfo = len(dyntypes[p['info']])
+            elif p['info'] == 'host' and p['type'] == 'PID':
+                host = 'true'
             elif p['info'] is not None:
                 dirfd = int(p['info'])
-            w('\t\t{ %s, PT_%s, PF_%s, %s, %d, %d },\n' %
-              (cstr(p['name']), p['type'], p['fmt'], info, ninfo, dirfd))
+            w('\t\t{ %s, PT_%s, PF_%s, %s, %d, %d, %s },\n' %
+              (cstr(p['name']), p['type'], p['fmt'], info, ninfo, dirfd, host))
         w('\t} },\n')
     w('};\n\n')
     w('const char *const schema_event_ids[PPM_EVENT_MAX] = {\n')

@@ -36,6 +36,12 @@ struct ppm_evt_hdr {
 #define PPM_AF_INET 2
 #define PPM_AF_INET6 10
 
+/* A clone exit's flags bit that sysdig's table names nowhere (so it prints in
+ * the number only): the calling task is not in the initial pid namespace, or
+ * the children it makes go to another one (after unshare or setns). On the
+ * child's own exit (res 0) that is: the child is not in the initial one. */
+#define PPM_CLONE_FLAGS_CHILD_IN_PIDNS (1U << 29)
+
 /* Flags of a syscall route (sysdig's UF_*). */
 enum ppm_syscall_flags {
 	UF_NONE = 0,

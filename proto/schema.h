@@ -70,6 +70,9 @@ struct ppm_param_info {
 	const void *info;
 	uint8_t ninfo;
 	int8_t dirfd_param;	/* FSRELPATH: index of the dirfd param, else -1 */
+	/* PID: a task id the driver read (initial pid namespace), not a number
+	 * of the event thread's own namespace */
+	bool host_pid;
 };
 
 struct ppm_event_info {

@@ -3,12 +3,23 @@
 # for each filter below, an agent with the kernel filter and one with
 # --no-kernel-filter run side by side over the same workload (nginx serving
 # curl on loopback, a bash that execs into a wanted name, threads renamed after
-# start, a uid/gid change, a loginuid, a pipe chain, a runc container) and must
-# print the same lines, drop nothing, and each filter meant to match must match.
-# With the option, pushed filters must also make the kernel send far fewer events.
+# start, a uid/gid change, a loginuid, a pipe chain, a runc container, a shell
+# in a new pid namespace) and must print the same lines, drop nothing, and each
+# filter meant to match must match. With the option, pushed filters must also
+# make the kernel send far fewer events. A clone in a pid namespace other than
+# the host's returns the child's number there: its line names that child or
+# no process, never the host's thread of that number (issue 31).
+#
+# Every process of the session the lines are compared for runs on CPU 0 while
+# the agents capture (taskset; children inherit it, and cgroup moves keep it
+# since Linux 6.2): the kernel writes one CPU's events in the order they
+# happen, so both agents see them in that order, and what a line shows of
+# another thread (a clone's child, a parent that exec'd) was set by an event
+# both saw before it or both saw after it. compare.py checks the CPU of each
+# line compared.
 source "$(dirname "$0")/lib.sh"
 need_live
-need_pkgs nginx curl gcc libc6-dev runc busybox-static
+need_pkgs nginx curl gcc libc6-dev runc busybox-static util-linux dash
 
 NOKF=--no-kernel-filter
 # Until the agent knows the option, both agents get the same arguments, so the
@@ -203,6 +214,9 @@ gcc -O2 -Wall -pthread -o "$B/kfprog" "$TMP/kfprog.c" 2>"$TMP/gcc.err"
 expect "the helper program compiles" [ -x "$B/kfprog" ] || { cat "$TMP/gcc.err"; finish; exit 1; }
 cp /bin/cat "$B/kfexec"
 cp /bin/cat "$B/$LONGNAME"
+# the pid namespace's shell and the program its first child runs
+cp /bin/dash "$B/kfns"
+cp /bin/true "$B/kfnschild"
 
 # --- nginx: its own prefix, config and port; master, 2 workers as nobody ------
 PORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
@@ -226,7 +240,7 @@ http {
 	}
 }
 EOF
-nginx -p "$N" -c "$N/nginx.conf" -e "$N/logs/error.log" -g 'daemon off;' </dev/null >/dev/null 2>&1 &
+taskset -c 0 nginx -p "$N" -c "$N/nginx.conf" -e "$N/logs/error.log" -g 'daemon off;' </dev/null >/dev/null 2>&1 &
 MASTER=$!
 for _ in $(seq 1 50); do
 	curl -sf -m 2 -o /dev/null "http://127.0.0.1:$PORT/index.html" && break
@@ -262,7 +276,8 @@ PY
 # kernel (-v says so); f = the kernel filter also makes fewer events read (at
 # most 3/4: the state events of every thread still come, and four agents starting
 # at once make many);
-# n = must not be pushed (about as many events read as without). @X@ are
+# n = must not be pushed (about as many events read as without); c = shows a
+# clone in a pid namespace of its own (its res checked by compare.py). @X@ are
 # replaced per round: MASTER, WORKER1 (nginx), EXEC (the bash that execs into
 # kfexec), PROG, PRCTL, PROCFS (kfprog's pid and its renamed threads), CID12.
 # A renamed thread keeps its comm of clone time for userspace today: whichever
@@ -282,7 +297,8 @@ FILTERS=(
 	"mp|user.uid!=0"
 	"mpf|user.loginuid=$LOGINUID"
 	"mpf|group.gid=$SETGID"
-	"mpf|container.id=@CID12@"
+	"mpfc|container.id=@CID12@"
+	"mpfc|proc.name=kfns"
 	"mp|container.id=host and proc.name=cat"
 	"mp|container.id!=host"
 	"mpf|proc.name=kfexec"
@@ -338,9 +354,10 @@ workload() {	# workload ROUND
 	local r=$1 i urls=()
 	# the processes waiting since before the agents started
 	timeout 10 sh -c "echo go >'$TMP/prog-go.$r'; echo go >'$TMP/exec-go.$r'" || echo "a waiting helper is gone"
-	# runc on one CPU: its processes clone and close fds within microseconds on
-	# two CPUs, and two identical agents then ordered that differently once (an
-	# inherited fd a pipe in one, a socket in the other)
+	# runc on one CPU too (the script is, see the top): its processes clone and
+	# close fds within microseconds, and on two CPUs two identical agents
+	# ordered that differently once (an inherited fd a pipe in one, a socket in
+	# the other)
 	timeout 30 taskset -c 0 runc run -b "$CT" "kf-$tag-$r" </dev/null >/dev/null 2>"$TMP/runc.$r.err" &
 	local ct=$!
 	# one connection per request, then many requests on one kept-alive connection
@@ -355,6 +372,9 @@ workload() {	# workload ROUND
 	"$B/kfprog" loginuid "$W" "$LOGINUID" || echo "kfprog loginuid failed"
 	"$B/$LONGNAME" "$W/a.html" >/dev/null
 	sh -c "cat '$W/index.html' | cat >/dev/null; echo chain | cat >/dev/null"
+	# a shell that is pid 1 of a new pid namespace forks its first child,
+	# pid 2 there (the host's pid 2 is kthreadd)
+	unshare --pid --fork "$B/kfns" -c "'$B/kfnschild'; '$B/kfnschild'" || echo "unshare failed"
 	wait_bounded "$ct" 300 || { echo "runc run failed"; cat "$TMP/runc.$r.err"; }
 	wait_bounded "$prog" 50 || echo "kfprog threads failed"
 	wait_bounded "$execer" 50 || echo "the exec'd kfexec failed"
@@ -363,14 +383,21 @@ workload() {	# workload ROUND
 # Compares the two outputs of a filter on the same window, per thread in order:
 # a thread's events come one after another and each agent prints in timestamp
 # order, so the kernel filter must leave each thread's sequence as it was. The
-# interleaving of threads on different CPUs is not compared (two agents' stamps
-# of simultaneous events may order them differently). Prints "KF NOKF OTHERS"
-# line counts, then "ok" or what differs.
+# interleaving of threads is not compared (the agents' output merges the CPUs,
+# and events of other sessions run on every CPU). Each line compared must come
+# from CPU 0 (see the top), and a clone in the container or in the kfns
+# namespace whose res names a process must name one of that namespace's
+# (NSNAMES: "container names|namespace names"). Prints "KF NOKF OTHERS
+# NSCLONES" counts (NSCLONES: such clones with the kernel filter), then "ok" or
+# what differs.
 cat >"$TMP/compare.py" <<'PY'
 import bisect, re, sys
 kf_path, nokf_path, sid, cid, agents = sys.argv[1:6]
 t0, tw0, tw1, t1 = [int(x) for x in sys.argv[6:10]]
+ct_names, ns_names = [set(x.split(",")) for x in sys.argv[10].split("|")]
 agents = set(agents.split(","))
+CLONES = {"clone", "fork", "vfork", "clone3"}
+RES = re.compile(r"(?:^| )res=(-?\d+)(?:\(([^)]*)\))?(?= |$)")
 GAP = 5_000_000	# ns without an event on either side of a cut
 # Read by each agent's own program at its own moment: another thread of the
 # process can change them in between (seen in runc's clone3).
@@ -387,14 +414,10 @@ def lines(path):
         if f[3] != sid and f[4] != cid:
             others += 1
             continue
+        # whole lines, runc's too: its start-up threads, which change their
+        # process's cwd and fds within microseconds, run on CPU 0 as well
         rest = f[5].split(" ", 8)
-        if len(rest) == 9 and rest[1].startswith("runc"):
-            # runc's own start-up threads change their process's cwd and fds
-            # on several CPUs within microseconds: two agents, stamping each
-            # event on their own, may order those apart and see another cwd or
-            # fd name; their events themselves are compared
-            f[5] = " ".join(rest[:8])
-        out.append((int(f[0]), f[1], VOLATILE.sub(r"\1=*", " ".join(f[1:]))))
+        out.append((int(f[0]), f[1], VOLATILE.sub(r"\1=*", " ".join(f[1:])), f[4], rest))
     return out
 
 kf, nokf = lines(kf_path), lines(nokf_path)
@@ -403,7 +426,7 @@ kf, nokf = lines(kf_path), lines(nokf_path)
 # The cuts are the quiet points nearest the workload: the agents were started
 # and are stopped one after the other, so the events near those moments (the
 # script's own) are not seen alike.
-ts = sorted(t for t, _, _ in kf + nokf)
+ts = sorted(e[0] for e in kf + nokf)
 
 def quiet(c):
     i = bisect.bisect_left(ts, c - GAP // 2)
@@ -418,17 +441,35 @@ if cut0 is None or cut1 is None:
     print("no %d ms without events of ours before or after the workload" % (GAP // 1_000_000))
     sys.exit(0)
 
+bad = []
+
+# A clone's res in a pid namespace of its own names its child or nothing. The
+# namespace's processes are known by name: the container's programs (runc's
+# own processes in its cgroup are the host's) and the kfns shell's.
+def ns_clone(l, c, rest):
+    if len(rest) < 9 or rest[6] != "<" or rest[7] not in CLONES:
+        return 0
+    names = ns_names if rest[1] in ns_names else ct_names if c == cid and rest[1] in ct_names else None
+    m = RES.search(rest[8]) if names else None
+    if not m or int(m.group(1)) <= 0:
+        return 0
+    if m.group(2) is not None and m.group(2) not in names:
+        bad.append("a clone in a pid namespace names another process: %s %s" % (l[:80], m.group(0)))
+    return 1
+
 def per_thread(evs):
-    th = {}
-    for t, tid, l in evs:
+    th, nclones = {}, 0
+    for t, tid, l, c, rest in evs:
         if cut0 < t < cut1:
             th.setdefault(tid, []).append(l)
-    return th
+            if rest[0] != "0":
+                bad.append("a line from CPU %s, not 0: %s" % (rest[0], l[:200]))
+            nclones += ns_clone(l, c, rest)
+    return th, nclones
 
-a, b = per_thread(kf), per_thread(nokf)
+(a, nsclones), (b, _) = per_thread(kf), per_thread(nokf)
 na, nb = sum(map(len, a.values())), sum(map(len, b.values()))
-print(na, nb, others)
-bad = []
+print(na, nb, others, nsclones)
 for tid in sorted(set(a) | set(b), key=lambda x: int(x) if x.isdigit() else -1):
     la, lb = a.get(tid, []), b.get(tid, [])
     if la == lb:
@@ -458,11 +499,11 @@ run_round() {	# run_round ROUND FILTER_INDEX...
 	local r=$1; shift
 	local k i f filter out
 	mkfifo "$TMP/prog-go.$r" "$TMP/exec-go.$r"
-	"$B/kfprog" threads "$W" "$TMP/prog-go.$r" >"$TMP/prog.$r" &
+	taskset -c 0 "$B/kfprog" threads "$W" "$TMP/prog-go.$r" >"$TMP/prog.$r" &
 	prog=$!
 	pids+=("$prog")
 	# the pid runs as bash, then execs into kfexec, which reads a file bash opened
-	bash -c "cd '$W' || exit 1; read -r _ <'$TMP/exec-go.$r'; exec '$B/kfexec' - a.html <index.html >/dev/null" &
+	taskset -c 0 bash -c "cd '$W' || exit 1; read -r _ <'$TMP/exec-go.$r'; exec '$B/kfexec' - a.html <index.html >/dev/null" &
 	execer=$!
 	pids+=("$execer")
 	for _ in $(seq 1 50); do [ -s "$TMP/prog.$r" ] && break; sleep 0.1; done
@@ -497,7 +538,11 @@ run_round() {	# run_round ROUND FILTER_INDEX...
 			k=$((k + 1))
 		done
 	done
-	local t0 tw0 tw1 t1
+	local t0 tw0 tw1 t1 cpus
+	# from here on the session's processes run on CPU 0 (see the top); the
+	# agents, started before, are not pinned
+	cpus=$(taskset -p $$ | sed 's/.*: //')
+	taskset -p 1 $$ >/dev/null
 	t0=$(now_ns)
 	echo "  ${#agents[@]} agents capturing after $(((t0 - tstart) / 1000000)) ms"
 	sleep 0.3
@@ -506,6 +551,7 @@ run_round() {	# run_round ROUND FILTER_INDEX...
 	tw1=$(now_ns); sleep 0.3
 	echo "  workload took $(((tw1 - tw0) / 1000000)) ms"
 	t1=$(now_ns)
+	taskset -p "$cpus" $$ >/dev/null
 	for k in "${agents[@]}"; do kill -INT "$k"; done
 	local apids
 	apids=$(IFS=,; echo "${agents[*]}")
@@ -532,7 +578,8 @@ run_round() {	# run_round ROUND FILTER_INDEX...
 			fi
 		done
 		"$PY" "$TMP/compare.py" "$TMP/kf.$r.$i.out" "$TMP/nokf.$r.$i.out" "$SID" \
-			"${CID:0:12}" "$apids" "$t0" "$tw0" "$tw1" "$t1" >"$TMP/cmp.$r.$i"
+			"${CID:0:12}" "$apids" "$t0" "$tw0" "$tw1" "$t1" "sh,cat|kfns,kfnschild" \
+			>"$TMP/cmp.$r.$i"
 		grep -q ' busy$' "$TMP/cmp.$r.$i" && { echo "note: round $r: $(sed -n 2p "$TMP/cmp.$r.$i")"; again=1; }
 	done
 	[ -z "$again" ] || return 2
@@ -541,10 +588,10 @@ run_round() {	# run_round ROUND FILTER_INDEX...
 
 # Judges a filter of a judged round.
 judge() {	# judge ROUND INDEX
-	local r=$1 i=$2 f flags filter na nb
+	local r=$1 i=$2 f flags filter na nb nsclones
 	f=${FILTERS[$i]}; flags=${f%%|*}
 	filter=$(cat "$TMP/filter.$r.$i")
-	read -r na nb others <"$TMP/cmp.$r.$i"
+	read -r na nb others nsclones <"$TMP/cmp.$r.$i"
 	local kfs nokfs
 	kfs=($(summary "$TMP/kf.$r.$i.err")); nokfs=($(summary "$TMP/nokf.$r.$i.err"))
 	echo "  '$filter': $na lines with the kernel filter, $nb without ($others of other sessions not compared); events read ${kfs[0]} / ${nokfs[0]}"
@@ -553,6 +600,10 @@ judge() {	# judge ROUND INDEX
 	expect "'$filter': no drops in either agent" [ "${kfs[1]}${kfs[2]}${nokfs[1]}${nokfs[2]}" = 0000 ]
 	case $flags in *m*)
 		expect "'$filter' matches the workload ($na lines)" [ "$na" -gt 0 ] ;;
+	esac
+	case $flags in *c*)
+		expect "'$filter' shows clones in a pid namespace of its own ($nsclones), each naming its child or nothing" \
+			[ "${nsclones:-0}" -gt 0 ] ;;
 	esac
 	[ -n "$HAVE_KF" ] || return 0
 	local said v

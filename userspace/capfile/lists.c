@@ -218,8 +218,9 @@ static int pl__import(struct inspector *in, const struct pl_entry *e,
 			ti->cwd[n++] = '/';
 		ti->cwd[n] = '\0';
 	}
-	/* the container its cgroups name (the file's container events name it) */
-	inspector__update_container(in, ti);
+	/* the container its cgroups name (the file's container events name it),
+	 * its pid namespace */
+	inspector__thread_imported(in, ti);
 	return 0;
 }
 

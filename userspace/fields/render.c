@@ -191,6 +191,37 @@ static struct thread_info *thread__by_tid(const struct ievt *ev, struct field_ct
 	return NULL;
 }
 
+/* The thread a PID param names. A host id (a task id the driver read) is looked
+ * up as it is. Any other number is one of the event thread's own pid
+ * namespace: a host id too in the initial namespace, else it names the thread
+ * itself, its process, or a thread or child its process made (the table finds
+ * those by their number there), and no thread otherwise: never the host's
+ * thread that has the same number. */
+static const struct thread_info *pid__thread(const struct ievt *ev, struct field_ctx *ctx,
+					     const struct ppm_param_info *pi, int64_t v)
+{
+	const struct thread_info *me = ev->thread;
+
+	if (pi->host_pid)
+		return thread__by_tid(ev, ctx, v);
+	if (!me)
+		return NULL;
+	switch (thread__pidns(me)) {
+	case PIDNS_INIT:
+		return thread__by_tid(ev, ctx, v);
+	case PIDNS_CHILD:
+		if (v <= 0)
+			return NULL;
+		if (v == me->vtid)
+			return me;
+		if (v == me->vpid)
+			return thread__by_tid(ev, ctx, me->pid);
+		return thread_table__find_vchild(ctx->threads, me, v);
+	default:
+		return NULL;
+	}
+}
+
 static struct fd_info *fd__lookup(const struct ievt *ev, int64_t fd)
 {
 	if (!ev->thread || !ev->thread->fds || fd < 0)
@@ -219,8 +250,9 @@ static void fd__append_desc(struct sbuf *o, const struct fd_info *fd)
 	sbuf__putc(o, '<');
 	if ((unsigned)fd->type <= FDT_OTHER_SOCK && fd_type_chars[fd->type])
 		sbuf__putc(o, fd_type_chars[fd->type]);
-	/* like sysdig, the protocol shows once the socket has a port */
-	if ((fd->type == FDT_IPV4_SOCK || fd->type == FDT_IPV6_SOCK) && (fd->sport || fd->dport)) {
+	/* like sysdig, the protocol shows once the socket has a role (and a port) */
+	if ((fd->type == FDT_IPV4_SOCK || fd->type == FDT_IPV6_SOCK) && !fd->no_role &&
+	    (fd->sport || fd->dport)) {
 		l4 = l4__char(fd->l4proto);
 		if (l4)
 			sbuf__putc(o, l4);
@@ -369,6 +401,15 @@ static void sockaddr__append(const uint8_t *val, uint16_t len, struct sbuf *o)
 	}
 }
 
+/* An IPv6 address sysdig takes for an IPv4 one: v4-mapped or all zero. */
+static bool ip6__stands_v4(const uint8_t *a)
+{
+	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+	static const uint8_t zero[16];
+
+	return memcmp(a, mapped, sizeof(mapped)) == 0 || memcmp(a, zero, sizeof(zero)) == 0;
+}
+
 static void socktuple__append(const uint8_t *val, uint16_t len, struct sbuf *o)
 {
 	if (len == 0) {
@@ -389,19 +430,24 @@ static void socktuple__append(const uint8_t *val, uint16_t len, struct sbuf *o)
 		sbuf__putc(o, ':');
 		sbuf__u64(o, schema__u16(val + 11));
 		return;
-	case PPM_AF_INET6:
+	case PPM_AF_INET6: {
+		/* both ends v4-mapped or zero: an IPv4 tuple, as sysdig prints it */
+		bool v4 = ip6__stands_v4(val + 1) && ip6__stands_v4(val + 19);
+		int fam = v4 ? PPM_AF_INET : PPM_AF_INET6;
+
 		if (len < 37) {
 			sbuf__puts(o, "INVALID IPv6");
 			return;
 		}
-		ip__render(o, PPM_AF_INET6, val + 1);
+		ip__render(o, fam, val + 1 + (v4 ? 12 : 0));
 		sbuf__putc(o, ':');
 		sbuf__u64(o, schema__u16(val + 17));
 		sbuf__puts(o, "->");
-		ip__render(o, PPM_AF_INET6, val + 19);
+		ip__render(o, fam, val + 19 + (v4 ? 12 : 0));
 		sbuf__putc(o, ':');
 		sbuf__u64(o, schema__u16(val + 35));
 		return;
+	}
 	case PPM_AF_UNIX:
 		if (len < 17) {
 			sbuf__puts(o, "NULL");
@@ -576,7 +622,7 @@ static void render_value(const struct ievt *ev, const struct ppm_param_info *pi,
 
 		sbuf__i64(o, v);
 		res_begin(o, &m);
-		ti = thread__by_tid(ev, ctx, v);
+		ti = pid__thread(ev, ctx, pi, v);
 		/* A thread known only by number (no name yet) prints as the bare
 		 * number, as sysdig does: "next=7", not "next=7(<NA>)". */
 		if (ti)

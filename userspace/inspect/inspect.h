@@ -90,6 +90,11 @@ struct thread_info *inspector__add_thread(struct inspector *in, int64_t tid, int
 /* Sets TI's container again from TI->cgroups, after a caller changed them by
  * hand (capture-file process lists). */
 void inspector__update_container(struct inspector *in, struct thread_info *ti);
+/* TI was filled by hand from a capture file's process list: its container from
+ * its cgroups, its pid namespace from whether vtid and vpid differ from its
+ * host ids (all such a list says), and its place among the namespaced
+ * threads. */
+void inspector__thread_imported(struct inspector *in, struct thread_info *ti);
 
 struct container_table;
 /* The containers the threads are in (container.h). */

@@ -66,6 +66,8 @@ uint32_t fd_flags__from_linux(uint32_t oflags);
 
 struct thread_entry {
 	struct hnode node;
+	/* In the table's byvid index when its key is not 0 (thread_vid.c). */
+	struct hnode vnode;
 	struct thread_info ti;
 	/* Main threads: threads of the process known to the table, itself
 	 * included (decides whether exit/exec must look for siblings). */
@@ -75,6 +77,9 @@ struct thread_entry {
 
 struct thread_table {
 	struct hmap map;
+	/* Threads of pid namespaces other than the initial one, by the process
+	 * that made them and their number there (thread_vid.c). */
+	struct hmap byvid;
 	/* Removed entries, freed at the start of the next event so that pointers
 	 * handed out with the current event stay valid. */
 	struct thread_entry *pending;
@@ -98,8 +103,16 @@ int thread_info__set_buf(char **dst, size_t *dlen, const void *s, size_t len);
 /* Sets the cwd from a path, adding the trailing '/'. */
 int thread_info__set_cwd(struct thread_info *ti, const char *path);
 /* A pid as thread TI names it (0 itself, else in its pid namespace) as the host
- * pid the table uses; -1 when that cannot be known (another namespace). */
-int64_t thread__host_pid(const struct thread_info *ti, int64_t v);
+ * pid the table uses; -1 when that cannot be known (another namespace, and not
+ * TI's own process or one it made). */
+int64_t thread__host_pid(struct thread_table *t, const struct thread_info *ti, int64_t v);
+
+/* thread_vid.c: the byvid index. TI (in a pid namespace other than the initial
+ * one) made by a clone with THREAD (CLONE_THREAD) or not, is found by its
+ * process (a thread) or its parent process (a child) and its vtid. A thread
+ * already there with the same key (an exit we missed) is replaced. */
+void thread_table__index_vid(struct thread_table *t, struct thread_info *ti, bool thread);
+void thread_table__unindex_vid(struct thread_table *t, struct thread_info *ti);
 
 /* ---- paths (path.c) ---- */
 
@@ -108,27 +121,38 @@ int64_t thread__host_pid(const struct thread_info *ti, int64_t v);
  * trailing slash but for "/". Returns the length or -ENAMETOOLONG. */
 int path__resolve(const char *base, const char *path, char *out, size_t n);
 
-/* ---- sockets (sockets.c) ---- */
+/* ---- sockets (sockets.c, sock_ends.c) ---- */
 
-/* Fills FI from a SOCKTUPLE param (type, family, addresses, ports, name). */
+/* Fills FI from a SOCKTUPLE param (type, family, addresses, ports, name):
+ * an accepted socket. */
 int sock__from_tuple(struct fd_info *fi, const uint8_t *v, uint16_t len);
-/* Fills FI from the SOCKTUPLE of a message sent (INBOUND false: local ->
- * remote) or received (remote -> local), kept client -> server by FI's role; a
- * socket with no role takes one from the direction. An IP socket's protocol,
- * when unknown, becomes UDP. */
-int sock__from_msg_tuple(struct fd_info *fi, const uint8_t *v, uint16_t len, bool inbound);
-/* After a successful connect set FI's tuple: an IP socket whose remote end is
- * all zero was disconnected (AF_UNSPEC) and is left as the kernel leaves it:
- * bound ("ip:port", server side) when its local port remains, else as a new
- * socket (no name, no ends). Returns 1 then, 0 for a connected socket. */
-int sock__after_connect(struct fd_info *fi);
-/* Fills FI from a bound SOCKADDR param: the address becomes the server side
- * (dip/dport) and the name "ip:port" or the unix path. */
+/* The ends of an IPv4/IPv6 SOCKTUPLE (family, type, addresses, ports; not the
+ * name) into FI; both ends v4-mapped or zero are IPv4, as sysdig takes them. */
+int sock__decode_tuple(struct fd_info *fi, const uint8_t *v, uint16_t len);
+/* An IPv4/IPv6 SOCKADDR into FI's (dip, dport), family and type. */
+int sock__decode_addr(struct fd_info *fi, const uint8_t *v, uint16_t len);
+/* A unix SOCKTUPLE: FI's type and its name, sysdig's tuple text. */
+int sock__tuple_unix(struct fd_info *fi, const uint8_t *v, uint16_t len);
+/* A bound SOCKADDR param: a port makes FI the server of that address (dip,
+ * dport); the name is the address as the param prints ("::1:0", a unix path). */
 int sock__from_addr(struct fd_info *fi, const uint8_t *v, uint16_t len);
 /* "ip:port" of an IPv4 or IPv6 address (network byte order) into OUT. */
 int sock__format_addr(uint8_t family, const uint8_t *ip, uint16_t port, char *out, size_t n);
 /* Sets FI's name to "sip:sport->dip:dport" from its fields. */
 int sock__set_tuple_name(struct fd_info *fi);
+bool ip__is_zero(const uint8_t ip[16]);
+
+/* sock_ends.c: a socket's ends through connect and messages, by sysdig's rules.
+ * A connect's enter (its SOCKADDR): the peer it asks for. */
+void sock__connect_enter(struct fd_info *fi, const uint8_t *v, uint16_t len);
+/* A connect that worked (or is in progress): its SOCKTUPLE. */
+int sock__connect_exit(struct fd_info *fi, const uint8_t *v, uint16_t len);
+/* A connect that failed: FI (a copy the event shows) named by its SOCKTUPLE. */
+int sock__name_from_tuple(struct fd_info *fi, const uint8_t *v, uint16_t len);
+/* The SOCKTUPLE of a message sent (INBOUND false: local -> remote) or
+ * received (remote -> local) on FI, a socket of table FDS. */
+int sock__from_msg(struct fd_info *fi, const uint8_t *v, uint16_t len, bool inbound,
+		   struct fd_table *fds);
 
 /* ---- /proc (procfs.c, procfs_fd.c, procfs_net.c) ---- */
 
@@ -237,7 +261,9 @@ void parse__chdir_exit(struct inspector *in, struct ievt *ev, const struct evt_p
 /* parse_cred.c: setuid/setgid/setresuid/setresgid, setsid, setpgid. */
 void parse__cred_exit(struct inspector *in, struct ievt *ev, const struct evt_params *x,
 		      const struct evt_params *e);
-/* parse_fd.c: events that create, change or destroy fds. */
+/* parse_fd.c: connect's enter (the peer it asks for); events that create,
+ * change or destroy fds. */
+void parse__connect_enter(struct ievt *ev, const struct evt_params *x);
 void parse__fd_exit(struct inspector *in, struct ievt *ev, const struct evt_params *x,
 		    const struct evt_params *e);
 /* parse_msg.c: sendto's enter makes an fd we do not know a UDP socket; the

@@ -106,6 +106,14 @@ void inspector__update_container(struct inspector *in, struct thread_info *ti)
 	inspector__thread_container(in, ti, NULL);
 }
 
+void inspector__thread_imported(struct inspector *in, struct thread_info *ti)
+{
+	inspector__thread_container(in, ti, NULL);
+	if (ti->vtid > 0 && ti->vpid > 0)
+		ti->pidns = ti->vtid != ti->tid || ti->vpid != ti->pid ? PIDNS_CHILD : PIDNS_INIT;
+	thread_table__index_vid(in->threads, ti, ti->tid != ti->pid);
+}
+
 struct thread_info *inspector__add_thread(struct inspector *in, int64_t tid, int64_t pid)
 {
 	struct thread_info *ti, *main = NULL;
@@ -167,6 +175,7 @@ static int scan__task(void *ctx, int64_t tid)
 	inspector__thread_container(in, ti, s->main);
 	ti->fds = fd_table__ref(s->main->fds);
 	thread_table__count_sibling(in->threads, ti);
+	thread_table__index_vid(in->threads, ti, true);
 	return 0;
 }
 
@@ -187,6 +196,7 @@ static int scan__process(void *ctx, int64_t pid)
 		return 0;
 	}
 	inspector__thread_container(in, ti, NULL);
+	thread_table__index_vid(in->threads, ti, false);
 	ti->fds = fd_table__new();
 	if (!ti->fds)
 		return -ENOMEM;
@@ -312,6 +322,9 @@ static void evt__dispatch(struct inspector *in, struct ievt *ev, const struct ev
 		break;
 	case PPME_SOCKET_SENDTO_E:
 		parse__sendto_enter(ev, x);
+		break;
+	case PPME_SOCKET_CONNECT_E:
+		parse__connect_enter(ev, x);
 		break;
 	default:
 		if (PPME_IS_EXIT(ev->type) &&

@@ -119,6 +119,7 @@ static struct thread_info *inspector__read_process(struct inspector *in, int64_t
 		return ti;
 	}
 	inspector__thread_container(in, ti, NULL);
+	thread_table__index_vid(in->threads, ti, false);
 	if (ti->fds)
 		procfs__read_fds(in->proc, pid, ti->fds, &in->c.n_lazy_unreadable);
 	return ti;
@@ -157,6 +158,7 @@ static struct thread_info *inspector__lazy_thread(struct inspector *in, int64_t 
 	ti->pid = pid;
 	ti->fds = main ? fd_table__ref(main->fds) : fd_table__new();
 	thread_table__count_sibling(in->threads, ti);
+	thread_table__index_vid(in->threads, ti, true);
 	return ti;
 }
 

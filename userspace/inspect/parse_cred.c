@@ -77,13 +77,13 @@ void parse__cred_exit(struct inspector *in, struct ievt *ev, const struct evt_pa
 		break;
 	case PPME_SYSCALL_SETPGID_X: {
 		/* setpgid(pid, pgid): pid 0 is the caller, pgid 0 is that pid */
-		int64_t pid = thread__host_pid(ti, evp__int(e, 0, -1));
+		int64_t pid = thread__host_pid(in->threads, ti, evp__int(e, 0, -1));
 		int64_t pgid = evp__int(e, 1, -1);
 
 		if (pid < 0 || pgid < 0 || !(main = thread_table__find(in->threads, pid)) ||
 		    main->pid != pid)
 			break;
-		pgid = pgid == 0 ? pid : thread__host_pid(ti, pgid);
+		pgid = pgid == 0 ? pid : thread__host_pid(in->threads, ti, pgid);
 		if (pgid >= 0)
 			pgrp__set(in, main, pgid, 0, false);
 		break;

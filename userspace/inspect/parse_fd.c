@@ -35,6 +35,7 @@ static void fd__socket(struct ievt *ev, int64_t fd, const struct evt_params *e)
 		fi->open_flags |= PPM_FILE_FLAGS_O_CLOEXEC;
 	if (t != FDT_IPV4_SOCK && t != FDT_IPV6_SOCK)
 		return;
+	fi->no_role = true;
 	if (proto > 0 && proto < 256)
 		fi->l4proto = (uint8_t)proto;
 	else if ((type & LINUX_SOCK_TYPE_MASK) == LINUX_SOCK_STREAM)
@@ -59,6 +60,19 @@ static struct fd_info *fd__used_socket(struct ievt *ev, const struct evt_params 
 	return fi;
 }
 
+/* connect's enter: the peer it asks for is the socket's from now on (sysdig's
+ * rule: the enter shows the socket as the connect finds it, the exit names it). */
+void parse__connect_enter(struct ievt *ev, const struct evt_params *x)
+{
+	int64_t fd = evp__int(x, 0, -1);
+	struct fd_info *fi;
+
+	if (fd < 0 || !ev->thread || !ev->thread->fds || !evp__has(x, 1) ||
+	    !(fi = fd_table__find(ev->thread->fds, fd)))
+		return;
+	sock__connect_enter(fi, x->p->val[1], x->p->len[1]);
+}
+
 static void fd__connect(struct inspector *in, struct ievt *ev, const struct evt_params *x,
 			const struct evt_params *e)
 {
@@ -68,23 +82,18 @@ static void fd__connect(struct inspector *in, struct ievt *ev, const struct evt_
 	if (!evp__has(x, 1) || !(fi = fd__used_socket(ev, e)))
 		return;
 	/* A connect that failed (not just in progress) leaves the fd as it was,
-	 * but its event shows the tuple, as sysdig does. */
+	 * but its event shows the tuple for the fd's name, as sysdig does. */
 	if (res < 0 && res != -EINPROGRESS) {
 		if (fd_info__copy(&in->scratch_fd, fi) < 0)
 			return;
 		in->scratch_fd.fd = fi->fd;
-		fi = &in->scratch_fd;
-		ev->fd = fi;
-	}
-	if (sock__from_tuple(fi, x->p->val[1], x->p->len[1]) < 0)
+		ev->fd = &in->scratch_fd;
+		sock__name_from_tuple(&in->scratch_fd, x->p->val[1], x->p->len[1]);
 		return;
-	fi->is_server = false;
+	}
+	sock__connect_exit(fi, x->p->val[1], x->p->len[1]);
 	if (!fi->l4proto && (fi->type == FDT_IPV4_SOCK || fi->type == FDT_IPV6_SOCK))
 		fi->l4proto = IPPROTO_TCP;
-	/* connecting again moves a datagram socket to the new peer (the tuple
-	 * says so); AF_UNSPEC disconnects it */
-	if (res == 0)
-		sock__after_connect(fi);
 }
 
 static void fd__accept(struct ievt *ev, const struct evt_params *x, const struct evt_params *e)

@@ -56,14 +56,14 @@ static void fd__memfd(struct ievt *ev, const struct evt_params *x)
 		fi->open_flags |= PPM_FILE_FLAGS_O_CLOEXEC;
 }
 
-static void fd__pidfd_open(struct ievt *ev, const struct evt_params *x)
+static void fd__pidfd_open(struct inspector *in, struct ievt *ev, const struct evt_params *x)
 {
 	uint32_t flags = ANON_RDWR_CLOEXEC |
 		((uint32_t)evp__int(x, 2, 0) & PPM_FILE_FLAGS_O_NONBLOCK);
 	struct fd_info *fi = fd__anon(ev, evp__int(x, 0, -1), PIDFD_NAME, flags);
 	int64_t pid;
 
-	if (fi && (pid = thread__host_pid(ev->thread, evp__int(x, 1, -1))) > 0)
+	if (fi && (pid = thread__host_pid(in->threads, ev->thread, evp__int(x, 1, -1))) > 0)
 		fi->pidfd_pid = pid;
 }
 
@@ -138,7 +138,7 @@ bool parse__fdnew_exit(struct inspector *in, struct ievt *ev, const struct evt_p
 		fd__memfd(ev, x);
 		break;
 	case PPME_SYSCALL_PIDFD_OPEN_X:
-		fd__pidfd_open(ev, x);
+		fd__pidfd_open(in, ev, x);
 		break;
 	case PPME_SYSCALL_PIDFD_GETFD_X:
 		fd__pidfd_getfd(in, ev, x);

@@ -1,9 +1,10 @@
 /* Messages with an address: sendto/sendmsg (the tuple is on the enter) and
  * recvfrom/recvmsg (on the exit) name the peer of a socket that connect never
  * named: an unconnected UDP socket gets "0.0.0.0:0->127.0.0.53:53" from its
- * first sendto, as in sysdig. A successful call updates the socket unless it
- * is a TCP socket that already has a name; a sendto on an fd we do not know
- * makes it a UDP socket first (its enter already shows it so, as in sysdig). */
+ * first sendto, as in sysdig. A successful call updates the socket as sysdig
+ * does (sock_ends.c) unless it is an IPv4 TCP socket that already has a name;
+ * a sendto on an fd we do not know makes it a UDP socket first (its enter
+ * already shows it so, as in sysdig). */
 #include <errno.h>
 #include <netinet/in.h>
 
@@ -37,6 +38,7 @@ void parse__sendto_enter(struct ievt *ev, const struct evt_params *x)
 		return;
 	fi->family = t[0];
 	fi->l4proto = IPPROTO_UDP;
+	fi->no_role = true;
 }
 
 /* A failed send that says the fd is no socket: the entry its enter guessed
@@ -74,10 +76,12 @@ bool parse__msg_exit(struct inspector *in, struct ievt *ev, const struct evt_par
 			msg__undo_guess(in, ev, fi);
 		return true;
 	}
-	/* a connected stream keeps the name its connect or accept gave it */
-	if (!evp__has(tp, ti) || (fi->name && sock__is_ip(fi) && fi->l4proto == IPPROTO_TCP))
+	/* a connected stream keeps the name its connect or accept gave it (sysdig
+	 * tells TCP sockets by their IPv4 fields only) */
+	if (!evp__has(tp, ti) || (fi->name && fi->name[0] && fi->type == FDT_IPV4_SOCK &&
+				  fi->l4proto == IPPROTO_TCP))
 		return true;
-	sock__from_msg_tuple(fi, tp->p->val[ti], tp->p->len[ti], inbound);
+	sock__from_msg(fi, tp->p->val[ti], tp->p->len[ti], inbound, ev->thread->fds);
 	ev->fd = fi;
 	return true;
 }

@@ -195,6 +195,23 @@ static struct fd_table *ns_fork__take(struct inspector *in, int64_t parent, int6
 	return NULL;
 }
 
+/* The pid namespace of the task a clone exit describes, as far as the event
+ * says: ids that differ from its host ids, or sysdig's flag unset (the flag
+ * alone does not say which: on the parent side it is also set for a host task
+ * whose children go elsewhere; on the child side it means another one). */
+static enum pidns clone__pidns(const struct evt_params *x, const struct clone_layout *l,
+			       int64_t tid, int64_t pid, bool child_side)
+{
+	uint32_t flags = (uint32_t)evp__int(x, IDX(l->flags), 0);
+	int64_t vtid = evp__int(x, IDX(l->vtid), -1), vpid = evp__int(x, IDX(l->vpid), -1);
+
+	if (vtid >= 0 && (vtid != tid || vpid != pid))
+		return PIDNS_CHILD;
+	if (!(flags & PPM_CLONE_FLAGS_CHILD_IN_PIDNS))
+		return PIDNS_INIT;
+	return child_side ? PIDNS_CHILD : PIDNS_UNKNOWN;
+}
+
 /* Parent side (res = child tid): the child is made from the caller. */
 static void clone__parent(struct inspector *in, struct ievt *ev, const struct evt_params *x,
 			  const struct clone_layout *l, int64_t child)
@@ -203,6 +220,7 @@ static void clone__parent(struct inspector *in, struct ievt *ev, const struct ev
 	int64_t ctid = evp__int(x, CL_TID, ev->tid), cpid = evp__int(x, CL_PID, -1);
 	int64_t cptid = evp__int(x, CL_PTID, -1);
 	int64_t cvtid = evp__int(x, IDX(l->vtid), -1), cvpid = evp__int(x, IDX(l->vpid), -1);
+	enum pidns ns = clone__pidns(x, l, ctid, cpid, false);
 	struct thread_info *caller = ev->thread, *ti;
 
 	/* The params describe the caller: complete it if /proc could not. */
@@ -214,13 +232,17 @@ static void clone__parent(struct inspector *in, struct ievt *ev, const struct ev
 		clone__fill(caller, x, l, NULL);
 		inspector__thread_container(in, caller, NULL);
 	}
-	if (caller)
+	if (caller) {
 		cgroups__update(in, caller, x, IDX(l->cgroups));
-	/* A caller in a pid namespace of its own (a container) gets the child's
-	 * id in that namespace, not the host's: the child is made from its own
+		if (ns != PIDNS_UNKNOWN)
+			caller->pidns = (uint8_t)ns;
+		ns = thread__pidns(caller);
+	}
+	/* Unless the caller is in the initial pid namespace, res is the child's
+	 * id in the caller's own (a container's): the child is made from its own
 	 * clone event (res 0, its host tid in the header), never from this one,
 	 * which would name some host thread with that number. */
-	if (cvtid >= 0 && (cvtid != ctid || cvpid != cpid)) {
+	if (ns != PIDNS_INIT) {
 		if (caller && caller->fds &&
 		    !(flags & (PPM_CLONE_FLAGS_CLONE_THREAD | PPM_CLONE_FLAGS_CLONE_FILES)))
 			ns_fork__keep(in, ctid, child, caller->fds);
@@ -238,12 +260,15 @@ static void clone__parent(struct inspector *in, struct ievt *ev, const struct ev
 		ti->pid = child;
 		ti->ptid = (flags & PPM_CLONE_FLAGS_CLONE_PARENT) ? cptid : ctid;
 	}
-	/* Namespaced ids are only known for a caller in the initial namespace. */
-	if (cvtid == ctid && cvpid == cpid && !(flags & PPM_CLONE_FLAGS_CLONE_NEWPID)) {
+	/* The child is where the caller's children go: the caller's (initial)
+	 * namespace unless CLONE_NEWPID, or the flag says another (unshare or
+	 * setns before); its ids there come with its own event. */
+	if (flags & (PPM_CLONE_FLAGS_CLONE_NEWPID | PPM_CLONE_FLAGS_CHILD_IN_PIDNS)) {
+		ti->pidns = PIDNS_CHILD;
+	} else {
+		ti->pidns = PIDNS_INIT;
 		ti->vtid = child;
 		ti->vpid = ti->pid;
-	} else if (flags & PPM_CLONE_FLAGS_CLONE_THREAD) {
-		ti->vpid = cvpid;
 	}
 	clone__fill(ti, x, l, caller);
 	inspector__thread_container(in, ti, caller);
@@ -253,6 +278,15 @@ static void clone__parent(struct inspector *in, struct ievt *ev, const struct ev
 		thread_table__count_sibling(in->threads, ti);
 }
 
+/* A child in its parent's pid namespace (not the initial one) is found by its
+ * number there when its parent's syscalls name it. One made with CLONE_NEWPID
+ * is the first of a new namespace, numbered apart from its parent's. */
+static void clone__index(struct inspector *in, struct thread_info *ti, uint32_t flags)
+{
+	if (!(flags & PPM_CLONE_FLAGS_CLONE_NEWPID))
+		thread_table__index_vid(in->threads, ti, flags & PPM_CLONE_FLAGS_CLONE_THREAD);
+}
+
 /* Child side (res 0, the event's tid is the child): its params are its own. */
 static void clone__child(struct inspector *in, struct ievt *ev, const struct evt_params *x,
 			 const struct clone_layout *l)
@@ -260,6 +294,7 @@ static void clone__child(struct inspector *in, struct ievt *ev, const struct evt
 	uint32_t flags = (uint32_t)evp__int(x, IDX(l->flags), 0);
 	int64_t pid = evp__int(x, CL_PID, ev->tid), ptid = evp__int(x, CL_PTID, -1);
 	struct thread_info *ti = thread_table__find(in->threads, ev->tid), *parent = NULL;
+	enum pidns ns = clone__pidns(x, l, ev->tid, pid, true);
 
 	if (ti) {
 		/* made by the parent side: the child knows its namespaced ids */
@@ -267,6 +302,8 @@ static void clone__child(struct inspector *in, struct ievt *ev, const struct evt
 			ti->vtid = evp__int(x, IDX(l->vtid), ti->vtid);
 		if (evp__has(x, IDX(l->vpid)))
 			ti->vpid = evp__int(x, IDX(l->vpid), ti->vpid);
+		ti->pidns = (uint8_t)ns;
+		clone__index(in, ti, flags);
 		return;
 	}
 	/* A new thread's process must exist: read it if we do not know it. An
@@ -286,6 +323,8 @@ static void clone__child(struct inspector *in, struct ievt *ev, const struct evt
 	ti->ptid = ptid;
 	ti->vtid = evp__int(x, IDX(l->vtid), -1);
 	ti->vpid = evp__int(x, IDX(l->vpid), -1);
+	ti->pidns = (uint8_t)ns;
+	clone__index(in, ti, flags);
 	clone__fill(ti, x, l, parent);
 	inspector__thread_container(in, ti, parent);
 	ti->start_ts = ev->ts;

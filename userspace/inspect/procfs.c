@@ -166,18 +166,25 @@ static void procfs__read_cgroups(struct procfs *p, const char *dir, struct threa
 		thread_info__set_buf(&ti->cgroups, &ti->cgroups_len, out, olen);
 }
 
-/* The last number of a status line such as "NSpid:\t42\t7". */
-static int64_t status__last(const char *line)
+/* The last number of a status line such as "NSpid:\t42\t7", and how many it
+ * has (NSpid: one per pid namespace level, from /proc's own down to the
+ * task's). */
+static int64_t status__last(const char *line, unsigned *count)
 {
 	const char *e = line + strcspn(line, "\n");
 	int64_t v = -1;
+	unsigned n = 0;
 
 	while (line < e) {
 		while (line < e && !isdigit((unsigned char)*line))
 			line++;
-		if (line < e)
+		if (line < e) {
 			v = strtoll(line, (char **)&line, 10);
+			n++;
+		}
 	}
+	if (count)
+		*count = n;
 	return v;
 }
 
@@ -220,10 +227,16 @@ static int procfs__read_status(const char *dir, struct thread_info *ti, int64_t 
 		ti->uid = status__second(v);
 	if ((v = status__field(buf, "Gid:")))
 		ti->gid = status__second(v);
-	if ((v = status__field(buf, "NSpid:")))
-		ti->vtid = status__last(v);
+	if ((v = status__field(buf, "NSpid:"))) {
+		unsigned levels;
+
+		ti->vtid = status__last(v, &levels);
+		/* HOST_ROOT/proc is the host's: one number is its namespace */
+		if (levels)
+			ti->pidns = levels == 1 ? PIDNS_INIT : PIDNS_CHILD;
+	}
 	if ((v = status__field(buf, "NStgid:")))
-		ti->vpid = status__last(v);
+		ti->vpid = status__last(v, NULL);
 	return 0;
 }
 

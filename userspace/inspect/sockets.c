@@ -13,10 +13,19 @@
 #include "schema.h"
 
 static const uint8_t v4mapped_prefix[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+static const uint8_t zero_ip[16];
 
-static bool is_v4mapped(const uint8_t *ip6)
+/* An IPv6 address that stands for an IPv4 one: v4-mapped, or all zero, which
+ * sysdig takes for 0.0.0.0 too. */
+static bool ip6__is_v4(const uint8_t *ip6)
 {
-	return memcmp(ip6, v4mapped_prefix, sizeof(v4mapped_prefix)) == 0;
+	return memcmp(ip6, v4mapped_prefix, sizeof(v4mapped_prefix)) == 0 ||
+	       memcmp(ip6, zero_ip, sizeof(zero_ip)) == 0;
+}
+
+bool ip__is_zero(const uint8_t ip[16])
+{
+	return memcmp(ip, zero_ip, sizeof(zero_ip)) == 0;
 }
 
 int sock__format_addr(uint8_t family, const uint8_t *ip, uint16_t port, char *out, size_t n)
@@ -58,40 +67,56 @@ static size_t bounded_strlen(const uint8_t *s, size_t max)
 	return z ? (size_t)(z - s) : max;
 }
 
-/* The ends of an IPv4 or IPv6 tuple into FI (family, type, addresses, ports;
- * not the name). IPv4 traffic on an IPv6 socket is shown as IPv4, as sysdig
- * does. Returns 0, or -EINVAL for a short tuple or another family. */
-static int tuple__decode_ip(struct fd_info *fi, const uint8_t *v, uint16_t len)
+/* One end of an address param: N address bytes at V (4: IPv4), the port at P. */
+static void end__decode(uint8_t ip[16], uint16_t *port, const uint8_t *v, size_t n,
+			const uint8_t *p)
 {
+	memset(ip, 0, 16);
+	memcpy(ip, v, n);
+	*port = schema__u16(p);
+}
+
+/* The bytes of an IPv6 end as kept: its IPv4 address when it stands for one. */
+#define END6(v, v4) ((v4) ? (v) + 12 : (v)), ((v4) ? 4u : 16u)
+
+int sock__decode_tuple(struct fd_info *fi, const uint8_t *v, uint16_t len)
+{
+	bool v4;
+
 	if (len >= 13 && v[0] == PPM_AF_INET) {
-		memset(fi->sip, 0, sizeof(fi->sip));
-		memset(fi->dip, 0, sizeof(fi->dip));
-		memcpy(fi->sip, v + 1, 4);
-		fi->sport = schema__u16(v + 5);
-		memcpy(fi->dip, v + 7, 4);
-		fi->dport = schema__u16(v + 11);
+		end__decode(fi->sip, &fi->sport, v + 1, 4, v + 5);
+		end__decode(fi->dip, &fi->dport, v + 7, 4, v + 11);
 		sock__set_family(fi, PPM_AF_INET);
 		return 0;
 	}
 	if (len < 37 || v[0] != PPM_AF_INET6)
 		return -EINVAL;
-	fi->sport = schema__u16(v + 17);
-	fi->dport = schema__u16(v + 35);
-	if (is_v4mapped(v + 1) && is_v4mapped(v + 19)) {
-		memset(fi->sip, 0, sizeof(fi->sip));
-		memset(fi->dip, 0, sizeof(fi->dip));
-		memcpy(fi->sip, v + 1 + 12, 4);
-		memcpy(fi->dip, v + 19 + 12, 4);
-		sock__set_family(fi, PPM_AF_INET);
-	} else {
-		memcpy(fi->sip, v + 1, 16);
-		memcpy(fi->dip, v + 19, 16);
-		sock__set_family(fi, PPM_AF_INET6);
-	}
+	/* IPv4 on an IPv6 socket (both ends) is shown as IPv4, as sysdig does */
+	v4 = ip6__is_v4(v + 1) && ip6__is_v4(v + 19);
+	end__decode(fi->sip, &fi->sport, END6(v + 1, v4), v + 17);
+	end__decode(fi->dip, &fi->dport, END6(v + 19, v4), v + 35);
+	sock__set_family(fi, v4 ? PPM_AF_INET : PPM_AF_INET6);
 	return 0;
 }
 
-static int tuple__unix(struct fd_info *fi, const uint8_t *v, uint16_t len)
+int sock__decode_addr(struct fd_info *fi, const uint8_t *v, uint16_t len)
+{
+	bool v4;
+
+	if (len >= 7 && v[0] == PPM_AF_INET) {
+		end__decode(fi->dip, &fi->dport, v + 1, 4, v + 5);
+		sock__set_family(fi, PPM_AF_INET);
+		return 0;
+	}
+	if (len < 19 || v[0] != PPM_AF_INET6)
+		return -EINVAL;
+	v4 = ip6__is_v4(v + 1);
+	end__decode(fi->dip, &fi->dport, END6(v + 1, v4), v + 17);
+	sock__set_family(fi, v4 ? PPM_AF_INET : PPM_AF_INET6);
+	return 0;
+}
+
+int sock__tuple_unix(struct fd_info *fi, const uint8_t *v, uint16_t len)
 {
 	char name[128 + 40];
 	size_t plen;
@@ -111,121 +136,42 @@ static int tuple__unix(struct fd_info *fi, const uint8_t *v, uint16_t len)
 int sock__from_tuple(struct fd_info *fi, const uint8_t *v, uint16_t len)
 {
 	if (len >= 1 && v[0] == PPM_AF_UNIX)
-		return tuple__unix(fi, v, len);
-	if (tuple__decode_ip(fi, v, len) < 0)
+		return sock__tuple_unix(fi, v, len);
+	if (sock__decode_tuple(fi, v, len) < 0)
 		return -EINVAL;
 	return sock__set_tuple_name(fi);
-}
-
-static void ends__swap(struct fd_info *fi)
-{
-	uint8_t ip[16];
-	uint16_t port = fi->sport;
-
-	memcpy(ip, fi->sip, sizeof(ip));
-	memcpy(fi->sip, fi->dip, sizeof(ip));
-	memcpy(fi->dip, ip, sizeof(ip));
-	fi->sport = fi->dport;
-	fi->dport = port;
-}
-
-int sock__from_msg_tuple(struct fd_info *fi, const uint8_t *v, uint16_t len, bool inbound)
-{
-	struct fd_info t = { 0 };
-
-	if (len >= 1 && v[0] == PPM_AF_UNIX)
-		return tuple__unix(fi, v, len);
-	if (tuple__decode_ip(&t, v, len) < 0)
-		return -EINVAL;
-	/* A socket with no role yet (no name, not bound) takes the one its first
-	 * message suggests: a sender is a client, a receiver a server. */
-	if (!fi->name && !fi->is_server)
-		fi->is_server = inbound;
-	/* the driver's order is local -> remote when sending, remote -> local
-	 * when receiving; ours is client -> server */
-	if (inbound != fi->is_server)
-		ends__swap(&t);
-	if (!fi->l4proto)
-		fi->l4proto = IPPROTO_UDP;
-	if (fi->name && t.type == fi->type && t.sport == fi->sport && t.dport == fi->dport &&
-	    memcmp(t.sip, fi->sip, sizeof(t.sip)) == 0 && memcmp(t.dip, fi->dip, sizeof(t.dip)) == 0)
-		return 0;
-	fi->family = t.family;
-	fi->type = t.type;
-	memcpy(fi->sip, t.sip, sizeof(t.sip));
-	memcpy(fi->dip, t.dip, sizeof(t.dip));
-	fi->sport = t.sport;
-	fi->dport = t.dport;
-	return sock__set_tuple_name(fi);
-}
-
-int sock__after_connect(struct fd_info *fi)
-{
-	static const uint8_t none[16];
-	char name[INET6_ADDRSTRLEN + 8];
-
-	if ((fi->type != FDT_IPV4_SOCK && fi->type != FDT_IPV6_SOCK) || fi->dport ||
-	    memcmp(fi->dip, none, sizeof(none)) != 0)
-		return 0;
-	/* still bound (an explicit bind keeps its port): the bound state */
-	if (fi->sport) {
-		memcpy(fi->dip, fi->sip, sizeof(fi->dip));
-		fi->dport = fi->sport;
-		memset(fi->sip, 0, sizeof(fi->sip));
-		fi->sport = 0;
-		fi->is_server = true;
-		if (sock__format_addr(fi->family, fi->dip, fi->dport, name, sizeof(name)) < 0)
-			return -EINVAL;
-		return fd_info__set_name(fi, name, strlen(name)) < 0 ? -ENOMEM : 1;
-	}
-	/* as a new socket */
-	memset(fi->sip, 0, sizeof(fi->sip));
-	memset(fi->dip, 0, sizeof(fi->dip));
-	fi->dport = 0;
-	fi->is_server = false;
-	free(fi->name);
-	fi->name = NULL;
-	return 1;
 }
 
 int sock__from_addr(struct fd_info *fi, const uint8_t *v, uint16_t len)
 {
+	struct fd_info a = { 0 };
 	char name[INET6_ADDRSTRLEN + 8];
+	int err;
 
-	if (len < 1)
-		return -EINVAL;
-	memset(fi->sip, 0, sizeof(fi->sip));
-	fi->sport = 0;
-	fi->is_server = true;
-	switch (v[0]) {
-	case PPM_AF_INET:
-		if (len < 7)
-			return -EINVAL;
-		memset(fi->dip, 0, sizeof(fi->dip));
-		memcpy(fi->dip, v + 1, 4);
-		fi->dport = schema__u16(v + 5);
-		sock__set_family(fi, PPM_AF_INET);
-		break;
-	case PPM_AF_INET6:
-		if (len < 19)
-			return -EINVAL;
-		fi->dport = schema__u16(v + 17);
-		if (is_v4mapped(v + 1)) {
-			memset(fi->dip, 0, sizeof(fi->dip));
-			memcpy(fi->dip, v + 1 + 12, 4);
-			sock__set_family(fi, PPM_AF_INET);
-		} else {
-			memcpy(fi->dip, v + 1, 16);
-			sock__set_family(fi, PPM_AF_INET6);
-		}
-		break;
-	case PPM_AF_UNIX:
+	if (len >= 1 && v[0] == PPM_AF_UNIX) {
 		sock__set_family(fi, PPM_AF_UNIX);
+		fi->is_server = true;
 		return fd_info__set_name(fi, (const char *)v + 1, bounded_strlen(v + 1, len - 1u));
-	default:
-		return -EINVAL;
 	}
-	if (sock__format_addr(fi->family, fi->dip, fi->dport, name, sizeof(name)) < 0)
+	if (sock__decode_addr(&a, v, len) < 0)
 		return -EINVAL;
+	/* the name as the param prints (an IPv6 address stays IPv6 there) */
+	err = v[0] == PPM_AF_INET6 ? sock__format_addr(PPM_AF_INET6, v + 1, a.dport, name, sizeof(name))
+				   : sock__format_addr(PPM_AF_INET, a.dip, a.dport, name, sizeof(name));
+	if (err < 0)
+		return err;
+	/* a port 0 (the kernel picks one later) only names the socket, as in
+	 * sysdig: it is no server's */
+	if (a.dport) {
+		fi->family = a.family;
+		fi->type = a.type;
+		memset(fi->sip, 0, sizeof(fi->sip));
+		fi->sport = 0;
+		memcpy(fi->dip, a.dip, sizeof(fi->dip));
+		fi->dport = a.dport;
+		fi->is_server = true;
+		fi->no_role = false;
+		fi->msg_server = false;
+	}
 	return fd_info__set_name(fi, name, strlen(name));
 }

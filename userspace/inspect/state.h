@@ -52,6 +52,15 @@ struct fd_info {
 	uint8_t sip[16], dip[16];
 	uint16_t sport, dport;
 	bool is_server;		/* from accept (we are the server side) */
+	/* An IP socket socket() made (or a sendto guessed) that no connect,
+	 * accept, bind to a port or message has given a role yet: sysdig shows
+	 * it with no protocol letter ("<4>"), and its first message picks the
+	 * role as sysdig guesses it (sock_ends.c). */
+	bool no_role;
+	/* A socket bound to a port that a message named (a UDP server): named
+	 * client -> server by each message. sysdig 0.29.3 takes bytes of the
+	 * bound port for the peer's address there. */
+	bool msg_server;
 	int64_t pidfd_pid;	/* a pidfd's process (host pid), 0 when unknown */
 };
 
@@ -67,9 +76,22 @@ int fd_table__for_each(struct fd_table *t, int (*fn)(struct fd_info *fi, void *c
 
 struct container_info;	/* container.h */
 
+/* The pid namespace a thread's own numbers are in: vtid and vpid, and every pid
+ * its syscalls pass or get back (kill's pid, a clone's result, setsid's...).
+ * Only what the kernel said counts: /proc's NSpid line (one number: the
+ * initial namespace) and the clone exits (sysdig's CHILD_IN_PIDNS flag, ids
+ * that differ from vtid/vpid); a capture file's process list says only the
+ * ids. */
+enum pidns {
+	PIDNS_UNKNOWN = 0,
+	PIDNS_INIT,	/* the initial one: its numbers are host ids */
+	PIDNS_CHILD,	/* another one: its numbers name no host thread */
+};
+
 struct thread_info {
 	int64_t tid, pid, ptid;
 	int64_t vtid, vpid;
+	uint8_t pidns;		/* enum pidns */
 	int64_t pgid, sid;
 	char comm[16];
 	char *exe;		/* argv[0] as sysdig reports it (proc.exe) */
@@ -102,6 +124,12 @@ struct thread_info {
 struct thread_table;
 
 struct thread_info *thread_table__find(struct thread_table *t, int64_t tid);
+/* The thread numbered VTID in the pid namespace of PARENT (not the initial
+ * one) that PARENT's process made: a thread of that process, or a child
+ * process made without CLONE_NEWPID. NULL when the table knows none. One hash
+ * lookup per kind: a number PARENT's syscall names is one of these or unknown. */
+struct thread_info *thread_table__find_vchild(struct thread_table *t,
+					      const struct thread_info *parent, int64_t vtid);
 size_t thread_table__count(const struct thread_table *t);
 
 /* The main thread of T's process (T itself when it is the main thread, NULL when
@@ -111,6 +139,12 @@ struct thread_info *thread_table__main(struct thread_table *t, const struct thre
 /* How many threads of MAIN's process the table knows (MAIN itself included);
  * 0 when MAIN is NULL. */
 uint32_t thread_table__nthreads(struct thread_table *t, const struct thread_info *main);
+
+/* TI's pid namespace (enum pidns). */
+static inline enum pidns thread__pidns(const struct thread_info *ti)
+{
+	return (enum pidns)ti->pidns;
+}
 
 /* User and group names from HOST_ROOT/etc/passwd and /etc/group; NULL if unknown.
  * (HOST_ROOT of the last inspector__new; loaded on first use; not thread-safe.) */

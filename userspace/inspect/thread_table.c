@@ -13,7 +13,8 @@ struct thread_table *thread_table__new(void)
 
 	if (!t)
 		return NULL;
-	if (hmap__init(&t->map, 1024) < 0) {
+	if (hmap__init(&t->map, 1024) < 0 || hmap__init(&t->byvid, 64) < 0) {
+		hmap__fini(&t->map);
 		free(t);
 		errno = ENOMEM;
 		return NULL;
@@ -63,6 +64,7 @@ void thread_table__free(struct thread_table *t)
 	hmap__for_each(&t->map, i, n, nx)
 		thread_entry__free(container_of(n, struct thread_entry, node));
 	hmap__fini(&t->map);
+	hmap__fini(&t->byvid);
 	free(t);
 }
 
@@ -136,6 +138,7 @@ void thread_table__remove(struct thread_table *t, struct thread_info *ti)
 
 	if (!hmap__remove(&t->map, ti->tid))
 		return;		/* already removed */
+	thread_table__unindex_vid(t, ti);
 	e->pending_next = t->pending;
 	t->pending = e;
 	if (ti->pid < 0 || ti->pid == ti->tid)
@@ -188,11 +191,21 @@ int thread_info__set_cwd(struct thread_info *ti, const char *path)
 	return 0;
 }
 
-int64_t thread__host_pid(const struct thread_info *ti, int64_t v)
+int64_t thread__host_pid(struct thread_table *t, const struct thread_info *ti, int64_t v)
 {
-	if (v == 0 || v == ti->vpid)
+	const struct thread_info *c;
+
+	if (v == 0)
 		return ti->pid;
-	if (ti->vpid < 0 || ti->vpid == ti->pid)
+	switch (thread__pidns(ti)) {
+	case PIDNS_INIT:
 		return v;
-	return -1;
+	case PIDNS_CHILD:
+		if (v == ti->vpid)
+			return ti->pid;
+		c = thread_table__find_vchild(t, ti, v);
+		return c && c->tid == c->pid ? c->pid : -1;
+	default:
+		return -1;
+	}
 }

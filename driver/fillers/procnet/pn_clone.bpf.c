@@ -97,6 +97,19 @@ static __always_inline int clone__main(void *ctx, __u16 type, __u32 nparams)
 	return filler__next_part(&f, 1);
 }
 
+/* sysdig's bit for a task outside the initial pid namespace, or whose
+ * children go to another one (pid_ns_for_children, moved by unshare or setns,
+ * is a descendant of the task's own namespace, so a level tells them apart).
+ * Userspace reads from it which namespace a clone's numbers are in. */
+static __always_inline __u32 clone__pidns_flag(struct task_struct *t)
+{
+	unsigned int level = pn__pid_level(t);
+
+	if (level || BPF_CORE_READ(t, nsproxy, pid_ns_for_children, level) != level)
+		return PPM_CLONE_FLAGS_CHILD_IN_PIDNS;
+	return 0;
+}
+
 /* flags, uid, gid, vtid, vpid. */
 static __always_inline int clone__part3(void *ctx, __u16 type)
 {
@@ -105,7 +118,7 @@ static __always_inline int clone__part3(void *ctx, __u16 type)
 
 	if (filler__resume(&f, ctx, type))
 		return 0;
-	filler__u32(&f, clone__ppm_flags(clone__native_flags(&f)));
+	filler__u32(&f, clone__ppm_flags(clone__native_flags(&f)) | clone__pidns_flag(t));
 	proc__creds(&f, t);
 	proc__vids(&f, t);
 	return filler__submit(&f);

@@ -1,6 +1,7 @@
 /* fork, vfork, clone, clone3 and a thread (pthread_create): the exit event of the
  * parent (res = child) and of the child (res = 0), every param; a failing clone
- * (EINVAL) and clone3 (E2BIG/EINVAL). */
+ * (EINVAL) and clone3 (E2BIG/EINVAL); forks into and inside a new pid namespace
+ * (the CHILD_IN_PIDNS flag, ids there). */
 #include <linux/sched.h>
 #include <pthread.h>
 #include <signal.h>
@@ -215,6 +216,73 @@ static void test_failures(struct harness *h)
 			       PPM_CLONE_FLAGS_CLONE_FILES);
 }
 
+/* The exit event of TYPE from TID that returned RES, or NULL. */
+static struct hevt *find_res(struct harness *h, uint16_t type, int64_t tid, int64_t res)
+{
+	struct hevt *e;
+	int at = 0;
+
+	while ((e = pn_find_tid(h, type, tid, &at)))
+		if (hevt__int(e, 0) == res)
+			return e;
+	return NULL;
+}
+
+static void expect_pidns(struct hevt *e, int64_t vtid, int64_t vpid)
+{
+	EXPECT(e != NULL);
+	if (!e)
+		return;
+	EXPECT(hevt__int(e, 15) & PPM_CLONE_FLAGS_CHILD_IN_PIDNS);
+	EXPECT_PARAM_INT(e, 18, vtid);
+	EXPECT_PARAM_INT(e, 19, vpid);
+}
+
+/* unshare --pid --fork in small: a helper moves its children into a new pid
+ * namespace and forks its init (pid 1 there), which forks pid 2. The flag is
+ * set on all three exits: the helper's (in the initial namespace, its children
+ * elsewhere: its ids are its host ids) and both of the init's (not in the
+ * initial one). The test's own forks (above) have it clear. */
+static void test_pid_namespace(struct harness *h)
+{
+	pid_t helper, init = 0, two = 0;
+	int p_init[2], p_two[2];	/* the init's host pid, its child's number */
+
+	harness__drain(h, -1);
+	EXPECT(pipe(p_init) == 0 && pipe(p_two) == 0);
+	helper = syscall(SYS_fork);
+	if (helper == 0) {
+		pid_t c;
+		int st = 1;
+
+		if (unshare(CLONE_NEWPID))
+			_exit(2);
+		c = syscall(SYS_fork);
+		if (c == 0) {
+			c = syscall(SYS_fork);
+			if (c == 0)
+				_exit(0);
+			if (write(p_two[1], &c, sizeof(c)) != sizeof(c) || waitpid(c, &st, 0) != c)
+				_exit(3);
+			_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 4);
+		}
+		if (c < 0 || write(p_init[1], &c, sizeof(c)) != sizeof(c) || waitpid(c, &st, 0) != c)
+			_exit(5);
+		_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 6);
+	}
+	reap(helper);
+	EXPECT(read(p_init[0], &init, sizeof(init)) == sizeof(init) && init > 0);
+	EXPECT(read(p_two[0], &two, sizeof(two)) == sizeof(two) && two == 2);
+	for (int i = 0; i < 2; i++) {
+		close(p_init[i]);
+		close(p_two[i]);
+	}
+	harness__drain(h, -1);
+	expect_pidns(find_res(h, PPME_SYSCALL_FORK_20_X, helper, init), helper, helper);
+	expect_pidns(find_res(h, PPME_SYSCALL_FORK_20_X, init, 0), 1, 1);
+	expect_pidns(find_res(h, PPME_SYSCALL_FORK_20_X, init, 2), 1, 1);
+}
+
 int main(void)
 {
 	struct harness *h;
@@ -232,6 +300,7 @@ int main(void)
 	test_clone3(h);
 	test_thread(h);
 	test_failures(h);
+	test_pid_namespace(h);
 	harness__close(h);
 	if (chdir(old))
 		return 1;

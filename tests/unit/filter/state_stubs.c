@@ -54,6 +54,19 @@ struct thread_info *thread_table__find(struct thread_table *t, int64_t tid)
 	return NULL;
 }
 
+struct thread_info *thread_table__find_vchild(struct thread_table *t,
+					      const struct thread_info *parent, int64_t vtid)
+{
+	for (size_t i = 0; t && parent && thread__pidns(parent) == PIDNS_CHILD && i < t->n; i++) {
+		struct thread_info *ti = t->threads[i];
+		int64_t maker = ti->tid == ti->pid ? ti->ptid : ti->pid;
+
+		if (maker == parent->pid && ti->vtid == vtid && thread__pidns(ti) == PIDNS_CHILD)
+			return ti;
+	}
+	return NULL;
+}
+
 size_t thread_table__count(const struct thread_table *t)
 {
 	return t ? t->n : 0;

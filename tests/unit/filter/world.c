@@ -42,6 +42,8 @@ void world__init(void)
 	t_curl2 = t_curl;
 	t_curl2.tid = 201;
 	t_curl2.vtid = -1;
+	/* all on the host: their syscalls' pids are host ids */
+	t_init.pidns = t_bash.pidns = t_curl.pidns = t_curl2.pidns = PIDNS_INIT;
 	stub__add_thread(&world_threads, &t_init);
 	stub__add_thread(&world_threads, &t_bash);
 	stub__add_thread(&world_threads, &t_curl);

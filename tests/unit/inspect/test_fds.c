@@ -218,7 +218,7 @@ static const uint8_t unix_tuple[] = {
 
 static void test_sockets(void)
 {
-	uint8_t tup[13] = { 2, 10, 0, 0, 1 }, addr[7] = { 2, 127, 0, 0, 1 };
+	uint8_t tup[13] = { 2, 10, 0, 0, 1 }, addr[7] = { 2, 93, 184, 216, 34 };
 	uint16_t p;
 	struct fd_info *f;
 

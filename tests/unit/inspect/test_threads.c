@@ -173,18 +173,6 @@ static void test_clone_child_first(void)
 	free(t);
 }
 
-/* An execve_19 exit with the given exe, args and comm. */
-static int t_execve_x(struct t_ctx *t, int64_t tid, int64_t res, int64_t pid, const char *exe,
-		      const char *args, size_t args_len, const char *comm, const char *cwd)
-{
-	static const char cg[] = "cpu=/exec";
-
-	return t_emit(t, PPME_SYSCALL_EXECVE_19_X, (uint64_t)tid,
-		      "qsBqqqsqqqdddsBBdqdd", Q(res), exe, args, (unsigned)args_len, Q(tid),
-		      Q(pid), Q(1), cwd, Q(1024), Q(0), Q(0), 100u, 50u, 0u, comm, cg,
-		      (unsigned)sizeof(cg), "HOME=/\0", 8u, 34817u, Q(pid), 1000u, 0u);
-}
-
 static void test_exec(void)
 {
 	struct t_ctx *t = calloc(1, sizeof(*t));

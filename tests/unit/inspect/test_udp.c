@@ -1,10 +1,12 @@
-/* Sockets named by the messages they carry: an unconnected UDP client's first
- * sendto ("0.0.0.0:0->127.0.0.53:53", udp, fd.sport=53 matches, as sysdig
- * shows it), later sends and replies, a UDP server's recvfrom/sendto, sendmsg
- * and recvmsg, IPv6, unix datagrams, a sendto on an fd we did not see made
- * (and undone when the kernel says it is no socket), TCP sockets keeping their
- * name; then connect again to another peer and to AF_UNSPEC (disconnect), for
- * an unbound and a bound socket. Failed calls change nothing. */
+/* Sockets named by the messages they carry, by sysdig 0.29.3's rules: an
+ * unconnected UDP client's first sendto ("0.0.0.0:0->127.0.0.53:53", udp,
+ * fd.sport=53 matches, as sysdig shows it), later sends and replies (a known
+ * peer stays), a UDP server's recvfrom/sendto, sendmsg and recvmsg, IPv6, unix
+ * datagrams, a sendto on an fd we did not see made (and undone when the kernel
+ * says it is no socket), TCP sockets keeping their name; then connect again to
+ * another peer (its enter gives it) and to AF_UNSPEC (the peer stays, the
+ * local end is the tuple's), for unbound sockets, one bound to port 0 and one
+ * bound to a port, IPv4 and IPv6. Failed calls change nothing. */
 #include <netinet/in.h>
 
 #include "filter.h"
@@ -75,9 +77,13 @@ static void recvfrom_(int64_t fdn, const uint8_t *tup, uint16_t len, int64_t res
 		     (unsigned)len) == 0);
 }
 
-static void connect_(int64_t fdn, const uint8_t *tup, uint16_t len, int64_t res)
+/* connect(FDN, ADDR) (ALEN 0: AF_UNSPEC, whose enter has no address) = RES
+ * with the exit's tuple TUP. */
+static void connect_(int64_t fdn, const uint8_t *addr, uint16_t alen, const uint8_t *tup,
+		     uint16_t len, int64_t res)
 {
-	CHECK(t_emit(t, PPME_SOCKET_CONNECT_E, TID, "qB", Q(fdn), "", 0u) == 0);
+	CHECK(t_emit(t, PPME_SOCKET_CONNECT_E, TID, "qB", Q(fdn), alen ? addr : (const uint8_t *)"",
+		     (unsigned)alen) == 0);
 	CHECK(t_emit(t, PPME_SOCKET_CONNECT_X, TID, "qB", Q(res), tup, (unsigned)len) == 0);
 }
 
@@ -97,12 +103,16 @@ static void recvfrom4(int64_t fdn, const uint8_t sip[4], uint16_t sport, const u
 	recvfrom_(fdn, tup, tuple4(tup, sip, sport, dip, dport), res);
 }
 
+/* The address asked for is the tuple's destination; 0.0.0.0:0 is AF_UNSPEC. */
 static void connect4(int64_t fdn, const uint8_t sip[4], uint16_t sport, const uint8_t dip[4],
 		     uint16_t dport, int64_t res)
 {
-	uint8_t tup[13];
+	uint8_t tup[13], addr[7] = { PPM_AF_INET };
 
-	connect_(fdn, tup, tuple4(tup, sip, sport, dip, dport), res);
+	memcpy(addr + 1, dip, 4);
+	memcpy(addr + 5, &dport, 2);
+	connect_(fdn, addr, dport || memcmp(dip, ANY, 4) ? 7 : 0, tup,
+		 tuple4(tup, sip, sport, dip, dport), res);
 }
 
 static void test_udp_client(void)
@@ -134,35 +144,38 @@ static void test_udp_client(void)
 	recvfrom4(3, STUB, 53, ANY, 40000, 5);
 	CHECK_STR(fdname(3), "0.0.0.0:40000->127.0.0.53:53");
 	CHECK(match("fd.sport=53 and fd.cport=40000 and fd.lport=40000"));
-	/* another server on the same socket */
+	/* another server on the same socket: a known peer stays, as in sysdig */
 	sendto4(3, ANY, 40000, LO, 5353, 5);
-	CHECK_STR(fdname(3), "0.0.0.0:40000->127.0.0.1:5353");
+	CHECK_STR(fdname(3), "0.0.0.0:40000->127.0.0.53:53");
 	/* failures change nothing */
 	sendto4(3, ANY, 40000, STUB, 99, -11);
-	CHECK_STR(fdname(3), "0.0.0.0:40000->127.0.0.1:5353");
+	CHECK_STR(fdname(3), "0.0.0.0:40000->127.0.0.53:53");
 	recvfrom_(3, tup, n, -4);
-	CHECK_STR(fdname(3), "0.0.0.0:40000->127.0.0.1:5353");
+	CHECK_STR(fdname(3), "0.0.0.0:40000->127.0.0.53:53");
 	/* a send without an address (connected use): no tuple, nothing changes */
 	sendto_(3, (const uint8_t *)"", 0, 5);
-	CHECK_STR(fdname(3), "0.0.0.0:40000->127.0.0.1:5353");
+	CHECK_STR(fdname(3), "0.0.0.0:40000->127.0.0.53:53");
 	/* sendmsg (tuple on the enter) and recvmsg (on the exit) */
 	n = tuple4(tup, ANY, 40000, STUB, 53);
 	CHECK(t_emit(t, PPME_SOCKET_SENDMSG_E, TID, "qdB", Q(3), 5u, tup, (unsigned)n) == 0);
 	CHECK(t_emit(t, PPME_SOCKET_SENDMSG_X, TID, "qB", Q(5), "hello", 5u) == 0);
 	CHECK_STR(fdname(3), "0.0.0.0:40000->127.0.0.53:53");
+	/* a reply from the other server: its source becomes the socket's source
+	 * end (the peer stays), and a client's receive is turned: sysdig's
+	 * "127.0.0.53:53->127.0.0.1:5353" */
 	n = tuple4(tup, LO, 5353, ANY, 40000);
 	CHECK(t_emit(t, PPME_SOCKET_RECVMSG_E, TID, "q", Q(3)) == 0);
 	CHECK(t_emit(t, PPME_SOCKET_RECVMSG_X, TID, "qdBB", Q(5), 5u, "reply", 5u, tup,
 		     (unsigned)n) == 0);
-	CHECK_STR(fdname(3), "0.0.0.0:40000->127.0.0.1:5353");
+	CHECK_STR(fdname(3), "127.0.0.53:53->127.0.0.1:5353");
 	CHECK(t->ev.fd == f && t->ev.fdnum == 3);
 	CHECK(t_emit(t, PPME_SOCKET_RECVMSG_E, TID, "q", Q(3)) == 0);
 	CHECK(t_emit(t, PPME_SOCKET_RECVMSG_X, TID, "qdBB", Q(-11), 0u, "", 0u, "", 0u) == 0);
-	CHECK_STR(fdname(3), "0.0.0.0:40000->127.0.0.1:5353");
+	CHECK_STR(fdname(3), "127.0.0.53:53->127.0.0.1:5353");
 	/* an exit whose enter we missed knows no fd: nothing changes */
 	n = tuple4(tup, LO, 9, ANY, 40000);
 	CHECK(t_emit(t, PPME_SOCKET_RECVFROM_X, TID, "qBB", Q(5), "x", 1u, tup, (unsigned)n) == 0);
-	CHECK_STR(fdname(3), "0.0.0.0:40000->127.0.0.1:5353");
+	CHECK_STR(fdname(3), "127.0.0.53:53->127.0.0.1:5353");
 }
 
 static void test_udp_server(void)
@@ -256,39 +269,112 @@ static void test_reconnect(void)
 	uint16_t port = 5555;
 	struct fd_info *f;
 
-	/* connect, connect elsewhere (the kernel keeps the local end) */
+	/* connect, connect elsewhere: the enter already holds the new peer, the
+	 * exit names the socket (the kernel keeps the local end) */
 	socket_(20, 2, 2);
 	f = fd(20);
+	CHECK(f && f->no_role);
 	connect4(20, LO, 37062, STUB, 53, 0);
 	CHECK_STR(fdname(20), "127.0.0.1:37062->127.0.0.53:53");
+	CHECK(!f->no_role && !f->is_server);
 	connect4(20, LO, 37062, LO, 9999, 0);
 	CHECK_STR(fdname(20), "127.0.0.1:37062->127.0.0.1:9999");
 	CHECK(f->dport == 9999 && f->sport == 37062 && !f->is_server && f->l4proto == IPPROTO_UDP);
 	/* a failed AF_UNSPEC changes nothing */
 	connect4(20, ANY, 0, ANY, 0, -22);
 	CHECK_STR(fdname(20), "127.0.0.1:37062->127.0.0.1:9999");
-	/* AF_UNSPEC: the kernel drops the peer and the automatic port: as new */
+	/* AF_UNSPEC: the kernel drops the peer and the automatic port; sysdig
+	 * keeps the peer and takes the local end from the tuple */
 	connect4(20, ANY, 0, ANY, 0, 0);
-	CHECK(f->name == NULL && f->sport == 0 && f->dport == 0 && !f->is_server);
-	CHECK(memcmp(f->dip, ANY, 4) == 0 && memcmp(f->sip, ANY, 4) == 0);
-	CHECK(f->type == FDT_IPV4_SOCK && f->l4proto == IPPROTO_UDP);
-	CHECK(match("fd.l4proto=\"<NA>\"") && !match("fd.sport exists"));
-	/* and can be used unconnected again */
+	CHECK_STR(fdname(20), "0.0.0.0:0->127.0.0.1:9999");
+	CHECK(f->sport == 0 && f->dport == 9999 && !f->is_server && f->l4proto == IPPROTO_UDP);
+	CHECK(match("fd.l4proto=udp and fd.sport=9999"));
+	/* used unconnected again: the known peer stays */
 	sendto4(20, ANY, 0, STUB, 53, 5);
-	CHECK_STR(fdname(20), "0.0.0.0:0->127.0.0.53:53");
+	CHECK_STR(fdname(20), "0.0.0.0:0->127.0.0.1:9999");
 
-	/* a bound socket keeps its port after AF_UNSPEC */
+	/* bound to a port (a UDP server's socket): the bound address becomes its
+	 * source end, and IPv4's connect names the peer first (sysdig's server
+	 * order) */
 	socket_(21, 2, 2);
 	f = fd(21);
 	memcpy(addr + 5, &port, 2);
 	CHECK(t_emit(t, PPME_SOCKET_BIND_E, TID, "q", Q(21)) == 0);
 	CHECK(t_emit(t, PPME_SOCKET_BIND_X, TID, "qB", Q(0), addr, 7u) == 0);
-	connect4(21, LO, 5555, LO, 9999, 0);
-	CHECK_STR(fdname(21), "127.0.0.1:5555->127.0.0.1:9999");
-	connect4(21, ANY, 5555, ANY, 0, 0);
 	CHECK_STR(fdname(21), "0.0.0.0:5555");
-	CHECK(f->is_server && f->dport == 5555 && f->sport == 0);
+	CHECK(f->is_server && !f->no_role && f->dport == 5555);
+	connect4(21, LO, 5555, LO, 9999, 0);
+	CHECK_STR(fdname(21), "127.0.0.1:9999->127.0.0.1:5555");
+	CHECK(f->is_server && f->sport == 9999 && f->dport == 5555);
+	connect4(21, ANY, 5555, ANY, 0, 0);
+	CHECK_STR(fdname(21), "127.0.0.1:5555->0.0.0.0:5555");
 	CHECK(match("fd.sport=5555 and fd.lport=5555"));
+}
+
+/* An IPv6 address param or tuple end: ::1 when LOOP, PORT. */
+static void end6(uint8_t *at, bool loop, uint16_t port)
+{
+	memset(at, 0, 16);
+	at[15] = loop;
+	memcpy(at + 16, &port, 2);
+}
+
+/* IPv6: [::1]:2345 then [::1]:2346, a socket bound to port 0 of ::1, and a
+ * connect to a v4-mapped address that fails. */
+static void test_reconnect6(void)
+{
+	uint8_t a1[19] = { PPM_AF_INET6 }, a2[19] = { PPM_AF_INET6 }, tup[37] = { PPM_AF_INET6 };
+	struct fd_info *f;
+
+	end6(a1 + 1, true, 2345);
+	end6(a2 + 1, true, 2346);
+	end6(tup + 1, true, 40000);
+	end6(tup + 19, true, 2345);
+	socket_(30, 10, 2);
+	f = fd(30);
+	connect_(30, a1, 19, tup, 37, 0);
+	CHECK_STR(fdname(30), "::1:40000->::1:2345");
+	/* the enter of the second connect: the socket as the first left it,
+	 * with the new peer already */
+	CHECK(t_emit(t, PPME_SOCKET_CONNECT_E, TID, "qB", Q(30), a2, 19u) == 0);
+	CHECK(t->ev.fd == f && f->dport == 2346);
+	CHECK_STR(fdname(30), "::1:40000->::1:2345");
+	end6(tup + 19, true, 2346);
+	CHECK(t_emit(t, PPME_SOCKET_CONNECT_X, TID, "qB", Q(0), tup, 37u) == 0);
+	CHECK_STR(fdname(30), "::1:40000->::1:2346");
+	/* AF_UNSPEC: the driver's tuple ":::0->::1:0" */
+	end6(tup + 1, false, 0);
+	end6(tup + 19, true, 0);
+	connect_(30, NULL, 0, tup, 37, 0);
+	CHECK_STR(fdname(30), ":::0->::1:2346");
+	CHECK(f->type == FDT_IPV6_SOCK && !f->no_role);
+
+	/* bound to port 0 of ::1: named by the address, no role, no server */
+	socket_(31, 10, 2);
+	f = fd(31);
+	end6(a1 + 1, true, 0);
+	CHECK(t_emit(t, PPME_SOCKET_BIND_E, TID, "q", Q(31)) == 0);
+	CHECK(t_emit(t, PPME_SOCKET_BIND_X, TID, "qB", Q(0), a1, 19u) == 0);
+	CHECK_STR(fdname(31), "::1:0");
+	CHECK(f->no_role && !f->is_server && f->dport == 0);
+	CHECK(t_emit(t, PPME_SOCKET_CONNECT_E, TID, "qB", Q(31), a2, 19u) == 0);
+	CHECK_STR(fdname(31), "::1:0");
+	CHECK(f->no_role && f->dport == 2346);
+
+	/* a v4-mapped peer makes the socket IPv4 on the enter; the failed exit
+	 * shows its tuple, IPv4 as both ends stand for IPv4 (:: does too) */
+	socket_(32, 10, 2);
+	f = fd(32);
+	end6(a1 + 1, false, 2345);
+	a1[11] = a1[12] = 0xff;
+	a1[13] = 127;
+	a1[16] = 1;
+	end6(tup + 1, false, 40000);
+	memcpy(tup + 19, a1 + 1, 18);
+	connect_(32, a1, 19, tup, 37, -101);
+	CHECK(f->type == FDT_IPV4_SOCK && f->dport == 2345 && f->name == NULL);
+	CHECK(t->ev.fd && t->ev.fd != f && t->ev.fd->type == FDT_IPV4_SOCK);
+	CHECK_STR(t->ev.fd ? t->ev.fd->name : NULL, "0.0.0.0:40000->127.0.0.1:2345");
 }
 
 int main(void)
@@ -302,6 +388,7 @@ int main(void)
 	test_udp_server();
 	test_unknown_and_other();
 	test_reconnect();
+	test_reconnect6();
 	field_ctx__fini(&fctx);
 	t_free(t, root);
 	return t_report();

@@ -101,6 +101,20 @@ static inline int t_clone(struct t_ctx *t, uint16_t type, uint64_t evtid, int64_
 		      comm, cg, (unsigned)sizeof(cg), flags, uid, uid + 1, vtid, vpid);
 }
 
+/* An execve_19 exit with the given exe, args and comm. */
+static inline int t_execve_x(struct t_ctx *t, int64_t tid, int64_t res, int64_t pid,
+			     const char *exe, const char *args, size_t args_len, const char *comm,
+			     const char *cwd)
+{
+	static const char cg[] = "cpu=/exec";
+
+	return t_emit(t, PPME_SYSCALL_EXECVE_19_X, (uint64_t)tid, "qsBqqqsqqqdddsBBdqdd",
+		      (uint64_t)res, exe, args, (unsigned)args_len, (uint64_t)tid,
+		      (uint64_t)pid, (uint64_t)1, cwd, (uint64_t)1024, (uint64_t)0, (uint64_t)0,
+		      100u, 50u, 0u, comm, cg, (unsigned)sizeof(cg), "HOME=/\0", 8u, 34817u,
+		      (uint64_t)pid, 1000u, 0u);
+}
+
 /* A process made the way the driver shows a new one: the child side of fork. */
 static inline int t_spawn(struct t_ctx *t, int64_t pid, int64_t ppid, const char *comm,
 			  const char *cwd)

@@ -65,22 +65,7 @@ done
 # rings hold at the signal is still read, so every event the driver sent is
 # read and counted. The stop comes once a SIGUSR1 report says the agent read
 # over 100,000 events, the storm still running.
-read_over() {	# read_over ERR N: a SIGUSR1 report asked now counts over N events read
-	local n
-	n=$(grep -c '^agent: counters now' "$1")
-	kill -USR1 "$AGENT_PID"
-	python3 - "$1" "$n" "$2" <<'PY'
-import sys, time, e2e_out as E
-err, n, want = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-end = time.monotonic() + 30
-while time.monotonic() < end:
-    reps = [r for r in E.reports(err) if r["now"]]
-    if len(reps) > n:
-        sys.exit(0 if reps[-1]["read"] > want else 1)
-    time.sleep(0.02)
-sys.exit(1)
-PY
-}
+read_over() { usr1_report "$1" "r['read'] > $2"; }	# read_over ERR N
 for engine in ringbuf perf; do
 	start_agent "$TMP/mid" "$TMP/miderr" -q --engine $engine
 	"$STORM" 3000000 2 >/dev/null 2>&1 &

@@ -45,22 +45,7 @@ metric() {	# metric PORT SERIES: its value in the agent's /metrics, or nothing
 metric_pos() { local v; v=$(metric "$1" "$2"); [ -n "$v" ] && [ "${v%.*}" -gt 0 ]; }
 # queue_drained ERR URL: a SIGUSR1 report asked now says nothing waits in URL's
 # queue: the next line has room (wl_mark's is not dropped for a full queue).
-queue_drained() {
-	local n
-	n=$(grep -c '^agent: counters now' "$1")
-	kill -USR1 "$AGENT_PID"
-	python3 - "$1" "$2" "$n" <<'PY'
-import sys, time, e2e_out as E
-err, url, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-end = time.monotonic() + 30
-while time.monotonic() < end:
-    reps = [r for r in E.reports(err) if r["now"]]
-    if len(reps) > n and url in reps[-1]["outputs"]:
-        sys.exit(0 if reps[-1]["outputs"][url]["queued"] == 0 else 1)
-    time.sleep(0.02)
-sys.exit(1)
-PY
-}
+queue_drained() { usr1_report "$1" "r['outputs']['$2']['queued'] == 0"; }
 
 # 3. A receiver that stops reading until told; a 64K queue; stdout and a file
 #    beside it. SIGUSR1 twice during the stall: counters printed, the agent goes

@@ -75,6 +75,30 @@ wait_agent() {	# wait_agent SECONDS: waits for the agent to exit by itself (kill
 	return $rc
 }
 
+# usr1_report ERR EXPR: asks the agent ($AGENT_PID) for its counters (SIGUSR1),
+# waits (up to 30 s) for that report on ERR, and is true if the Python
+# expression EXPR holds for it (r: the report as e2e_out.reports gives it; a
+# KeyError means its line is not written yet).
+usr1_report() {
+	local n
+	n=$(grep -c '^agent: counters now' "$1")
+	kill -USR1 "$AGENT_PID"
+	python3 - "$1" "$n" "$2" <<'PY'
+import sys, time, e2e_out as E
+err, n, expr = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+end = time.monotonic() + 30
+while time.monotonic() < end:
+    reps = [r for r in E.reports(err) if r["now"]]
+    try:
+        if len(reps) > n:
+            sys.exit(0 if eval(expr, {"r": reps[-1]}) else 1)
+    except KeyError:
+        pass
+    time.sleep(0.02)
+sys.exit(1)
+PY
+}
+
 # SIGTERM to the agent; TERM_MS is how long it took to exit (measured with wait,
 # not by polling; a watchdog kills it after 10 s). Returns its exit status.
 term_timed() {

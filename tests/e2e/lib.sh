@@ -176,17 +176,22 @@ stop_agent() {
 	return $rc
 }
 
-# write_blocked PID FD: a thread of PID sleeps in a write to FD (write, writev,
-# pwrite64; /proc/TID/syscall shows the call and its first argument while it
-# sleeps): the pipe or socket there has no room, PID waits for its reader.
-write_blocked() {
-	local t nr fd
+# asleep_in PID NR [ARG0]: a thread of PID sleeps in system call NR (x86_64
+# numbers, the driver's table), its first argument ARG0 if given:
+# /proc/TID/syscall shows the call and its arguments while a thread sleeps in
+# it. Its enter event is then written; its exit event is not.
+asleep_in() {
+	local t nr a0
 	for t in /proc/"$1"/task/*; do
-		read -r nr fd _ 2>/dev/null <"$t/syscall" || continue
-		case $nr in 1|18|20) [ "$((fd))" = "$2" ] && return 0 ;; esac
+		read -r nr a0 _ 2>/dev/null <"$t/syscall" || continue
+		[ "$nr" = "$2" ] && { [ -z "${3:-}" ] || [ "$((a0))" = "$3" ]; } && return 0
 	done
 	return 1
 }
+
+# write_blocked PID FD: a thread of PID sleeps writing to FD (write, pwrite64,
+# writev): the pipe or socket there has no room, PID waits for its reader.
+write_blocked() { asleep_in "$1" 1 "$2" || asleep_in "$1" 18 "$2" || asleep_in "$1" 20 "$2"; }
 
 # wait_for SECONDS COMMAND...: true once COMMAND succeeds, polled every 50 ms.
 wait_for() {

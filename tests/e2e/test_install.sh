@@ -108,7 +108,7 @@ missing = sorted(o for o in opts if not re.search(r"(?<![\w-])" + re.escape(o) +
 print(len(opts), " ".join(missing))
 PY
 read -r nopts missing <"$TMP/missing"
-expect "the man page documents all $nopts options of --help" [ "$nopts" -gt 30 ] && [ -z "$missing" ] ||
+expect "the man page documents all $nopts options of --help" bash -c "[ '$nopts' -gt 30 ] && [ -z '$missing' ]" ||
 	echo "    missing: $missing"
 caps_of_man() { grep -o 'CAP_[A-Z_]*' "$MAN" | sort -u | paste -sd' '; }
 caps_of_unit() { sed -n 's/^CapabilityBoundingSet=//p' "$SRC/deploy/agent.service" | tr ' ' '\n' | sort | paste -sd' '; }

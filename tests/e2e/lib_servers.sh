@@ -18,11 +18,21 @@ REQ_FORMAT+=' %req.conn %req.seq %req.dns_id %req.client.proc %req.server.proc %
 
 # srv_start NAME COMMAND...: COMMAND in the background, its output in $SRV/NAME.log;
 # its pid in SRV_PID.
+SRV_PIDS=()	# PID:START of each (START: its start time, so a reused pid is not taken for it)
 srv_start() {
 	local name=$1; shift
 	"$@" >"$SRV/$name.log" 2>&1 &
 	SRV_PID=$!
 	PIDS+=("$SRV_PID")
+	SRV_PIDS+=("$SRV_PID:$(proc_start "$SRV_PID")")
+}
+
+# proc_start PID: its start time (field 22 of /proc/PID/stat), or nothing.
+proc_start() {
+	local s
+	s=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+	set -- ${s##*) }
+	echo "${20}"
 }
 
 # srv_stop PID [SIGNAL]: signals it (TERM by default) and waits up to 10 s,
@@ -51,12 +61,55 @@ req_agent_start() {
 		{ echo "    the agent did not start:"; sed 's/^/    /' "$REQ_ERR" | tail -n 8; return 1; }
 }
 
-# req_agent_stop: lets the last events reach the agent, then SIGTERM and a
-# bounded wait; the agent's exit status.
+# req_agent_stop: once the servers' last events are in the kernel's rings (see
+# srv_settled; their clients have ended, so theirs are), SIGTERM, which the
+# agent answers by reading what its rings hold, and a bounded wait; the
+# agent's exit status.
 req_agent_stop() {
-	sleep 0.5
+	wait_for 30 srv_settled || echo "    a server still runs or writes after 30 s: stopping the agent all the same"
 	kill -TERM "$AGENT_PID" 2>/dev/null
 	wait_agent 20
+}
+
+# srv_settled: every thread of the servers srv_start started (their children
+# too) sleeps, and not in a call that sends or closes. A client can read a
+# response before the server's write returns (another CPU runs it), so the
+# client's end says nothing of the server's exit event; a thread asleep in
+# any other call has returned from its writes, and the driver writes a call's
+# event before the call returns. /proc/TID/syscall names the call a sleeping
+# thread is in ("running" while it runs or waits for a CPU). Numbers of the
+# x86_64 table, the driver's.
+SRV_SENDS=" 1 3 18 20 40 44 46 48 275 276 278 296 307 326 328 436 "	# write close pwrite64 writev sendfile sendto sendmsg shutdown splice tee vmsplice pwritev sendmmsg copy_file_range pwritev2 close_range
+srv_settled() {
+	local p t nr roots=()
+	for p in "${SRV_PIDS[@]}"; do
+		[ "$(proc_start "${p%%:*}")" = "${p#*:}" ] && roots+=("${p%%:*}")
+	done
+	for p in $(proc_tree "${roots[@]}"); do
+		for t in /proc/"$p"/task/*; do
+			[ -d "$t" ] || continue
+			read -r nr _ 2>/dev/null <"$t/syscall" || continue	# gone meanwhile
+			[ "$nr" = running ] && return 1
+			[[ $SRV_SENDS == *" $nr "* ]] && return 1
+		done
+	done
+	return 0
+}
+
+# proc_tree PID...: those of PIDs still running and all their descendants.
+proc_tree() {
+	[ $# = 0 ] && return
+	ps -e -o pid=,ppid= | awk -v roots="$*" '
+		BEGIN { n = split(roots, r, " "); for (i = 1; i <= n; i++) want[r[i]] = 1 }
+		{ parent[$1] = $2; pids[++m] = $1 }
+		END {
+			do {
+				more = 0
+				for (i = 1; i <= m; i++)
+					if (!(pids[i] in want) && (parent[pids[i]] in want)) { want[pids[i]] = 1; more = 1 }
+			} while (more)
+			for (i = 1; i <= m; i++) if (pids[i] in want) print pids[i]
+		}'
 }
 
 # req_py: writes the Python helpers the comparisons import (module req_lib).

@@ -2,6 +2,7 @@
 # Capture files: a sysdig capture read without root (as nobody), and, as root,
 # events recorded with -w read back with -r identical to what was printed live.
 source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/collectors/out_lib.sh"
 FIXTURES=${FIXTURES:?FIXTURES must name the folder of sysdig captures}
 [ -d "$FIXTURES" ] || { echo "skip: no fixtures in $FIXTURES"; exit 77; }
 
@@ -61,10 +62,11 @@ if [ "$(id -u)" != 0 ] || [ ! -r /sys/kernel/btf/vmlinux ]; then
 fi
 FMT='%evt.rawtime %evt.cpu %thread.tid %evt.dir %evt.type %evt.rawres %evt.rawarg.fd'
 FLT='evt.type in (openat, read, close) and proc.name=cat'
+# The cats go on until the agent has its events, however long it takes to start.
 for z in "" "-z"; do
-	( for _ in $(seq 1 200); do cat /etc/hostname >/dev/null; sleep 0.02; done ) &
+	( while :; do cat /etc/hostname >/dev/null; sleep 0.02; done ) &
 	gen=$!
-	timeout 30 "$AGENT" -w "$TMP/rec.scap" $z -n 20 -p "*$FMT" "$FLT" >"$TMP/live" 2>"$TMP/le"; rc=$?
+	timeout 100 "$AGENT" -w "$TMP/rec.scap" $z -n 20 -p "*$FMT" "$FLT" >"$TMP/live" 2>"$TMP/le"; rc=$?
 	kill "$gen" 2>/dev/null; wait "$gen" 2>/dev/null
 	expect "agent -w $z -n 20 exits 0" [ $rc = 0 ]
 	expect "agent -w $z says 20 events written" grep -q '^agent: 20 events written to' "$TMP/le"
@@ -78,9 +80,9 @@ for z in "" "-z"; do
 	fi
 done
 # -q: nothing on stdout, the file still written.
-( for _ in $(seq 1 200); do cat /etc/hostname >/dev/null; sleep 0.02; done ) &
+( while :; do cat /etc/hostname >/dev/null; sleep 0.02; done ) &
 gen=$!
-timeout 30 "$AGENT" -q -w "$TMP/q.scap" -n 5 "$FLT" >"$TMP/qout" 2>/dev/null; rc=$?
+timeout 100 "$AGENT" -q -w "$TMP/q.scap" -n 5 "$FLT" >"$TMP/qout" 2>/dev/null; rc=$?
 kill "$gen" 2>/dev/null; wait "$gen" 2>/dev/null
 "$AGENT" -r "$TMP/q.scap" >"$TMP/qback" 2>/dev/null
 expect "-q -w prints nothing and writes the events" \
@@ -108,11 +110,11 @@ for _ in range(3):
     time.sleep(0.05)
 PY
 hpid=$!
-for _ in $(seq 1 100); do [ -s "$TMP/holder" ] && break; sleep 0.05; done
+wait_for 30 test -s "$TMP/holder"
 read -r pid ffd cfd mfd wfd cport lport <"$TMP/holder"
 # The holder writes once the agent captures (not after a fixed time: loading
 # the driver takes longer on a slow machine).
-timeout 30 "$AGENT" -v -q -w "$TMP/state.scap" -n 24 "evt.type=write and proc.pid=$pid" \
+timeout 100 "$AGENT" -v -q -w "$TMP/state.scap" -n 24 "evt.type=write and proc.pid=$pid" \
 	2>"$TMP/state.err" &
 spid=$!
 wait_capturing "$TMP/state.err" "$spid" 200
@@ -163,10 +165,26 @@ single_ipv6_conn.scap -j 10b2371f5e103c2183653d4b9c757b762f57cf5694def8a8022809d
 SUMS
 
 # A replay waits for a slow reader instead of dropping lines (nothing is lost in
-# the kernel meanwhile): a 4K queue and a reader that starts late get it all
-# (the 108 KB of text cannot sit in the queue and a 64K pipe).
-"$AGENT" -r "$FIXTURES/curl_google.scap" --queue-size 4K 2>"$TMP/slow.err" |
-	(sleep 1; sha256sum) | cut -d' ' -f1 >"$TMP/slow.sum"
+# the kernel meanwhile): a 4K queue and a reader that starts only once the
+# agent waits for it (its write to the pipe asleep) get it all (the 108 KB of
+# text cannot sit in the queue and a 64K pipe). The replay waits up to 2 s
+# for progress: this shell and the reader answer within milliseconds, at
+# real-time priority (rt_on in lib.sh) so that a CPU hog cannot slow them.
+mkfifo "$TMP/slow.fifo"
+"$AGENT" -r "$FIXTURES/curl_google.scap" --queue-size 4K 2>"$TMP/slow.err" >"$TMP/slow.fifo" &
+apid=$!
+rt_on $$
+python3 -c '
+import hashlib, os, sys, time
+f = open(sys.argv[1], "rb")	# lets the agent open its end
+while not os.path.exists(sys.argv[2]):
+    time.sleep(0.005)
+print(hashlib.sha256(f.read()).hexdigest())' "$TMP/slow.fifo" "$TMP/slow.go" >"$TMP/slow.sum" &
+rpid=$!
+expect "the replay waits for its reader (asleep writing to its pipe)" wait_for 30 write_blocked "$apid" 1
+touch "$TMP/slow.go"
+wait "$rpid"; wait "$apid"
+rt_off $$
 expect "a replay to a late reader loses no line (4K queue)" \
 	[ "$(cat "$TMP/slow.sum")" = ca548404d94e1f9d4402e1c6412457e54fbe66d417d39dd1fc6a06ce8aebde31 ]
 expect "and says it dropped none" grep -q ' 0 dropped (queue full 0,' "$TMP/slow.err"
@@ -174,19 +192,27 @@ expect "and says it dropped none" grep -q ' 0 dropped (queue full 0,' "$TMP/slow
 # counts) instead of waiting forever; SIGTERM ends the wait at once.
 start=$(date +%s%N)
 ( "$AGENT" -r "$FIXTURES/curl_google.scap" -j -v --queue-size 4K --flush-timeout 0.2 \
-	2>"$TMP/stall.err"; date +%s%N >"$TMP/stall.end" ) | sleep 15
+	2>"$TMP/stall.err"; date +%s%N >"$TMP/stall.end" ) |
+	{ sleep 15; [ -s "$TMP/stall.end" ] && echo "the agent had ended" >"$TMP/stall.reader"; }
 ms=$(( ($(cat "$TMP/stall.end") - start) / 1000000 ))
-# (each wait gives up after 2 s without progress; a writer that moves a batch
-# out of the queue before blocking in write() can start a few)
-expect "a stalled reader: the replay gives up waiting and ends ($ms ms, reader 15 s)" \
-	bash -c "[ $ms -ge 2000 ] && [ $ms -lt 12000 ]"
+# At least the 2 s the replay waits by its own clock (CLOCK_REALTIME here
+# moves with it but for steps, which nothing makes during a test); the end is
+# seen by the reader itself: the agent did not wait for it to go away.
+expect "a stalled reader: the replay gives up waiting after 2 s ($ms ms) and ends while its reader still sleeps" \
+	bash -c "[ $ms -ge 2000 ] && [ -s '$TMP/stall.reader' ]"
 expect "and counts the lines it dropped" grep -q 'dropped (queue full [1-9]' "$TMP/stall.err"
-( "$AGENT" -r "$FIXTURES/curl_google.scap" -j -v --queue-size 4K 2>"$TMP/term.err" | sleep 10 ) &
-sleep 1
-t0=$(date +%s%N)
-pkill -TERM -f -- "-r $FIXTURES/curl_google.scap -j -v --queue-size 4K$" || true
-while pgrep -f -- "-r $FIXTURES/curl_google.scap -j -v --queue-size 4K$" >/dev/null; do sleep 0.05; done
-ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+# SIGTERM to a replay blocked on a full pipe (its reader sleeps): gone within
+# 1 s. The agent and this shell at real-time priority for the measurement
+# (rt_on in lib.sh).
+mkfifo "$TMP/term.fifo"
+sleep 60 <"$TMP/term.fifo" >/dev/null &
+PIDS+=($!)
+"$AGENT" -r "$FIXTURES/curl_google.scap" -j -v --queue-size 4K 2>"$TMP/term.err" >"$TMP/term.fifo" &
+AGENT_PID=$!
+expect "the replay waits for its reader" wait_for 30 write_blocked "$AGENT_PID" 1
+rt_on "$AGENT_PID" $$
+term_timed; ms=$TERM_MS
+rt_off $$
 expect "SIGTERM stops a replay waiting for its reader within 1 s ($ms ms)" [ "$ms" -lt 1000 ]
 expect "and the summary counts what was left" grep -q 'output stdout: .* dropped' "$TMP/term.err"
 finish

@@ -108,7 +108,8 @@ start_bg() {	# start_bg NAME ARGS...
 	wait_capturing "$TMP/$n.err" "${pids[-1]}"
 }
 F='*%evt.num %evt.type %evt.dir %proc.name %fd.name %container.id %container.full_id %container.name %container.image %container.image.id %container.image.repository %container.image.tag %container.type %container.privileged %k8s.pod.name %k8s.ns.name %k8s.pod.uid %k8s.pod.id'
-MARK="evt.type=openat and evt.dir=< and fd.name contains marker-"
+# (the markers are this run's alone: another process's "marker-" file is not counted)
+MARK="evt.type=openat and evt.dir=< and fd.name contains marker- and fd.name endswith -$tag"
 expect "recorder starts" start_bg rec -q -w "$TMP/rec.scap" "container.id!=host or fd.name contains marker-"
 expect "agent with every field starts" start_bg all -j -p "$F" "$MARK"
 expect "agent with -pc starts" start_bg pc -pc "container.name=web and evt.type=openat and evt.dir=<"
@@ -124,7 +125,7 @@ done
 timeout 60 podman start -a "e2e-$tag" >/dev/null 2>"$TMP/podman.err"
 expect "podman ran its container" [ $? = 0 ] || cat "$TMP/podman.err"
 cat "$TMP/marker-host-$tag" >/dev/null
-sleep 0.5
+# on SIGTERM each agent reads what its rings hold
 for p in "${pids[@]}"; do kill -TERM "$p"; done
 for p in "${pids[@]}"; do wait "$p"; done
 pids=()

@@ -4,20 +4,24 @@
 # + kernel drops of its event type == the calls made x 2 (enter and exit).
 # The summary's totals are the sums of their parts, per CPU too.
 source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/collectors/out_lib.sh"
 need_live
 STORM=${STORM:?STORM must name the storm helper}
 
 # Both engines: BPF ring buffers (the default) and perf rings. Then getresgid,
 # whose enter event exit-only capture (-q's default) leaves out: its exit frame
 # counts for both events, sent or dropped, as the reader rebuilds the enter.
+# The filter names the storm's process, which the kernel tests before the
+# ring: another process's tkill or getresgid is neither matched nor dropped.
 calls=400000 threads=2
+name=$(basename "$STORM"); name=${name:0:15}	# its comm
 for run in ringbuf:tkill perf:tkill ringbuf:getresgid perf:getresgid; do
 	engine=${run%%:*} call=${run#*:}
-	start_agent "$TMP/out" "$TMP/err" -q --engine $engine --ring-size 16K "evt.type=$call"
+	start_agent "$TMP/out" "$TMP/err" -q --engine $engine --ring-size 16K "evt.type=$call and proc.name=$name"
 	expect "$engine: agent starts" [ -n "${AGENT_PID:-}" ]
 	if [ "$call" = tkill ]; then "$STORM" "$calls" "$threads"
 	else "$STORM" "$calls" "$threads" getresgid; fi
-	sleep 0.5
+	# SIGTERM: the agent reads what its rings hold (the storm has ended)
 	stop_agent; rc=$?
 	expect "$engine: agent exits 0" [ "$rc" = 0 ]
 	python3 - "$TMP/err" "$((calls * threads * 2))" $engine $call >"$TMP/check" 2>&1 <<'PY'
@@ -59,19 +63,23 @@ done
 
 # Stopped in the middle of a storm (each engine, default ring size): what the
 # rings hold at the signal is still read, so every event the driver sent is
-# read and counted.
+# read and counted. The stop comes once a SIGUSR1 report says the agent read
+# over 100,000 events, the storm still running.
+read_over() { usr1_report "$1" "r['read'] > $2"; }	# read_over ERR N
 for engine in ringbuf perf; do
 	start_agent "$TMP/mid" "$TMP/miderr" -q --engine $engine
 	"$STORM" 3000000 2 >/dev/null 2>&1 &
 	storm=$!
-	sleep 1
+	expect "$engine: the agent reads over 100000 events of the storm" wait_for 60 read_over "$TMP/miderr" 100000
+	expect "$engine: the storm still runs when the agent is stopped" kill -0 "$storm"
 	stop_agent
 	wait $storm
 	expect "$engine: stopped mid-storm, every event sent was read" python3 -c "
 import re, sys
 err = open('$TMP/miderr').read()
-read = int(re.search(r'^agent: (\d+) events read', err, re.M).group(1))
-sent, unread = map(int, re.search(r'^agent: the driver sent (\d+) events; (\d+) not read yet$', err, re.M).groups())
+# the summary's lines, not those of the SIGUSR1 reports before it
+read = int(re.findall(r'^agent: (\d+) events read', err, re.M)[-1])
+sent, unread = map(int, re.findall(r'^agent: the driver sent (\d+) events; (\d+) not read yet$', err, re.M)[-1])
 assert read > 100000 and unread == 0 and sent == read, (read, sent, unread)
 print(f'$engine: mid-storm stop: {sent} sent, {read} read')
 " || cat "$TMP/miderr"
@@ -81,7 +89,6 @@ done
 start_agent "$TMP/s0" "$TMP/s0err" -s 0 -j -p '%evt.type %evt.arg.data' 'evt.type=write and proc.name=e2e_writer'
 cp /bin/echo "$TMP/e2e_writer"
 "$TMP/e2e_writer" hello-snaplen >/dev/null
-sleep 0.3
 stop_agent
 expect "-s 0: write events carry no data bytes" python3 -c "
 import json, sys
@@ -90,11 +97,11 @@ assert ev and all(e['evt.type'] == 'write' for e in ev), ev
 assert all(not e.get('evt.arg.data') for e in ev), ev
 " || cat "$TMP/s0" "$TMP/s0err"
 
-# -M with a huge value does not wrap into "stop at once".
-"$AGENT" -q -M 18446744073709551615 >/dev/null 2>"$TMP/Merr" &
-pid=$!
+# -M with a huge value does not wrap into "stop at once" (the first deadline
+# check, within the reader's 30 ms back-off): alive 1.5 s after it captures.
+start_agent /dev/null "$TMP/Merr" -q -M 18446744073709551615
 sleep 1.5
-expect "-M 18446744073709551615 keeps capturing" kill -0 $pid
-kill -TERM $pid; wait $pid
+expect "-M 18446744073709551615 keeps capturing" kill -0 "$AGENT_PID"
+stop_agent
 expect "and stops on SIGTERM with the summary" grep -q 'events read' "$TMP/Merr"
 finish

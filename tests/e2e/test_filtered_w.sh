@@ -23,7 +23,7 @@ expect "agent starts" [ -n "${AGENT_PID:-}" ]
 setpriv --reuid=65534 --regid=65534 --clear-groups ls -l "$TMP/work" >/dev/null 2>&1
 (cd /tmp && "$TMP/e2e_child" 0.1)
 bash -c 'cd "$1"; exec 3>"$1/out"; ls -la /proc/self/fd >&3' _ "$TMP/work"
-sleep 0.5
+# (on SIGTERM the agent reads what its rings hold)
 stop_agent
 "$AGENT" -r "$TMP/f.scap" -p "$FMT" >"$TMP/replay" 2>"$TMP/rerr"
 expect "the live run printed the workload" [ "$(wc -l <"$TMP/live")" -gt 20 ]

@@ -59,7 +59,7 @@ mkdir "$TMP/api"
 python3 "$K8S_TESTS/fake_apiserver.py" "$TMP/api" >"$TMP/api.port" 2>"$TMP/api.log" &
 api=$!
 trap 'kill $api 2>/dev/null; cleanup_e2e' EXIT
-for _ in $(seq 1 100); do [ -s "$TMP/api.port" ] && break; sleep 0.05; done
+wait_for 30 test -s "$TMP/api.port"
 cat >"$TMP/kubeconfig" <<EOF
 apiVersion: v1
 kind: Config

@@ -2,7 +2,7 @@
 # --metrics scraped by a real Prometheus (issue 8): /healthz is 200 while capture
 # runs and 503 once it stopped (outputs still flushing); the final counters stay
 # published meanwhile, so what Prometheus stored then equals the agent's summary.
-# A receiver that does not read until told keeps the agent flushing long enough.
+# A receiver that does not read until told keeps the agent flushing.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/collectors/out_lib.sh"
 need_live
@@ -28,14 +28,18 @@ STALL=tcp://127.0.0.1:$SPORT
 start_recv "$SPORT" "$TMP/stalled" --rcvbuf 4096 --mss 536 --stall-until "$TMP/release"
 expect "a receiver that does not read listens" [ $? = 0 ]
 
-wl_start 10
-start_agent "$TMP/out" "$TMP/err" -j -M 4 --flush-timeout 8 --metrics="127.0.0.1:$MPORT" \
+# Capture stops at the workload's N-th event (-n), and the workload starts only
+# once Prometheus has scraped the running capture: the test, not a clock,
+# decides when capture ends. The stalled output keeps the agent flushing until
+# the receiver is released (--flush-timeout is only a bound).
+N=3000
+start_agent "$TMP/out" "$TMP/err" -j -n $N --flush-timeout 120 --metrics="127.0.0.1:$MPORT" \
 	--output stdout --output "$STALL" "$WL_FILTER"
 expect "agent starts with --metrics" [ -n "${AGENT_PID:-}" ] || sed 's/^/    /' "$TMP/err"
 t0=$SECONDS
 
 health() { [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$MPORT/healthz")" = "$1" ]; }
-expect "/healthz is 200 while capture runs" wait_for 2 health 200
+expect "/healthz is 200 while capture runs" wait_for 10 health 200
 curl -s -o "$TMP/metrics1" -D "$TMP/metrics1.h" "http://127.0.0.1:$MPORT/metrics"
 pycheck names "/metrics has the contract's names, parseable Prometheus text" \
 	"$TMP/metrics1" "$STALL" <<'PY'
@@ -70,16 +74,22 @@ print("ok", len(samples), "samples")
 PY
 expect "/metrics is served as Prometheus text" grep -qi '^content-type: text/plain' "$TMP/metrics1.h"
 expect "Prometheus scrapes the agent while capture runs (up 1, agent_capture_running 1)" \
-	wait_for 12 is_val 'agent_capture_running' 1
+	wait_for 30 is_val 'agent_capture_running' 1
 expect "Prometheus stored a well-formed scrape (up == 1)" is_val 'up' 1
 
-# Capture stops at -M; the stalled output keeps the agent in its flush.
-expect "/healthz turns 503 once capture stopped (outputs flushing)" wait_for 15 health 503
+# Capture stops at the workload's N-th event; the stalled output keeps the
+# agent in its flush.
+wl_start 10
+expect "/healthz turns 503 once capture stopped (outputs flushing)" wait_for 60 health 503
 wl_stop
 expect "the agent is still flushing its stalled output" kill -0 "$AGENT_PID"
 expect "Prometheus scraped after capture stopped (agent_capture_running 0)" \
-	wait_for 6 is_val 'agent_capture_running' 0
-sleep 1.2	# one more scrape: the values below are the final ones
+	wait_for 30 is_val 'agent_capture_running' 0
+# A text made after the stop holds the final events read, matched and
+# dropped; stdout (a file, it drops nothing) has written them all once its
+# emitted count equals matched: wait for a scrape that says so.
+stdout_done() { is_val 'agent_output_emitted_total{output="stdout"} - on() agent_events_matched_total' 0; }
+expect "Prometheus scraped stdout's last line written (emitted == matched)" wait_for 30 stdout_done
 read_p=$(q_val 'agent_events_read_total')
 matched_p=$(q_val 'agent_events_matched_total')
 kdrops_p=$(q_val 'sum(agent_kernel_drops_total)')
@@ -88,7 +98,7 @@ emit_stall_p=$(q_val "agent_output_emitted_total{output=\"$STALL\"}")
 curl -s -o "$TMP/metrics2" "http://127.0.0.1:$MPORT/metrics"
 expect "the agent outlived the queries (still flushing)" kill -0 "$AGENT_PID"
 touch "$TMP/release"
-wait_agent 15; rc=$?
+wait_agent 60; rc=$?
 expect "agent exits 0 once the receiver reads" [ $rc = 0 ] || tail -5 "$TMP/err"
 echo "    prometheus: read=$read_p matched=$matched_p kernel_drops=$kdrops_p emitted stdout=$emit_out_p stalled=$emit_stall_p; $((SECONDS - t0)) s"
 
@@ -137,19 +147,18 @@ PY
 stop_prometheus
 
 # --metrics ADDR:PORT as a separate word; bare --metrics is 127.0.0.1:9376.
+# Asked once the agent captures, then stopped with SIGTERM.
 P2=$(free_port)
-"$AGENT" -q -M 2 --metrics "127.0.0.1:$P2" >/dev/null 2>"$TMP/w.err" &
-AGENT_PID=$!
+start_agent /dev/null "$TMP/w.err" -q --metrics "127.0.0.1:$P2"
 expect "--metrics ADDR:PORT (separate word) serves /healthz" \
-	wait_for 3 curl -sf -o /dev/null "http://127.0.0.1:$P2/healthz"
-wait_agent 10; rc=$?
-expect "...and the agent exits 0 at -M" [ $rc = 0 ] || tail -3 "$TMP/w.err"
+	wait_for 30 curl -sf -o /dev/null "http://127.0.0.1:$P2/healthz"
+stop_agent; rc=$?
+expect "...and the agent exits 0 on SIGTERM" [ $rc = 0 ] || tail -3 "$TMP/w.err"
 if ! port_open 9376; then
-	"$AGENT" -q -M 2 --metrics >/dev/null 2>"$TMP/d.err" &
-	AGENT_PID=$!
+	start_agent /dev/null "$TMP/d.err" -q --metrics
 	expect "bare --metrics serves 127.0.0.1:9376" \
-		wait_for 3 curl -sf -o /dev/null "http://127.0.0.1:9376/metrics"
-	wait_agent 10; rc=$?
-	expect "...and the agent exits 0 at -M" [ $rc = 0 ] || tail -3 "$TMP/d.err"
+		wait_for 30 curl -sf -o /dev/null "http://127.0.0.1:9376/metrics"
+	stop_agent; rc=$?
+	expect "...and the agent exits 0 on SIGTERM" [ $rc = 0 ] || tail -3 "$TMP/d.err"
 fi
 finish

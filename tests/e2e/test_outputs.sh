@@ -22,7 +22,7 @@ expect "--output file:/nonexistent/dir/x fails at start (exit 1) naming the path
 	echo "    rc $rc: $(head -c 300 "$TMP/bad")"
 BUSY=$(free_port)
 start_recv "$BUSY" "$TMP/busy.recv"
-timeout 10 "$AGENT" -q -M 2 --metrics="127.0.0.1:$BUSY" >/dev/null 2>"$TMP/bad"; rc=$?
+timeout 60 "$AGENT" -q -M 2 --metrics="127.0.0.1:$BUSY" >/dev/null 2>"$TMP/bad"; rc=$?
 expect "--metrics on a busy port fails clearly (nonzero, names the address)" \
 	bash -c "[ $rc != 0 ] && [ $rc != 124 ] && grep -q '127.0.0.1:$BUSY' '$TMP/bad'" ||
 	echo "    rc $rc: $(head -c 300 "$TMP/bad")"
@@ -30,39 +30,60 @@ kill "$RECV_PID" 2>/dev/null
 
 # 2. -q: no stdout output; the other outputs still get the lines.
 start_agent "$TMP/q.out" "$TMP/q.err" -j -q -n 50 --output "file:$TMP/q.file" "$WL_FILTER"
-wl_run 200; wait_agent 10; rc=$?
+wl_run 200; wait_agent 60; rc=$?
 expect "-q --output file: prints nothing on stdout, the file gets the 50 lines, no stdout in the summary" \
 	bash -c "[ $rc = 0 ] && [ ! -s '$TMP/q.out' ] && [ \$(wc -l <'$TMP/q.file') = 50 ] &&
 		grep -q '^agent: output file:$TMP/q.file: 50 emitted' '$TMP/q.err' &&
 		! grep -q '^agent: output stdout' '$TMP/q.err'" || tail -3 "$TMP/q.err"
 
-# 3. A receiver that stops reading for 10 s; a 64K queue; stdout and a file beside it.
-#    SIGUSR1 twice during the stall: counters printed, the agent goes on.
+# The agents below serve --metrics: the test waits on their own counters (a
+# queue that filled, a connect that failed) instead of on a clock, and ends
+# them with SIGTERM once what it checks has happened.
+metric() {	# metric PORT SERIES: its value in the agent's /metrics, or nothing
+	curl -s "http://127.0.0.1:$1/metrics" | awk -v k="$2" '$1 == k { print $2 }'
+}
+metric_pos() { local v; v=$(metric "$1" "$2"); [ -n "$v" ] && [ "${v%.*}" -gt 0 ]; }
+# queue_drained ERR URL: a SIGUSR1 report asked now says nothing waits in URL's
+# queue: the next line has room (wl_mark's is not dropped for a full queue).
+queue_drained() { usr1_report "$1" "r['outputs']['$2']['queued'] == 0"; }
+
+# 3. A receiver that stops reading until told; a 64K queue; stdout and a file
+#    beside it. SIGUSR1 twice during the stall: counters printed, the agent goes
+#    on. The second comes once stdout got more lines and the stalled output
+#    counted queue-full drops (its metrics say so); then the receiver reads
+#    again, and once it has stdout's last line, SIGTERM.
 P=$(free_port)
 TCP=tcp://127.0.0.1:$P
-start_recv "$P" "$TMP/a.recv" --rcvbuf 4096 --mss 536 --stall-secs 10
+MP=$(free_port)
+start_recv "$P" "$TMP/a.recv" --rcvbuf 4096 --mss 536 --stall-until "$TMP/a.release"
 wl_start 3	# ~0.2 MB/s: fills the stalled path (64K queue + ~0.1 MB in the kernel), not stdout's
-start_agent "$TMP/a.out" "$TMP/a.err" -j -M 14 --flush-timeout 5 --queue-size 64K \
+start_agent "$TMP/a.out" "$TMP/a.err" -j --flush-timeout 5 --queue-size 64K --metrics="127.0.0.1:$MP" \
 	--output stdout --output "file:$TMP/a.file" --output "$TCP" "$WL_FILTER"
 expect "agent starts with a stalled TCP output" [ -n "${AGENT_PID:-}" ] || tail -3 "$TMP/a.err"
-sleep 3
-n1=$(wc -l <"$TMP/a.out")
+usr1_seen() { [ "$(grep -c 'counters now:' "$TMP/a.err")" -ge "$1" ]; }
+wait_for 30 lines_at_least "$TMP/a.out" 1
 kill -USR1 "$AGENT_PID"
-sleep 3
-n2=$(wc -l <"$TMP/a.out")
+wait_for 30 usr1_seen 1
+n1=$(wc -l <"$TMP/a.out")	# at least the stdout lines that report counted as emitted
+expect "stdout keeps getting lines while the TCP receiver stalls" wait_for 30 lines_at_least "$TMP/a.out" $((n1 + 1))
+expect "the stalled output drops lines, its queue full" \
+	wait_for 60 metric_pos "$MP" "agent_output_drops_total{output=\"$TCP\",reason=\"queue_full\"}"
 kill -USR1 "$AGENT_PID"
-sleep 0.5
-expect "SIGUSR1 does not stop the agent" kill -0 "$AGENT_PID"
-expect "stdout keeps getting lines while the TCP receiver stalls" [ "$n2" -gt "$n1" ]
-wait_agent 25; rc=$?
+usr1_alive() { wait_for 30 usr1_seen 2 && kill -0 "$AGENT_PID"; }
+expect "SIGUSR1 does not stop the agent (it printed its counters twice and runs)" usr1_alive
+touch "$TMP/a.release"
 wl_stop
-expect "agent with a stalled output exits 0 at -M" [ $rc = 0 ] || tail -5 "$TMP/a.err"
-pycheck usr1 "SIGUSR1 printed 'counters now:' twice; events read and stdout emitted rose, TCP queue-full drops counted" \
+wait_for 60 queue_drained "$TMP/a.err" "$TCP"
+wl_mark
+expect "the receiver, reading again, gets the last line" wait_for 60 marked "$TMP/a.recv" "$TMP/a.out" "$TMP/a.file"
+stop_agent; rc=$?
+expect "agent with an output that stalled exits 0 on SIGTERM" [ $rc = 0 ] || tail -5 "$TMP/a.err"
+pycheck usr1 "SIGUSR1 printed 'counters now:' each time; events read and stdout emitted rose, TCP queue-full drops counted" \
 	"$TMP/a.err" "$TCP" <<'PY'
 import sys, e2e_out as E
 reps = [r for r in E.reports(sys.argv[1]) if r["now"]]
-assert len(reps) == 2, ("counters now reports", len(reps))
-a, b = reps
+assert len(reps) >= 2, ("counters now reports", len(reps))
+a, b = reps[:2]	# (the later ones were asked to see the queue drained)
 assert b["read"] > a["read"], ("events read did not rise", a["read"], b["read"])
 assert b["outputs"]["stdout"]["emitted"] > a["outputs"]["stdout"]["emitted"], "stdout stalled too"
 assert b["outputs"][sys.argv[2]]["queue_full"] > 0, ("no queue-full drops yet", b["outputs"])
@@ -93,13 +114,21 @@ PY
 # 3b. The same in text mode: the marker is a line in words, with the count.
 P=$(free_port)
 TCP=tcp://127.0.0.1:$P
-start_recv "$P" "$TMP/t.recv" --rcvbuf 4096 --mss 536 --stall-secs 4
+MP=$(free_port)
+start_recv "$P" "$TMP/t.recv" --rcvbuf 4096 --mss 536 --stall-until "$TMP/t.release"
 wl_start 5
-start_agent "$TMP/t.out" "$TMP/t.err" -p '%evt.num %evt.type %evt.dir %thread.tid %evt.info' -M 6 \
-	--flush-timeout 3 --queue-size 64K --output stdout --output "$TCP" "$WL_FILTER"
-wait_agent 15; rc=$?
+start_agent "$TMP/t.out" "$TMP/t.err" -p '%evt.num %evt.type %evt.dir %thread.tid %evt.info' \
+	--flush-timeout 3 --queue-size 64K --metrics="127.0.0.1:$MP" --output stdout --output "$TCP" "$WL_FILTER"
+expect "text mode: the stalled output drops lines, its queue full" \
+	wait_for 60 metric_pos "$MP" "agent_output_drops_total{output=\"$TCP\",reason=\"queue_full\"}"
+touch "$TMP/t.release"
 wl_stop
-expect "text mode with a stalled output exits 0 at -M" [ $rc = 0 ] || tail -5 "$TMP/t.err"
+wait_for 60 queue_drained "$TMP/t.err" "$TCP"
+wl_mark
+expect "text mode: the receiver, reading again, gets the last line" \
+	wait_for 60 marked "$TMP/t.recv" "$TMP/t.out"
+stop_agent; rc=$?
+expect "text mode with an output that stalled exits 0 on SIGTERM" [ $rc = 0 ] || tail -5 "$TMP/t.err"
 pycheck textmark "text mode: 'agent: N events dropped for this output (queue full)' markers announce exactly the missing lines" \
 	"$TMP/t.err" "$TMP/t.out" "$TMP/t.recv" "$TCP" <<'PY'
 import sys, e2e_out as E
@@ -120,19 +149,25 @@ PY
 #    reconnects (connect failures counted) and lines flow again, never cut.
 P=$(free_port)
 TCP=tcp://127.0.0.1:$P
+MP=$(free_port)
 start_recv "$P" "$TMP/b1.recv"
 r1=$RECV_PID
 wl_start 10
-start_agent "$TMP/b.out" "$TMP/b.err" -j -M 7 --flush-timeout 3 \
+start_agent "$TMP/b.out" "$TMP/b.err" -j --flush-timeout 3 --metrics="127.0.0.1:$MP" \
 	--output stdout --output "$TCP" "$WL_FILTER"
 expect "agent starts with a TCP output" [ -n "${AGENT_PID:-}" ] || tail -3 "$TMP/b.err"
-sleep 1.5
+expect "the first receiver gets lines" wait_for 30 lines_at_least "$TMP/b1.recv" 1
 kill -9 "$r1"; wait "$r1" 2>/dev/null
-sleep 2
+expect "the agent finds nobody listening (a connect failure counted)" \
+	wait_for 60 metric_pos "$MP" "agent_output_connect_failures_total{output=\"$TCP\"}"
 start_recv "$P" "$TMP/b2.recv"
-wait_agent 20; rc=$?
+expect "lines flow to the second receiver" wait_for 60 lines_at_least "$TMP/b2.recv" 1
 wl_stop
-expect "agent exits 0 at -M after its receiver came back" [ $rc = 0 ] || tail -5 "$TMP/b.err"
+wait_for 60 queue_drained "$TMP/b.err" "$TCP"
+wl_mark
+expect "the second receiver gets the last line" wait_for 60 marked "$TMP/b2.recv" "$TMP/b.out"
+stop_agent; rc=$?
+expect "agent exits 0 on SIGTERM after its receiver came back" [ $rc = 0 ] || tail -5 "$TMP/b.err"
 pycheck reconnect "reconnected after the receiver restarted: connect failures counted, whole JSON lines flow again" \
 	"$TMP/b.err" "$TMP/b.out" "$TMP/b1.recv" "$TMP/b2.recv" "$TCP" <<'PY'
 import sys, e2e_out as E
@@ -156,14 +191,22 @@ assert len(e1) + len(e2) <= t["emitted"], (len(e1), len(e2), t)
 print("ok", len(e1), "+", len(e2), "lines;", t)
 PY
 
-# 5. SIGTERM while a receiver stalls: the agent is gone within 1 s, with its summary.
+# 5. SIGTERM while a receiver stalls: the agent is gone within 1 s, with its
+#    summary. SIGTERM comes once the stalled output's queue filled (its metrics
+#    say so): the lines in it can never be sent. The agent and this shell at
+#    real-time priority for the measurement (rt_on in lib.sh).
 P=$(free_port)
 TCP=tcp://127.0.0.1:$P
+MP=$(free_port)
 start_recv "$P" "$TMP/c.recv" --rcvbuf 4096 --mss 536 --stall-until "$TMP/never"
 wl_start 20
-start_agent "$TMP/c.out" "$TMP/c.err" -j --flush-timeout 5 --output stdout --output "$TCP" "$WL_FILTER"
-sleep 1.5
+start_agent "$TMP/c.out" "$TMP/c.err" -j --flush-timeout 5 --queue-size 64K --metrics="127.0.0.1:$MP" \
+	--output stdout --output "$TCP" "$WL_FILTER"
+expect "the stalled output's queue fills" \
+	wait_for 60 metric_pos "$MP" "agent_output_drops_total{output=\"$TCP\",reason=\"queue_full\"}"
+rt_on "$AGENT_PID" $$
 term_timed; rc=$?; dt=$TERM_MS
+rt_off $$
 wl_stop
 expect "SIGTERM with a stalled TCP output: exit within 1 s (took $dt ms), status 0" \
 	bash -c "[ $dt -lt 1000 ] && [ $rc = 0 ]" || echo "    rc $rc"
@@ -178,15 +221,18 @@ print("ok", t)
 PY
 kill "$RECV_PID" 2>/dev/null
 
-# 6. Stalled stdout (a pipe nobody reads): SIGTERM still ends the agent within 1 s.
+# 6. Stalled stdout (a pipe nobody reads): SIGTERM still ends the agent within
+#    1 s. SIGTERM comes once stdout's writer sleeps in its write to the pipe.
 mkfifo "$TMP/fifo"
-sleep 30 <"$TMP/fifo" &
+sleep 600 <"$TMP/fifo" &
 reader=$!
 PIDS+=("$reader")
 wl_start 20
 start_agent "$TMP/fifo" "$TMP/h.err" -j "$WL_FILTER"
-sleep 1.5
+expect "stdout's writer waits for its reader" wait_for 60 write_blocked "$AGENT_PID" 1
+rt_on "$AGENT_PID" $$
 term_timed; rc=$?; dt=$TERM_MS
+rt_off $$
 wl_stop
 expect "SIGTERM with stdout stalled in a pipe: exit within 1 s (took $dt ms), status 0" \
 	bash -c "[ $dt -lt 1000 ] && [ $rc = 0 ]" || echo "    rc $rc"
@@ -200,18 +246,19 @@ PY
 kill "$reader" 2>/dev/null
 
 # 7. logrotate: rename the file: output, SIGHUP; three times during a steady flow.
-#    SIGHUP kills nothing; no line lost, cut or doubled across the files.
+#    SIGHUP kills nothing; no line lost, cut or doubled across the files. Each
+#    rename waits for the file the last SIGHUP opened to get a line.
 wl_start 10
 start_agent "$TMP/d.out" "$TMP/d.err" -j --output stdout --output "file:$TMP/rot.log" "$WL_FILTER"
-sleep 0.7
+wait_for 30 test -s "$TMP/rot.log"
 for k in 1 2 3; do
 	mv "$TMP/rot.log" "$TMP/rot.log.$k"
 	kill -HUP "$AGENT_PID"
-	sleep 0.7
+	wait_for 30 test -s "$TMP/rot.log"
 done
 expect "SIGHUP does not end the agent" kill -0 "$AGENT_PID"
-wl_stop
-sleep 0.3
+wl_stop; wl_mark
+wait_for 30 marked "$TMP/d.out" "$TMP/rot.log"
 stop_agent; rc=$?
 expect "agent exits 0 after three SIGHUPs" [ $rc = 0 ] || tail -3 "$TMP/d.err"
 pycheck rotate "rot.log.1..3 + rot.log == stdout == file: emitted, all whole JSON lines, each file used" \
@@ -241,7 +288,7 @@ if mount -t tmpfs -o size=1m tmpfs "$TMP/full"; then
 		rm -f "$TMP/full/"*
 		args=(-j); [ $mode = buffered ] || args+=("$mode")
 		start_agent "$TMP/full/out" "$TMP/e.$mode.err" "${args[@]}" "$WL_FILTER"
-		wait_agent 10; rc=$?
+		wait_agent 60; rc=$?
 		expect "stdout on a full disk ($mode): the agent stops by itself, status 1, ENOSPC on stderr" \
 			bash -c "[ $rc = 1 ] && grep -q 'No space left on device' '$TMP/e.$mode.err'" ||
 			{ echo "    rc $rc"; tail -3 "$TMP/e.$mode.err"; }
@@ -253,9 +300,14 @@ assert o["write_errors"] > 0, o
 print("ok", o)
 PY
 	done
+	# The agent runs on with a failing file: output: SIGTERM once it said so,
+	# the workload over and stdout holding its last line.
 	rm -f "$TMP/full/"*
-	start_agent "$TMP/f.out" "$TMP/f.err" -j -M 2 --output stdout --output "file:$TMP/full/f" "$WL_FILTER"
-	wait_agent 10; rc=$?
+	start_agent "$TMP/f.out" "$TMP/f.err" -j --output stdout --output "file:$TMP/full/f" "$WL_FILTER"
+	wait_for 60 grep -q "cannot write to $TMP/full/f: No space left on device" "$TMP/f.err"
+	wl_stop; wl_mark
+	wait_for 30 marked "$TMP/f.out"
+	stop_agent; rc=$?
 	expect "a file: output on a full disk: status 1, ENOSPC on stderr" \
 		bash -c "[ $rc = 1 ] && grep -q 'No space left on device' '$TMP/f.err'" ||
 		{ echo "    rc $rc"; tail -3 "$TMP/f.err"; }
@@ -268,7 +320,6 @@ so = E.check_accounted(s, "stdout")
 assert so["dropped"] == 0, so
 print("ok", o)
 PY
-	wl_stop
 	umount -l "$TMP/full"
 else
 	echo "skip: cannot mount a tmpfs"

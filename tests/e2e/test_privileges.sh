@@ -17,12 +17,12 @@ BIN=$TMP/bin/agent
 # README's commands: setpriv as nobody, and as root with the same sets.
 as_nobody() {	# as_nobody CAPS ARGS...
 	local caps=$1; shift
-	timeout 30 setpriv --reuid=nobody --regid=nogroup --clear-groups \
+	timeout 90 setpriv --reuid=nobody --regid=nogroup --clear-groups \
 		--inh-caps=-all,$caps --ambient-caps=-all,$caps --bounding-set=-all,$caps "$@"
 }
 as_root() {	# as_root CAPS ARGS...
 	local caps=$1; shift
-	timeout 30 setpriv --inh-caps=-all,$caps --ambient-caps=-all,$caps \
+	timeout 90 setpriv --inh-caps=-all,$caps --ambient-caps=-all,$caps \
 		--bounding-set=-all,$caps "$@"
 }
 lacks() {	# lacks PATTERN FILE
@@ -59,13 +59,14 @@ for who in nobody root; do
 		[ $rc = 0 -a "$(grep -c '"evt.type":"openat"' "$TMP/o.out")" = 5 ] || cat "$TMP/o.err"
 
 	# (a cat forked before the /proc scan and exec'd before the attach is still
-	# "bash" to the agent: proc.name in the filter skips that one)
-	$run "$SET" "$BIN" -j -n 1 -M 10 -p '%proc.name %fd.name' \
+	# "bash" to the agent: proc.name in the filter skips that one). -M is only
+	# a bound: the loops open and read every 50 ms, -n 1 ends the run.
+	$run "$SET" "$BIN" -j -n 1 -M 60 -p '%proc.name %fd.name' \
 		"evt.type=openat and evt.dir=< and proc.name=cat and fd.name=$MARK" >"$TMP/m.out" 2>"$TMP/m.err"
 	expect "$who with the set: root's cat opening the marker, with its fd.name" \
 		grep -qF "{\"fd.name\":\"$MARK\",\"proc.name\":\"cat\"}" "$TMP/m.out" || cat "$TMP/m.err"
 
-	$run "$SET" "$BIN" -j -n 1 -M 10 -p '*%fd.name' \
+	$run "$SET" "$BIN" -j -n 1 -M 60 -p '*%fd.name' \
 		"evt.type=read and proc.pid=$HOLDER and fd.num=3" >"$TMP/r.out" 2>"$TMP/r.err"
 	expect "$who with the set: fd.name of a root fd opened before start (from /proc)" \
 		grep -qF "{\"fd.name\":\"$SECRET\"}" "$TMP/r.out" || { cat "$TMP/r.out" "$TMP/r.err"; }
@@ -82,7 +83,7 @@ for cap in bpf perfmon; do
 done
 for cap in sys_ptrace dac_read_search; do
 	CAP=CAP_${cap^^}
-	as_nobody "$(without $cap)" "$BIN" -j -n 1 -M 10 -p '*%fd.name' \
+	as_nobody "$(without $cap)" "$BIN" -j -n 1 -M 60 -p '*%fd.name' \
 		"evt.type=read and proc.pid=$HOLDER and fd.num=3" >"$TMP/w.$cap" 2>"$TMP/e.$cap"; rc=$?
 	expect "without $CAP: events still flow" [ $rc = 0 -a -s "$TMP/w.$cap" ] || cat "$TMP/e.$cap"
 	expect "without $CAP: a warning names it and what is lost" \
@@ -161,14 +162,14 @@ tar -C "$TMP/root" -c . |
 	podman import -q --change 'ENTRYPOINT ["/usr/bin/agent"]' - "$IMG" >/dev/null
 expect "podman imported the image" podman image exists "$IMG"
 podman_set() {	# podman_set ARGS...: README's flags
-	timeout 60 podman run --rm --pid=host --network=host --cap-drop=ALL --cap-add=BPF \
+	timeout 120 podman run --rm --pid=host --network=host --cap-drop=ALL --cap-add=BPF \
 		--cap-add=PERFMON --cap-add=SYS_PTRACE --cap-add=DAC_READ_SEARCH --cap-add=IPC_LOCK "$@"
 }
 podman_set --security-opt seccomp=unconfined "$IMG" -j -n 5 'evt.type=openat' \
 	>"$TMP/p5.out" 2>"$TMP/p5.err"; rc=$?
 expect "podman with the set: -j -n 5 evt.type=openat gives 5 events" \
 	[ $rc = 0 -a "$(grep -c '"evt.type":"openat"' "$TMP/p5.out")" = 5 ] || cat "$TMP/p5.err"
-podman_set --security-opt seccomp=unconfined "$IMG" -j -n 1 -M 10 -p '*%fd.name' \
+podman_set --security-opt seccomp=unconfined "$IMG" -j -n 1 -M 60 -p '*%fd.name' \
 	"evt.type=read and proc.pid=$HOLDER and fd.num=3" >"$TMP/p.out" 2>"$TMP/p.err"
 expect "podman with the set: fd.name of a host root fd from before" \
 	grep -qF "{\"fd.name\":\"$SECRET\"}" "$TMP/p.out" || cat "$TMP/p.out" "$TMP/p.err"

@@ -10,13 +10,21 @@ need_pkgs strace curl
 command -v bpftool >/dev/null || PATH=$PATH:/usr/sbin
 PY=$(python3 -c 'import sys; print(sys.executable)')
 
-# The programs the kernel holds with an id above FLOOR: "id name memlock" lines.
-progs_above() {	# progs_above FLOOR
+# The programs the kernel holds with an id above FLOOR, of those PID holds (its
+# program and link fds, /proc/PID/fdinfo's prog_id): "id name memlock" lines.
+# Programs another process loaded meanwhile are not the agent's.
+progs_above() {	# progs_above FLOOR PID
 	bpftool prog show --json | "$PY" -c '
-import json, sys
+import glob, json, re, sys
+held = set()
+for f in glob.glob("/proc/%s/fdinfo/*" % sys.argv[2]):
+    try:
+        held.update(int(x) for x in re.findall(r"^prog_id:\s*(\d+)$", open(f).read(), re.M))
+    except OSError:
+        pass
 for p in json.load(sys.stdin):
-    if p["id"] > int(sys.argv[1]):
-        print(p["id"], p.get("name", "?"), p.get("bytes_memlock", 0))' "$1"
+    if p["id"] > int(sys.argv[1]) and p["id"] in held:
+        print(p["id"], p.get("name", "?"), p.get("bytes_memlock", 0))' "$1" "$2"
 }
 
 max_id() {
@@ -38,7 +46,7 @@ run_case() {	# run_case NAME ARGS...
 	local floor kernel mem
 	floor=$(max_id)
 	start_agent "$TMP/$n.out" "$TMP/$n.err" "$@" || { expect "$n: the agent starts" false; return 1; }
-	progs_above "$floor" >"$TMP/progs.$n"
+	progs_above "$floor" "$AGENT_PID" >"$TMP/progs.$n"
 	stop_agent
 	loaded=$(sed -n 's/^agent: loaded \([0-9]*\) of \([0-9]*\) BPF programs.*/\1/p' "$TMP/$n.err")
 	total=$(sed -n 's/^agent: loaded \([0-9]*\) of \([0-9]*\) BPF programs.*/\2/p' "$TMP/$n.err")

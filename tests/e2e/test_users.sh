@@ -31,21 +31,28 @@ fi
 # user created while the agent writes comes back in the agent's replay: a process
 # already running as uid 54321 (no such user yet) execs `true` after the user
 # was created, so the writer meets the new uid, looks it up again and writes it.
+# It execs when told through a fifo (opened by root before it dropped to the
+# uid), once the agent captures and the user exists.
 need_live
 u=agente2e$$
 ok_user=
 if command -v useradd >/dev/null && ! getent passwd 54321 >/dev/null; then
+	mkfifo "$TMP/go"
 	setpriv --reuid=54321 --regid=54321 --clear-groups /usr/bin/python3 -c \
-		'import os, time; time.sleep(3); os.execv("/bin/true", ["true"])' &
+		'import os, sys; sys.stdin.read(1); os.execv("/bin/true", ["true"])' <"$TMP/go" &
 	sleeper=$!
+	exec {go}>"$TMP/go"
 	ok_user=1
 fi
 start_agent "$TMP/out" "$TMP/err" -q -w "$TMP/live.scap" 'proc.name=id or proc.name=true'
-sleep 0.3
 [ -n "$ok_user" ] && { useradd -M -u 54321 "$u" 2>/dev/null || ok_user=; }
-[ -n "${sleeper:-}" ] && wait "$sleeper"
+if [ -n "${sleeper:-}" ]; then
+	echo >&$go	# its byte: it execs now
+	wait "$sleeper"
+	exec {go}>&-
+fi
 id >/dev/null; true
-sleep 0.5
+# SIGTERM: the agent reads what its rings hold (id's and true's events)
 stop_agent
 expect "-w ends cleanly" [ $? = 0 ]
 root_events=$("$AGENT" -r "$TMP/live.scap" 'user.name=root' 2>/dev/null | wc -l)

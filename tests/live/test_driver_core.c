@@ -3,6 +3,7 @@
  * agent's own process, and drops counted when the ring is full. */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/membarrier.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -45,12 +46,26 @@ static struct harness *open_only(uint32_t ring_pages, const struct driver_config
 	return harness__open(ring_pages, &c);
 }
 
-static uint64_t now_ns(void)
+/* Now, on the driver's clock: it stamps CLOCK_BOOTTIME (bpf_ktime_get_boot_ns)
+ * plus the epoch offset it was loaded with, so CLOCK_BOOTTIME read here plus
+ * that offset is the same clock, and an event the kernel stamps between two
+ * readings lies between them (CLOCK_REALTIME would be a second clock, and the
+ * offset was read from two clocks one after the other). */
+static uint64_t driver_now(struct harness *h)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return driver__boot_time(harness__driver(h)) + (uint64_t)ts.tv_sec * 1000000000ull +
+	       (uint64_t)ts.tv_nsec;
+}
+
+/* Every program run that began before this call has ended: the kernel runs
+ * BPF programs inside RCU read-side sections, and MEMBARRIER_CMD_GLOBAL waits
+ * for an RCU grace period (synchronize_rcu). A sleep would only make it likely. */
+static void programs_settle(void)
+{
+	EXPECT(syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) == 0);
 }
 
 static void test_close_and_generic(void)
@@ -62,10 +77,10 @@ static void test_close_and_generic(void)
 	int at = 0;
 
 	harness__drain(h, -1);
-	t0 = now_ns();
+	t0 = driver_now(h);
 	close(-12345);
 	syscall(SYS_getppid);
-	t1 = now_ns();
+	t1 = driver_now(h);
 	harness__drain(h, tid);
 
 	e = harness__find(h, PPME_SYSCALL_CLOSE_E, &at);
@@ -145,8 +160,8 @@ static void test_bitmap(void)
 	driver__set_interesting(d, none);
 	driver__set_procexit(d, false);
 	/* a program that passed the old bitmap may still be running (preempted
-	 * under load): let it finish before counting */
-	usleep(50000);
+	 * under load): it has ended before counting */
+	programs_settle();
 	before = sent(h);
 	for (int i = 0; i < 1000; i++)
 		syscall(SYS_getppid);
@@ -201,7 +216,7 @@ static void test_full_ring_counts_drops(void)
 	/* capture off, and programs still running finished: other processes'
 	 * getppid calls cannot land between the counters and the drain */
 	driver__set_capture(d, false);
-	usleep(50000);
+	programs_settle();
 	driver__counters(d, NULL, 0, &t1);
 	got = harness__drain(h, -1);
 	EXPECT(t1.n_drops_buffer - t0.n_drops_buffer > 0);

@@ -7,15 +7,16 @@ RE_TOTALS = re.compile(
     r"(\d+) malformed")
 RE_OUTPUT = re.compile(
     r"^agent: output (\S+): (\d+) emitted, (\d+) dropped \(queue full (\d+), output error (\d+), "
-    r"exit deadline (\d+)\), (\d+) markers, (\d+) write errors, (\d+) connect failures")
+    r"exit deadline (\d+)\), (\d+) markers, (\d+) write errors, (\d+) connect failures"
+    r"(?:, (\d+) queued)?$")
 OUT_KEYS = ("emitted", "dropped", "queue_full", "output_error", "exit_deadline",
-            "markers", "write_errors", "connect_failures")
+            "markers", "write_errors", "connect_failures", "queued")
 
 
 def reports(path):
     """Every report on stderr (SIGUSR1 counters and the final summary), in order:
     dicts with read, matched, kdrops, malformed, now (True for a SIGUSR1 dump)
-    and outputs {url: {emitted, dropped, queue_full, ...}}."""
+    and outputs {url: {emitted, dropped, queue_full, ..., queued}}."""
     reps = []
     now = False	# "agent: counters now:" alone on a line announces a SIGUSR1 report
     for line in open(path, errors="replace"):
@@ -32,7 +33,7 @@ def reports(path):
             continue
         m = RE_OUTPUT.match(line)
         if m and reps:
-            reps[-1]["outputs"][m[1]] = dict(zip(OUT_KEYS, map(int, m.groups()[1:])))
+            reps[-1]["outputs"][m[1]] = dict(zip(OUT_KEYS, (int(x or 0) for x in m.groups()[1:])))
     return reps
 
 

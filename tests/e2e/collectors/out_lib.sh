@@ -19,14 +19,6 @@ free_port() {	# prints a TCP port on 127.0.0.1 nobody listens on
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-wait_for() {	# wait_for SECONDS COMMAND...: true once COMMAND succeeds
-	local end=$((SECONDS + $1)) i=0; shift
-	until "$@" 2>/dev/null; do
-		[ $SECONDS -ge $end ] && return 1
-		i=$((i + 1)); sleep 0.05
-	done
-}
-
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 lines_at_least() { [ -f "$1" ] && [ "$(wc -l <"$1")" -ge "$2" ]; }
@@ -60,6 +52,14 @@ wl_start() {	# wl_start [PER_TICK]: a steady flow (PER_TICK iterations every 10 
 	PIDS+=("$WL_PID")
 }
 wl_stop() { [ -n "${WL_PID:-}" ] && kill "$WL_PID" 2>/dev/null; wait "$WL_PID" 2>/dev/null; WL_PID=; }
+# wl_mark: once the workload stopped, one more of its events, an open of
+# wl_mark: the last matching event, so a stream whose last line names wl_mark
+# has every line before it (the agent handles events in order).
+wl_mark() { echo mark >"$TMP/wl_mark" && "$TMP/busybox_e2e" sh -c ": <'$TMP/wl_mark'"; }
+marked() {	# marked FILE...: each one's last line is wl_mark's event
+	local f
+	for f; do tail -n 1 "$f" 2>/dev/null | grep -q wl_mark || return 1; done
+}
 
 wait_agent() {	# wait_agent SECONDS: waits for the agent to exit by itself (kills it after); its status
 	local end=$((SECONDS + $1)) rc=0
@@ -73,6 +73,30 @@ wait_agent() {	# wait_agent SECONDS: waits for the agent to exit by itself (kill
 	wait "$AGENT_PID" || rc=$?
 	AGENT_PID=
 	return $rc
+}
+
+# usr1_report ERR EXPR: asks the agent ($AGENT_PID) for its counters (SIGUSR1),
+# waits (up to 30 s) for that report on ERR, and is true if the Python
+# expression EXPR holds for it (r: the report as e2e_out.reports gives it; a
+# KeyError means its line is not written yet).
+usr1_report() {
+	local n
+	n=$(grep -c '^agent: counters now' "$1")
+	kill -USR1 "$AGENT_PID"
+	python3 - "$1" "$n" "$2" <<'PY'
+import sys, time, e2e_out as E
+err, n, expr = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+end = time.monotonic() + 30
+while time.monotonic() < end:
+    reps = [r for r in E.reports(err) if r["now"]]
+    try:
+        if len(reps) > n:
+            sys.exit(0 if eval(expr, {"r": reps[-1]}) else 1)
+    except KeyError:
+        pass
+    time.sleep(0.02)
+sys.exit(1)
+PY
 }
 
 # SIGTERM to the agent; TERM_MS is how long it took to exit (measured with wait,

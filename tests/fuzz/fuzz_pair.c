@@ -1,7 +1,7 @@
 /* The pairing (userspace/requests/pair*.c) fed any sequence of socket I/O:
  * the input is a script of operations on four connections of two processes
- * (bytes in or out, TCP or UDP, captured whole or cut, a close, a process's
- * exit, the clock moving on). Besides ASan and UBSan: every record is consistent (its end
+ * (bytes in or out, TCP or UDP, captured whole or cut, a connect, a close, a
+ * process's exit, the clock moving on). Besides ASan and UBSan: every record is consistent (its end
  * not before its start, durations and time to first byte from its times,
  * strings terminated), the table never holds more than its bound, and what
  * is handed out plus what is still open never exceeds the requests begun. In
@@ -110,7 +110,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				io.sport = (uint16_t)(40000 + (conn >> 1));
 				io.dport = 80;
 			}
-			pair__close(p, &io);
+			/* (op bit 3) or its connect() returned */
+			if (op & 8) {
+				/* (op bit 2) an IPv6 one, else IPv4 */
+				io.family = op & 4 ? 10 : 2;
+				io.comm = "fuzz";
+				pair__connect(p, &io);
+			} else {
+				pair__close(p, &io);
+			}
 			break;
 		case 6:
 			ts += 2000;

@@ -159,21 +159,33 @@ static void io__tuple(struct req_io *io, const struct fd_info *fd)
 	io->has_peer = io->dport != 0;
 }
 
-static void io__event(struct req_mode *m, const struct ievt *ev, uint16_t cat)
+/* IO's time, process, fd, tuple and names from EV; false when EV's fd is no
+ * IPv4 or IPv6 socket. */
+static bool io__from(struct req_io *io, const struct ievt *ev)
 {
 	const struct fd_info *fd = ev->fd;
+
+	if (!fd || (fd->type != FDT_IPV4_SOCK && fd->type != FDT_IPV6_SOCK) || !ev->thread)
+		return false;
+	io->ts = ev->ts;
+	io->ts_enter = ev->latency && ev->latency < ev->ts ? ev->ts - ev->latency : ev->ts;
+	io->pid = ev->thread->pid;
+	io->tid = ev->tid;
+	io->fd = ev->fdnum;
+	io__tuple(io, fd);
+	io->comm = ev->thread->comm;
+	io->container = ev->thread->container;
+	return true;
+}
+
+static void io__event(struct req_mode *m, const struct ievt *ev, uint16_t cat)
+{
 	struct req_io io = { 0 };
 	uint8_t di = m->data_idx[ev->type];
 
-	if (!fd || (fd->type != FDT_IPV4_SOCK && fd->type != FDT_IPV6_SOCK) || !ev->thread)
+	if (!io__from(&io, ev))
 		return;
-	io.ts = ev->ts;
-	io.ts_enter = ev->latency && ev->latency < ev->ts ? ev->ts - ev->latency : ev->ts;
-	io.pid = ev->thread->pid;
-	io.tid = ev->tid;
-	io.fd = ev->fdnum;
 	io.dir = cat == EC_IO_READ ? REQ_DIR_IN : REQ_DIR_OUT;
-	io__tuple(&io, fd);
 	io.len = (uint64_t)ev->res;
 	if (di != 0xff && di < ev->params.n) {
 		io.data = ev->params.val[di];
@@ -181,8 +193,6 @@ static void io__event(struct req_mode *m, const struct ievt *ev, uint16_t cat)
 		if (io.data_len > io.len)
 			io.data_len = (uint32_t)io.len;
 	}
-	io.comm = ev->thread->comm;
-	io.container = ev->thread->container;
 	pair__io(m->pair, &io);
 }
 
@@ -229,6 +239,14 @@ void req_mode__event(struct req_mode *m, const struct ievt *ev)
 		struct req_io io = { .pid = ev->thread->pid, .fd = ev->res };
 
 		pair__close(m->pair, &io);
+		return;
+	}
+	/* a TCP client is followed from its connect, before its first write */
+	if (ev->type == PPME_SOCKET_CONNECT_X && (ev->res == 0 || ev->res == -EINPROGRESS)) {
+		struct req_io io = { 0 };
+
+		if (io__from(&io, ev))
+			pair__connect(m->pair, &io);
 		return;
 	}
 	if (ev->res > 0 && (ei->category == EC_IO_READ || ei->category == EC_IO_WRITE))

@@ -26,6 +26,9 @@
 #define IPPROTO_TCP 6
 #define IPPROTO_UDP 17
 #endif
+/* req_io.family: sysdig's PPM_AF_INET and PPM_AF_INET6 */
+#define PAIR_AF_INET 2
+#define PAIR_AF_INET6 10
 
 static int proto__parse(uint8_t proto, bool udp, const uint8_t *b, size_t n, bool request,
 			struct req_head *h)
@@ -95,6 +98,8 @@ static void conn__set_side(struct pairer *p, struct pair_conn *c, uint8_t side)
 {
 	bool src_is_client = c->accepted || side == REQ_SIDE_CLIENT;
 
+	/* off the chain its old addresses hash to, before they change */
+	pair_conn__unlink_tuple(p, c);
 	c->side = side;
 	memcpy(c->cip, src_is_client ? c->tsip : c->tdip, 16);
 	memcpy(c->sip, src_is_client ? c->tdip : c->tsip, 16);
@@ -655,6 +660,36 @@ static void conn__hand_quiet(struct pairer *p, struct pair_conn *c)
 	}
 }
 
+/* A connection made by connect() is taken for the client's until its first
+ * bytes say otherwise: a request read on it makes it a server's (a peer that
+ * connects out to serve). */
+static void conn__check_connect_side(struct pairer *p, struct pair_conn *c,
+				     const struct req_io *io)
+{
+	struct req_head h;
+	bool again;
+
+	c->side_connect = false;
+	if (io->dir == REQ_DIR_IN && io->data && io->data_len &&
+	    proto__detect(false, io->data, io->data_len, true, &h, &again))
+		conn__set_side(p, c, REQ_SIDE_SERVER);
+}
+
+int pair__connect(struct pairer *p, const struct req_io *io)
+{
+	struct pair_conn *c;
+
+	if (io->l4proto != IPPROTO_TCP || io->accepted || !io->sport || !io->dport ||
+	    (io->family != PAIR_AF_INET && io->family != PAIR_AF_INET6))
+		return -EINVAL;
+	c = conn__get(p, io);
+	if (c && !c->side) {
+		conn__set_side(p, c, REQ_SIDE_CLIENT);
+		c->side_connect = true;
+	}
+	return 0;
+}
+
 int pair__io(struct pairer *p, const struct req_io *io)
 {
 	struct pair_conn *c;
@@ -671,6 +706,8 @@ int pair__io(struct pairer *p, const struct req_io *io)
 	} else {
 		if (!c->side)
 			conn__guess_side(p, c, io);
+		else if (c->side_connect)
+			conn__check_connect_side(p, c, io);
 		flip = c->last_dir && c->last_dir != io->dir;
 		if (!conn__quiet(p, c)) {
 			if (is_request_dir(c, io->dir))

@@ -110,6 +110,13 @@ void pair__set_quiet(struct pairer *p, pair_quiet_fn *fn, void *ctx);
 
 #define PAIR_QUIET_AFTER 8
 
+/* TCP socket IO (its pid, fd, comm, container and tuple; no bytes) has
+ * connected, or begun to (EINPROGRESS): it is followed as a client from now,
+ * before its first write. The connect's exit is stamped before that write
+ * begins, so its server's records, which exit-only times may put before the
+ * client's write, name the client (its first bytes may still say it serves).
+ * 0, or -EINVAL when IO is not such a socket. */
+int pair__connect(struct pairer *p, const struct req_io *io);
 /* One syscall's bytes. 0, or -EINVAL for an io that is not socket I/O. */
 int pair__io(struct pairer *p, const struct req_io *io);
 

@@ -110,7 +110,7 @@ struct pair_conn *pair_conn__add(struct pairer *p, const struct pair_key *k)
 	return c;
 }
 
-static void unlink_tuple(struct pairer *p, struct pair_conn *c)
+void pair_conn__unlink_tuple(struct pairer *p, struct pair_conn *c)
 {
 	struct pair_conn **pp;
 
@@ -147,7 +147,7 @@ void pair_conn__remove(struct pairer *p, struct pair_conn *c)
 		pp = &(*pp)->next_key;
 	if (*pp)
 		*pp = c->next_key;
-	unlink_tuple(p, c);
+	pair_conn__unlink_tuple(p, c);
 	p->pid_conns[pair_pid__slot(p, c->pid)]--;
 	container_info__put(c->ct);
 	container_info__put(c->peer_ct);
@@ -162,7 +162,7 @@ void pair_conn__index_tuple(struct pairer *p, struct pair_conn *c)
 {
 	uint32_t b;
 
-	unlink_tuple(p, c);
+	pair_conn__unlink_tuple(p, c);
 	b = tuple_bucket(p, c->cip, c->cport, c->sip, c->sport);
 	c->next_tuple = p->by_tuple[b];
 	p->by_tuple[b] = c;

@@ -186,8 +186,10 @@ void pair_emit__req(struct pairer *p, struct pair_conn *c, struct pair_req *q, b
 	if (peer) {
 		end__local(other, peer->pid, peer->tid, peer->comm, peer->ct);
 		r.both_sides = true;
-		/* the server may close before its client reads the last byte */
-		if (c->side == REQ_SIDE_SERVER && !udp) {
+		/* either end may close before the other's record is made (the
+		 * server before its client reads the last byte; a client's close
+		 * stamped before the server's, which sent the FIN it read) */
+		if (!udp) {
 			peer->peer_known = true;
 			peer->peer_pid = c->pid;
 			peer->peer_tid = c->tid;

@@ -73,8 +73,8 @@ struct pair_conn {
 	int64_t tid;
 	char comm[16];
 	struct container_info *ct;	/* a reference, or NULL */
-	/* A client's server seen on this host (its record found this one):
-	 * kept for this side's records when the server's end closes first. */
+	/* The other end seen on this host (its record found this one): kept
+	 * for this side's records when that end's connection is gone first. */
 	bool peer_known;
 	int64_t peer_pid, peer_tid;
 	char peer_comm[16];
@@ -95,6 +95,7 @@ struct pair_conn {
 	uint16_t quiet_io;	/* its I/Os since it went quiet, up to PAIR_QUIET_AFTER */
 	/* what it is */
 	uint8_t side;		/* enum req_side, 0 until known */
+	bool side_connect;	/* CLIENT from its connect(), its first bytes unseen */
 	uint8_t proto;		/* enum req_proto once detected */
 	bool detected;		/* proto settled by a parser */
 	uint8_t family, l4proto;
@@ -158,6 +159,9 @@ struct pair_conn *pair_conn__find(struct pairer *p, const struct pair_key *k);
 /* A connection for K, fresh; NULL when the table is full (counted). */
 struct pair_conn *pair_conn__add(struct pairer *p, const struct pair_key *k);
 void pair_conn__remove(struct pairer *p, struct pair_conn *c);
+/* Takes C off its tuple chain, found by its client/server addresses: call it
+ * before they change. */
+void pair_conn__unlink_tuple(struct pairer *p, struct pair_conn *c);
 /* Puts C on its tuple chain (its client/server addresses are set). */
 void pair_conn__index_tuple(struct pairer *p, struct pair_conn *c);
 /* The connection on SIDE with that client/server tuple, other than SELF. */

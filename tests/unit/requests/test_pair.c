@@ -282,46 +282,41 @@ static void test_both_sides_pipelined(void)
 		pair__free(p);
 	}
 
-	/* the client's write is stamped after the server had answered: its
-	 * connection is first seen after the server's records were made */
-	p = fresh(0);
-	io_do(p, s, REQ_DIR_IN, 990, 0, buf, n, 0);
-	io_do(p, s, REQ_DIR_OUT, 1005, 0, rep, m, 0);
-	CHECK_INT(nrec, 16);
-	io_do(p, c, REQ_DIR_OUT, 1010, 0, buf, n, 0);
-	io_do(p, c, REQ_DIR_IN, 1020, 0, rep, m, 0);
-	CHECK_INT(nrec, 32);
-	for (int i = 0; i < 16; i++) {
-		CHECK(recs[16 + i].both_sides);
-		CHECK_INT(recs[16 + i].ts_start, 990);
-		CHECK_INT(recs[16 + i].duration, 30);
-		CHECK(recs[i].duration <= recs[16 + i].duration);
-	}
-	pair__free(p);
+	/* the client's write is stamped after the server had answered: (0)
+	 * its connection is first seen after the server's records were made,
+	 * its own hold them; (1) it is followed from its connect (as the agent
+	 * does), so the server's records name it too and nest */
+	for (int conn = 0; conn < 2; conn++) {
+		p = fresh(0);
+		if (conn) {
+			struct req_io cc = c;
 
-	/* the same, the client followed from its connect (as the agent does):
-	 * the server's records, made first, name it, and its own hold them */
-	p = fresh(0);
-	{
-		struct req_io cc = c;
-
-		CHECK_INT(pair__connect(p, &cc), 0);
-		cc.accepted = true;
-		CHECK_INT(pair__connect(p, &cc), -EINVAL);	/* an accepted socket */
-		cc.accepted = false;
-		cc.family = 1;
-		CHECK_INT(pair__connect(p, &cc), -EINVAL);	/* not IPv4 or IPv6 */
+			CHECK_INT(pair__connect(p, &cc), 0);
+			cc.accepted = true;
+			CHECK_INT(pair__connect(p, &cc), -EINVAL);	/* an accepted socket */
+			cc.accepted = false;
+			cc.family = 1;
+			CHECK_INT(pair__connect(p, &cc), -EINVAL);	/* not IPv4 or IPv6 */
+		}
+		io_do(p, s, REQ_DIR_IN, 990, 0, buf, n, 0);
+		io_do(p, s, REQ_DIR_OUT, 1005, 0, rep, m, 0);
+		CHECK_INT(nrec, 16);
+		io_do(p, c, REQ_DIR_OUT, 1010, 0, buf, n, 0);
+		io_do(p, c, REQ_DIR_IN, 1020, 0, rep, m, 0);
+		CHECK_INT(nrec, 32);
+		for (int i = 0; i < 16; i++) {
+			CHECK(recs[16 + i].both_sides);
+			CHECK_INT(recs[16 + i].ts_start, 990);
+			CHECK_INT(recs[16 + i].duration, 30);
+			CHECK(recs[i].duration <= recs[16 + i].duration);
+		}
+		if (conn) {
+			check_nested(0, 16);
+			CHECK_INT(recs[0].client.pid, 300);
+			CHECK_STR(recs[0].client.comm, "cli");
+		}
+		pair__free(p);
 	}
-	io_do(p, s, REQ_DIR_IN, 990, 0, buf, n, 0);
-	io_do(p, s, REQ_DIR_OUT, 1005, 0, rep, m, 0);
-	CHECK_INT(nrec, 16);
-	io_do(p, c, REQ_DIR_OUT, 1010, 0, buf, n, 0);
-	io_do(p, c, REQ_DIR_IN, 1020, 0, rep, m, 0);
-	CHECK_INT(nrec, 32);
-	check_nested(0, 16);
-	CHECK_INT(recs[0].client.pid, 300);
-	CHECK_STR(recs[0].client.comm, "cli");
-	pair__free(p);
 
 	/* a connect()ed socket that reads a request serves it (its first bytes
 	 * say so), and its peer that accepted is its client */

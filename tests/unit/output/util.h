@@ -23,6 +23,7 @@
 #include "output.h"
 
 #include "t_check.h"	/* tests/unit/common */
+#include "t_sched.h"
 
 /* Timing bounds are looser under valgrind (the meson test passes --slow). */
 static int slow_factor = 1;

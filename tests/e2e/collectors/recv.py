@@ -8,8 +8,7 @@ appends every byte it reads to OUT (flushed at once), one connection at a time.
                       send buffer is sized from the MSS (2 x 10 segments at connect),
                       64K segments let it take ~3 MB that a stalled receiver never read
   --stall-after B     read B bytes normally, then stop reading ...
-  --stall-secs S      ... for S seconds (then read again to the end)
-  --stall-until FILE  stop reading (after --stall-after bytes) until FILE exists
+  --stall-until FILE  ... until FILE exists (then read again to the end)
   --conns FILE        appends one line per accepted connection (its number)
 Exits on SIGTERM/SIGINT; never reads stdin.
 """
@@ -21,7 +20,6 @@ ap.add_argument("--out", required=True)
 ap.add_argument("--rcvbuf", type=int, default=0)
 ap.add_argument("--mss", type=int, default=0)
 ap.add_argument("--stall-after", type=int, default=0)
-ap.add_argument("--stall-secs", type=float, default=0)
 ap.add_argument("--stall-until", default="")
 ap.add_argument("--conns", default="")
 a = ap.parse_args()
@@ -46,14 +44,12 @@ while True:
         with open(a.conns, "a") as f:
             f.write("%d\n" % nconn)
     while True:
-        if not stalled_once and (a.stall_secs or a.stall_until) and total >= a.stall_after:
+        if not stalled_once and a.stall_until and total >= a.stall_after:
             stalled_once = True
-            end = time.time() + a.stall_secs
-            while (a.stall_secs and time.time() < end) or \
-                    (a.stall_until and not os.path.exists(a.stall_until)):
+            while not os.path.exists(a.stall_until):
                 time.sleep(0.02)
         want = 65536
-        if not stalled_once and (a.stall_secs or a.stall_until):
+        if not stalled_once and a.stall_until:
             want = max(1, min(want, a.stall_after - total))
         try:
             b = c.recv(want)

@@ -16,6 +16,7 @@
 
 #include "metrics.h"
 #include "t_check.h"
+#include "t_sched.h"
 
 #define PROM_TYPE "text/plain; version=0.0.4; charset=utf-8"
 
@@ -109,7 +110,7 @@ static int http_at(int family, uint16_t port, const char *req, struct resp *r)
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		ssize_t n;
 
-		if (poll(&p, 1, 3000) != 1)
+		if (poll(&p, 1, 20000) != 1)	/* a bound for a server that never answers */
 			goto fail;
 		if (len + 1 >= cap) {
 			char *nb = realloc(buf, cap * 2);
@@ -173,6 +174,44 @@ static void check_get(uint16_t port, const char *path, int status, const char *b
 	CHECK_INT(r.status, status);
 	if (body)
 		CHECK_STR(r.body, body);
+	free(r.raw);
+}
+
+/* GET /healthz with STALE_MS of staleness set, the last publish made between
+ * P0 and P1 (CLOCK_MONOTONIC, the server's clock too): the age the server sees
+ * lies between our readings around the GET and the publish, so the answer is
+ * judged against that span, not against a sleep: 200 "ok" while the span is
+ * under STALE_MS, 503 "no update for N s" once past it, N its whole seconds;
+ * where the span straddles STALE_MS, either. */
+static void check_health_age(uint16_t port, double p0, double p1, unsigned int stale_ms)
+{
+	double g0 = now_s(), g1, lo, hi;
+	long long n;
+	struct resp r;
+
+	if (get(port, "/healthz", &r)) {
+		t_failed++;
+		fprintf(stderr, "GET /healthz failed\n");
+		return;
+	}
+	g1 = now_s();
+	/* the server's whole ms are within 1 of the age either way: its
+	 * elapsed_ms truncates the nanoseconds' difference toward zero, which
+	 * rounds up when that difference is negative */
+	lo = (g0 - p1) * 1000 - 1;
+	hi = (g1 - p0) * 1000 + 1;
+	if (r.status == 200) {
+		CHECK(lo < stale_ms);
+		CHECK_STR(r.body, "ok\n");
+	} else {
+		CHECK_INT(r.status, 503);
+		CHECK(hi >= stale_ms);
+		CHECK(sscanf(r.body, "no update for %lld s", &n) == 1 &&
+		      n >= (long long)(lo / 1000) && n <= (long long)(hi / 1000));
+		if (n < (long long)(lo / 1000) || n > (long long)(hi / 1000))
+			fprintf(stderr, "healthz said %.*s for an age of %.0f to %.0f ms\n",
+				(int)strcspn(r.body, "\n"), r.body, lo, hi);
+	}
 	free(r.raw);
 }
 
@@ -268,6 +307,7 @@ static void test_health(void)
 	struct metrics_server *m = metrics_server__start("127.0.0.1:0", NULL, 0);
 	struct resp r;
 	uint16_t port;
+	double p0, p1;
 
 	CHECK(m != NULL);
 	if (!m)
@@ -289,16 +329,22 @@ static void test_health(void)
 	metrics_server__set_running(m, true);
 	check_get(port, "/healthz", 200, "ok\n");
 
-	/* staleness */
+	/* staleness: on a quiet machine 200, then "0 s" after 250 ms past a
+	 * 150 ms bound, "1 s" after 1150 ms past a 1000 ms one, then 200 again */
 	metrics_server__set_stale_ms(m, 150);
-	check_get(port, "/healthz", 200, "ok\n");
+	p0 = now_s();
+	CHECK_INT(metrics_server__publish(m, "x 1\n", 4), 0);
+	p1 = now_s();
+	check_health_age(port, p0, p1, 150);
 	usleep(250 * 1000);
-	check_get(port, "/healthz", 503, "no update for 0 s\n");
+	check_health_age(port, p0, p1, 150);
 	metrics_server__set_stale_ms(m, 1000);
 	usleep(900 * 1000);
-	check_get(port, "/healthz", 503, "no update for 1 s\n");
+	check_health_age(port, p0, p1, 1000);
+	p0 = now_s();
 	CHECK_INT(metrics_server__publish(m, "x 2\n", 4), 0);
-	check_get(port, "/healthz", 200, "ok\n");
+	p1 = now_s();
+	check_health_age(port, p0, p1, 1000);
 	metrics_server__set_stale_ms(m, 0);
 	usleep(1100 * 1000);
 	check_get(port, "/healthz", 200, "ok\n");
@@ -369,6 +415,7 @@ static void test_stuck_clients(void)
 	size_t big = 4 << 20;	/* more than the sockets buffer */
 	char *text = malloc(big);
 	int idle[4], slow[4];
+	struct t_watch w;
 	double t;
 	uint16_t port;
 
@@ -390,20 +437,21 @@ static void test_stuck_clients(void)
 			CHECK_INT(send(slow[i], req, sizeof(req) - 1, MSG_NOSIGNAL), sizeof(req) - 1);
 	}
 	usleep(200 * 1000);
-	t = now_s();
+	t_watch_start(&w);
 	for (int i = 0; i < 10; i++)
 		CHECK_INT(metrics_server__publish(m, text, big), 0);
 	CHECK_INT(metrics_server__publish(m, "small 1\n", 8), 0);
-	CHECK(now_s() - t < 1.0);
+	CHECK(t_watch_ms(&w) < 1000);	/* (t_sched.h: less the waits for a CPU) */
 	/* others are still served meanwhile */
 	check_get(port, "/metrics", 200, "small 1\n");
 	check_get(port, "/healthz", 503, NULL);
+	t_watch_start(&w);
 	t = now_s();
 	metrics_server__stop(m);
 	t = now_s() - t;
 	if (t >= 1.0)
 		fprintf(stderr, "stop took %.2f s\n", t);
-	CHECK(t < 1.0);
+	CHECK(t_watch_ms(&w) < 1000);
 	for (int i = 0; i < 4; i++) {
 		if (idle[i] >= 0)
 			close(idle[i]);

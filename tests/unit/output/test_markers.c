@@ -44,7 +44,7 @@ static void test_marker_once(bool json)
 	/* the marker goes before the next line, then not again */
 	output__push(o, line, make_line(line, sizeof(line), 100), 100);
 	output__push(o, line, make_line(line, sizeof(line), 101), 101);
-	output__close(o, now_ms() + 3000, &st);
+	output__close(o, now_ms() + 20000, &st);
 	print_stats(json ? "marker json" : "marker text", &st);
 	WAIT_FOR(reader__len(&r) >= st.bytes, 2000);
 	reader__stop(&r);
@@ -105,7 +105,7 @@ static void test_accounting(void)
 	CHECK_EQ(st.queued + st.drop_queue_full, n + 1);
 	CHECK(st.drop_queue_full > 0);
 	CHECK(st.markers > 0);
-	output__close(o, now_ms() + 2000, &fin);
+	output__close(o, now_ms() + 20000, &fin);
 	CHECK(accounted(&fin));
 	CHECK_EQ(fin.drop_exit, 0);
 	CHECK_EQ(fin.drop_error, 0);

@@ -31,7 +31,7 @@ static void test_rfc5424(void)
 	CHECK_EQ(output__kind(o), OUTPUT_SYSLOG_TCP);
 	for (unsigned k = 0; k < n; k++)
 		output__push(o, line, make_line(line, sizeof(line), k), TS_NS);
-	output__close(o, now_ms() + 3000, &st);
+	output__close(o, now_ms() + 20000, &st);
 	print_stats("syslog://", &st);
 	WAIT_FOR(reader__len(&r) >= st.bytes, 2000);
 	reader__stop(&r);
@@ -109,7 +109,7 @@ static void test_datagrams(void)
 		}
 		got++;
 	}
-	output__close(o, now_ms() + 1000, &st);
+	output__close(o, now_ms() + 20000, &st);
 	print_stats("syslog dgram", &st);
 	CHECK(ok);
 	CHECK_EQ(got, n);
@@ -139,7 +139,7 @@ static void test_stream_socket(void)
 	CHECK(o != NULL);
 	for (unsigned k = 0; k < n; k++)
 		output__push(o, line, make_line(line, sizeof(line), k), TS_NS);
-	output__close(o, now_ms() + 2000, &st);
+	output__close(o, now_ms() + 20000, &st);
 	WAIT_FOR(reader__len(&r) >= st.bytes, 2000);
 	reader__stop(&r);
 	CHECK_EQ(st.emitted, n);

@@ -23,6 +23,7 @@
 #include "output.h"
 
 #include "t_check.h"	/* tests/unit/common */
+#include "t_sched.h"
 
 /* Timing bounds are looser under valgrind (the meson test passes --slow). */
 static int slow_factor = 1;
@@ -200,7 +201,7 @@ struct reader {
 	size_t chunk;			/* bytes per read (0: 64 KiB) */
 	bool stall;			/* accept, never read */
 	size_t close_after;		/* close conn and listener after this many bytes... */
-	int gap_ms;			/* ...and listen again after this long */
+	atomic_bool relisten;		/* ...and listen again once the test sets this */
 	pthread_mutex_t mu;
 	char *data;
 	size_t len, cap;
@@ -271,7 +272,8 @@ static inline void *reader__main(void *arg)
 			close(cfd);
 			cfd = -1;
 			close(r->lfd);
-			msleep(r->gap_ms);
+			while (!atomic_load(&r->relisten) && !atomic_load(&r->stop))
+				msleep(5);
 			r->lfd = tcp_listen(&r->port);
 		}
 		if (r->delay_us)

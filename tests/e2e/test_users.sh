@@ -48,7 +48,7 @@ start_agent "$TMP/out" "$TMP/err" -q -w "$TMP/live.scap" 'proc.name=id or proc.n
 [ -n "$ok_user" ] && { useradd -M -u 54321 "$u" 2>/dev/null || ok_user=; }
 if [ -n "${sleeper:-}" ]; then
 	# The agent reloads the host's lists on a miss only when its last load is
-	# a second old (README, "Capture files"): every load before useradd ended
+	# a second old (README: "at most once a second"): every load before useradd ended
 	# lacked the user, and one after it has it; so the exec comes over a
 	# second after useradd ended, and its miss then reloads and finds the user.
 	sleep 1.1

@@ -39,7 +39,7 @@ if [ -r "$mark" ] && [ "$(head -n 1 "$mark")" = "$(cat /proc/sys/kernel/random/b
 fi
 if [ -n "$hung" ]; then
 	echo "tests: the kernel reported hung tasks during the run (dmesg):"
-	echo "$hung" | head -n 20
+	sed -n 1,20p <<<"$hung"
 	status=1
 fi
 # Every parser of untrusted bytes, fuzzed for a bounded time (tests/fuzz); its

@@ -1,0 +1,135 @@
+/* The counters gathered, the metrics published, and the end: capture stopped,
+ * what the modes still hold sent, the outputs flushed, the summary printed. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "agent.h"
+#include "say.h"
+#include "signals.h"
+
+/* Everything counted so far, off the per-event path (a few syscalls). */
+void agent__gather(struct agent *a)
+{
+	struct agent_counters *c = &a->counters;
+	struct driver *d;
+
+	if (a->cap) {
+		capture__stats(a->cap, &c->cap);
+		d = capture__driver(a->cap);
+		c->live = d != NULL;
+		if (d && summary__dropped(&c->cap.total))
+			driver__drops_by_type(d, c->drops_by_type, PPM_EVENT_MAX);
+	}
+	c->tally = a->tally;
+	c->n_outputs = a->outs.n;
+	for (int i = 0; i < a->outs.n; i++)
+		c->output_url[i] = a->outs.url[i];
+	outputs__stats(&a->outs, c->out);
+	if (a->in) {
+		container_table__counters(inspector__containers(a->in), &c->containers);
+		c->have_containers = true;
+	}
+	if (a->req) {
+		req_mode__counters(a->req, &c->pairing);
+		c->have_pairing = true;
+		c->topo = a->topo;
+	}
+}
+
+/* The metrics text, rebuilt at most every PUBLISH_MS. */
+void agent__publish_due(struct agent *a, uint64_t now, bool running)
+{
+	if (!a->metrics || now < a->next_publish_ms)
+		return;
+	a->next_publish_ms = now + PUBLISH_MS;
+	agent__gather(a);
+	agent_metrics__publish(a->metrics, &a->counters, running);
+}
+
+/* Stops capturing and fixes its counters: what the outputs then flush cannot
+ * change them, and the metrics keep showing them (capture stopped) meanwhile. */
+static void agent__stop_capture(struct agent *a)
+{
+	if (!a->cap)
+		return;
+	/* Detached first: the drop counters and the drops by event are read
+	 * one after the other, and a storm must not add to one between them. */
+	driver__detach(capture__driver(a->cap));
+	agent__gather(a);
+	capture__close(a->cap);
+	a->cap = NULL;
+	if (a->metrics)
+		agent_metrics__publish(a->metrics, &a->counters, false);
+}
+
+/* The outputs send what they hold until the flush deadline (shorter after a
+ * stop signal, also one that comes now); meanwhile the metrics show them
+ * draining. Returns -EIO if an output lost lines to errors in a way the user
+ * must see in the exit code (stdout, a file). */
+static int agent__close_outputs(struct agent *a, bool started)
+{
+	uint64_t now = agent__now_ms(), deadline = now + a->o.flush_ms;
+	struct agent_counters *c = &a->counters;
+	int err = 0;
+
+	for (;;) {
+		if (signals_stop && deadline > now + STOP_FLUSH_MS)
+			deadline = now + STOP_FLUSH_MS;
+		if (now >= deadline || !outputs__pending(&a->outs))
+			break;
+		outputs__kick(&a->outs);
+		agent__publish_due(a, now, false);
+		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000000 }, NULL);
+		if (a->signals_blocked)
+			signals__poll(&a->wait_mask);
+		now = agent__now_ms();
+	}
+	outputs__close(&a->outs, deadline, c->out);
+	if (!started)
+		return 0;
+	c->tally = a->tally;
+	summary__print(stderr, c, NULL);
+	for (int i = 0; i < c->n_outputs; i++) {
+		const struct output_stats *o = &c->out[i];
+
+		if (o->fatal && o->error != -EPIPE) {
+			agent__say("cannot write to %s: %s", c->output_url[i],
+				strerror(-o->error));
+			err = -EIO;
+		}
+		if (!o->fatal && o->write_errors && !strncmp(c->output_url[i], "file:", 5))
+			err = -EIO;
+	}
+	return err;
+}
+
+int agent__finish(struct agent *a, bool started)
+{
+	int err;
+
+	agent__stop_capture(a);
+	agent__requests_finish(a);
+	agent_kf__free(a->kf);
+	a->kf = NULL;
+	startup__free(a->startup);
+	a->startup = NULL;
+	err = record__close(&a->rec);
+	if (agent__close_outputs(a, started) && !err)
+		err = -EIO;
+	agent_metrics__stop(a->metrics);
+	a->metrics = NULL;
+	field_ctx__fini(&a->fctx);
+	req_mode__free(a->req);
+	a->req = NULL;
+	topo__free(a->topo);
+	a->topo = NULL;
+	filter__free(a->kplan);
+	inspector__free(a->in);
+	filter__free(a->flt);
+	format__free(a->fmt);
+	sbuf__free(&a->out);
+	options__free(&a->o);
+	return err;
+}

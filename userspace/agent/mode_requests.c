@@ -1,0 +1,126 @@
+/* --requests: what the kernel is asked for, the pairing and the topology set
+ * up, each completed request filtered and emitted like an event, and what
+ * the pairing still holds sent at the end. */
+#include <errno.h>
+#include <string.h>
+
+#include "agent.h"
+#include "say.h"
+
+/* The kernel loads socket I/O and the calls that keep the tables right (plus
+ * the filter's per-process tests), keeps only socket I/O of IPv4 and IPv6
+ * sockets, and captures enough of each buffer for the protocols' headers. */
+int agent__requests_plan(struct agent *a, struct capture_live_opts *lo)
+{
+	struct filter_error ferr = { 0 };
+	struct sbuf expr;
+
+	sbuf__init(&expr);
+	sbuf__append(&expr, REQ_MODE_SYSCALLS, strlen(REQ_MODE_SYSCALLS));
+	if (a->o.filter) {
+		sbuf__append(&expr, " and (", 6);
+		sbuf__append(&expr, a->o.filter, strlen(a->o.filter));
+		sbuf__append(&expr, ")", 2);	/* with the NUL */
+	} else {
+		sbuf__append(&expr, "", 1);
+	}
+	a->kplan = expr.err ? NULL : filter__compile(expr.buf, &ferr);
+	sbuf__free(&expr);
+	if (!a->kplan) {
+		agent__say("cannot plan request mode's kernel filter: %s",
+			   ferr.msg[0] ? ferr.msg : strerror(ENOMEM));
+		return -EINVAL;
+	}
+	if (!a->o.snaplen_given) {
+		lo->snaplen = REQ_MODE_SNAPLEN;
+		lo->snaplen_given = true;
+	}
+	lo->sock_families = (1u << PPM_AF_INET) | (1u << PPM_AF_INET6);
+	return 0;
+}
+
+/* A completed request: filtered, counted and emitted like an event. */
+static void agent__on_request(void *ctx, const struct req_record *r, const struct ievt *ev)
+{
+	struct agent *a = ctx;
+	int err;
+
+	if (a->req_err || agent__n_reached(a))
+		return;
+	a->fctx.req = r;
+	if (!ev || !a->flt || filter__match(a->flt, ev, &a->fctx)) {
+		a->tally.matched++;
+		if (a->topo && topo__add(a->topo, r))
+			a->tally.topo_errors++;
+		if (a->outs.n && (err = agent__emit(a, ev)))
+			a->req_err = err;
+	}
+	a->fctx.req = NULL;
+}
+
+/* The pairing, and the topology when --metrics or --service-map reads it;
+ * once the process tables exist. */
+int agent__requests_open(struct agent *a)
+{
+	if (a->o.metrics || a->o.service_map) {
+		a->topo = topo__new(NULL);
+		if (!a->topo) {
+			agent__say("cannot set up the request metrics: %s", strerror(errno));
+			return -errno;
+		}
+	}
+	/* -q --metrics: records only counted, no event made of them */
+	a->req = req_mode__new(a->in, a->o.request_timeout_ns, !a->flt && !a->outs.n,
+			       agent__on_request, a);
+	if (!a->req) {
+		agent__say("cannot set up the request pairing: %s", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+/* Metrics only, live, exit-only capture: the client ends the pairing leaves
+ * to their server's side keep their I/O in the kernel (req_mode.h). */
+void agent__requests_quiet(struct agent *a)
+{
+	struct capture_stats st;
+
+	if (a->req && capture__driver(a->cap) && !capture__stats(a->cap, &st) && st.exit_only)
+		req_mode__set_driver(a->req, capture__driver(a->cap));
+}
+
+/* -v: what request mode keeps. */
+void agent__requests_describe(const struct agent *a)
+{
+	if (a->req)
+		agent__say("request mode: only IPv4 and IPv6 socket I/O leaves the kernel, %u "
+			   "bytes of each buffer; up to %u connections followed, %u requests "
+			   "in flight on each, unanswered ones time out after %.3f s",
+			   a->o.snaplen_given ? a->o.snaplen : REQ_MODE_SNAPLEN, PAIR_MAX_CONNS,
+			   PAIR_PIPELINE, (a->o.request_timeout_ns ? a->o.request_timeout_ns :
+					   PAIR_TIMEOUT_NS) / 1e9);
+}
+
+/* --service-map: the topology so far, as FILE (JSON) and its .dot. */
+void agent__write_map(struct agent *a)
+{
+	int err;
+
+	if (!a->topo || !a->o.service_map)
+		return;
+	if ((err = topo__write_map(a->topo, a->o.service_map)))
+		agent__say("cannot write the service map %s: %s", a->o.service_map,
+			   strerror(-err));
+}
+
+/* Once capture stopped: what the pairing still held goes out, and the
+ * summary's counts include it. The kernel's quiet ends go with the driver. */
+void agent__requests_finish(struct agent *a)
+{
+	if (!a->req)
+		return;
+	req_mode__set_driver(a->req, NULL);
+	req_mode__finish(a->req);
+	req_mode__counters(a->req, &a->counters.pairing);
+	agent__write_map(a);
+}

@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-${FUZZ_BUILD:-build-fuzz}}
 secs=${FUZZ_SECS:-10}
-targets=(${FUZZ_TARGETS:-cgroup runtime_json url capfile format requests pair})
+targets=(${FUZZ_TARGETS:-cgroup runtime_json url capfile format requests pair symbols})
 
 if [ ! -f "$dir/build.ninja" ]; then
 	# b_lundef=false: clang's sanitizers leave symbols for their runtime
@@ -34,6 +34,10 @@ for t in "${targets[@]}"; do
 	work=$scratch/$t
 	mkdir -p "$work/corpus" "$work/artifacts"
 	cp tests/fuzz/corpus/"$t"/* "$work/corpus/"
+	# symbols: a real library too (libc6's small libdl stub, on every Debian host)
+	if [ "$t" = symbols ] && [ -r /usr/lib/x86_64-linux-gnu/libdl.so.2 ]; then
+		cp /usr/lib/x86_64-linux-gnu/libdl.so.2 "$work/corpus/libdl.so.2"
+	fi
 	rc=0
 	nice "$dir/tests/fuzz/fuzz_$t" -max_total_time="$secs" -timeout=5 -rss_limit_mb=1024 \
 		-print_final_stats=1 -artifact_prefix="$work/artifacts/" "$work/corpus" \

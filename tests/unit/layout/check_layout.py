@@ -17,7 +17,7 @@ FLOORS = [
     ["output", "container"],
     ["metrics", "capture"],
     ["inspect"],
-    ["requests"],
+    ["requests", "profile"],
     ["capfile", "fields", "topology"],
     ["filter", "format"],
     ["agent"],

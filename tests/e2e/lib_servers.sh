@@ -15,6 +15,7 @@ REQ_FORMAT='*%req.side %req.protocol %req.method %req.path %req.status %req.erro
 REQ_FORMAT+=' %req.duration %req.ttfb %req.request_bytes %req.response_bytes %req.bytes_in'
 REQ_FORMAT+=' %req.bytes_out %req.timeout %req.aborted %req.cip %req.cport %req.sip %req.sport'
 REQ_FORMAT+=' %req.conn %req.seq %req.dns_id %req.client.proc %req.server.proc %req.l4proto %proc.name'
+REQ_FORMAT+=' %req.id %req.parent'
 
 # srv_start NAME COMMAND...: COMMAND in the background, its output in $SRV/NAME.log;
 # its pid in SRV_PID.
@@ -293,11 +294,12 @@ def pair_sides(recs, key=conn_key):
     return lone, slower
 
 
-def check_sides(path, protocol, client_procs, server_procs, key=conn_key):
-    """Both ends on this host: each client-side record of PROTOCOL has its
-    server-side record (the same KEY), never slower; as many of each; the
-    processes named."""
-    recs = [r for r in records(path) if r.get("req.protocol") == protocol]
+def check_sides(path, protocol, client_procs, server_procs, key=conn_key, sport=None):
+    """Both ends on this host: each client-side record of PROTOCOL (to server
+    port SPORT, if given) has its server-side record (the same KEY), never
+    slower; as many of each; the processes named."""
+    recs = [r for r in records(path) if r.get("req.protocol") == protocol and
+            (sport is None or r.get("req.sport") == sport)]
     client = [r for r in recs if r.get("req.side") == "client"]
     server = [r for r in recs if r.get("req.side") == "server"]
     lone, slower = pair_sides(recs, key)

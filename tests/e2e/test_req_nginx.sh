@@ -65,7 +65,10 @@ expect "nginx listens on 127.0.0.1:$PORT" wait_port "$PORT" || cat "$SRV/nginx.l
 # suite, the agent, ab) preempts it between its loop's reading of the clock and
 # its reads and writes, which the bounds on $request_time below rest on.
 expect "nginx runs at real-time priority" rt_on "$NGINX_PID"
-expect "the agent starts in request mode" req_agent_start "req.sport=$PORT"
+# the front server's records, and nginx's own calls to the upload store
+# (client-side: each names the upload it was made for, req.parent)
+expect "the agent starts in request mode" req_agent_start \
+	"req.sport=$PORT or (req.sport=$BPORT and req.side=client)"
 
 U=http://127.0.0.1:$PORT
 load() {
@@ -142,9 +145,9 @@ stored() {
 expect "nginx passed on each upload's 200 KiB body whole ($UPLOADS files of 204800 bytes)" stored
 
 req_check nginx "server-side records == the access log: count, per (method, path, status), and each request's method, path, status, bytes both ways, duration" \
-	"$REQ_OUT" "$REQ_ERR" "$NGX/logs/access.log" <<'PY'
+	"$REQ_OUT" "$REQ_ERR" "$NGX/logs/access.log" "$PORT" <<'PY'
 import re, sys, req_lib as R
-out, err, log = sys.argv[1:4]
+out, err, log, port = sys.argv[1:5]
 LINE = re.compile(r'^(\d+) (\d+) (\d+) ([\d.]+) (\d+) (\d+) (\d+) "(\S+) (\S+) HTTP/1\.[01]"$')
 want = {}
 lines = 0
@@ -157,7 +160,7 @@ for l in open(log):
         dict(method=method, path=target.split("?")[0], status=int(status),
              bytes=int(sent), rbytes=int(rlen), secs=float(secs), line=l.strip()))
 recs = R.records(out)
-server = [r for r in recs if r.get("req.side") == "server"]
+server = [r for r in recs if r.get("req.side") == "server" and r.get("req.sport") == int(port)]
 other = [r for r in server if r.get("req.protocol") != "http"]
 print("agent: %d records (%d server-side, %d not http), %d aborted or timed out, kernel drops %s; log: %d lines"
       % (len(recs), len(server), len(other), len(R.ABORTED), R.kernel_drops(err), lines))
@@ -232,20 +235,21 @@ print("ok")
 PY
 
 req_check sides "each request ab, curl or the uploader made has its server-side record, which is never slower" \
-	"$REQ_OUT" <<'PY'
+	"$REQ_OUT" "$PORT" <<'PY'
 import sys, req_lib as R
-R.check_sides(sys.argv[1], "http", ("ab", "curl", "python3"), ("nginx",))
+R.check_sides(sys.argv[1], "http", ("ab", "curl", "python3"), ("nginx",), sport=int(sys.argv[2]))
 print("ok")
 PY
 
 req_check uploads "each upload is one record a side: POST, the final 201, its body in the request bytes, both sides' bytes equal, the time to first byte the final response's" \
-	"$REQ_OUT" "$UPLOADS" <<'PY'
+	"$REQ_OUT" "$UPLOADS" "$PORT" <<'PY'
 import sys, req_lib as R
-out, n = sys.argv[1], int(sys.argv[2])
+out, n, port = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 HEAD = len(b"POST /upload/c0-u0.bin HTTP/1.1\r\nHost: e2e\r\nContent-Length: 204800\r\n"
            b"Expect: 100-continue\r\n\r\n")
 CONT = len(b"HTTP/1.1 100 Continue\r\n\r\n")
-ups = [r for r in R.records(out, "http") if (r.get("req.path") or "").startswith("/upload/")]
+ups = [r for r in R.records(out, "http") if (r.get("req.path") or "").startswith("/upload/")
+       and r.get("req.sport") == port]
 side = {s: {R.conn_key(r): r for r in ups if r.get("req.side") == s} for s in ("server", "client")}
 print("upload records: %d server-side, %d client-side; by status %s"
       % (len(side["server"]), len(side["client"]), R.counts(r.get("req.status") for r in ups)))
@@ -272,6 +276,41 @@ for k, s in side["server"].items():
     if s["req.ttfb"] != s["req.duration"]:
         bad.append("server-side ttfb %d != duration %d: %s" % (s["req.ttfb"], s["req.duration"], R.short(s)))
 assert len(side["server"]) == n and len(side["client"]) == n, ("uploads", n, "records", len(side["server"]), len(side["client"]))
+assert not bad, "\n".join(["%d differences" % len(bad)] + bad[:10])
+print("ok")
+PY
+req_check parents "nginx's call to the store for each upload (its client-side PUT) names that upload as req.parent; nothing else has one, and every req.id is unique" \
+	"$REQ_OUT" "$UPLOADS" "$PORT" "$BPORT" "$NGX/logs/store.log" "$REQ_ERR" <<'PY'
+import re, sys, req_lib as R
+out, n, port, bport, store, err = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6]
+recs = R.records(out)
+ids = R.counts(r.get("req.id") for r in recs)
+dup = [i for i, k in ids.items() if k > 1 or not isinstance(i, int) or i <= 0]
+front = {r["req.path"]: r for r in recs if r.get("req.side") == "server" and r.get("req.sport") == port
+         and r.get("req.method") == "POST"}
+calls = [r for r in recs if r.get("req.side") == "client" and r.get("req.sport") == bport]
+stored = sum(1 for l in open(store) if '"PUT /upload/' in l and " 201 " in l)
+print("%d records, %d uploads served, %d calls to the store (its log: %d PUTs answered 201)"
+      % (len(recs), len(front), len(calls), stored))
+bad = ["req.id %r on %d records" % (i, ids[i]) for i in dup[:5]]
+for c in calls:
+    f = front.get(c.get("req.path"))
+    if (c.get("req.method"), c.get("req.status"), c.get("proc.name")) != ("PUT", 201, "nginx"):
+        bad.append("not nginx's PUT answered 201: " + R.short(c))
+    if not f or c.get("req.parent") != f.get("req.id"):
+        bad.append("parent %r, the upload's id %r: %s" % (c.get("req.parent"), f and f.get("req.id"), R.short(c)))
+    elif not f["req.id"] < c["req.id"]:
+        bad.append("the call's id is not after its upload's (ids go in the order requests began): " + R.short(c))
+linked = {c.get("req.parent") for c in calls}
+for r in recs:
+    if r not in calls and r.get("req.parent") is not None:
+        bad.append("a parent on a record that is no call to the store: " + R.short(r))
+# the uploads came one connection at a time and nginx calls out for nothing
+# else, so no call was made by a thread serving several requests
+m = re.search(r"no req\.parent: (\d+) calls made by a thread serving several requests, (\d+) requests",
+              open(err).read())
+assert m and m.groups() == ("0", "0"), ("the exit line's calls without a parent", m and m.groups())
+assert len(calls) == n == stored and len(linked) == n, ("calls", len(calls), "uploads", n, "store log", stored, "parents", len(linked))
 assert not bad, "\n".join(["%d differences" % len(bad)] + bad[:10])
 print("ok")
 PY

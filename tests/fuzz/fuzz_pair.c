@@ -3,8 +3,10 @@
  * (bytes in or out, TCP or UDP, captured whole or cut, a connect, a close, a
  * process's exit, the clock moving on). Besides ASan and UBSan: every record is consistent (its end
  * not before its start, durations and time to first byte from its times,
- * strings terminated), the table never holds more than its bound, and what
- * is handed out plus what is still open never exceeds the requests begun. In
+ * strings terminated, ids given, a parent only on a client's record and
+ * begun before it), the table never holds more than its bound, what is handed
+ * out plus what is still open never exceeds the requests begun, and no thread
+ * is left serving a request once all are out. In
  * metrics-only mode every quiet end handed over (pair__set_quiet; every third
  * refused) is given back, once, by the end. */
 #include <stdlib.h>
@@ -25,6 +27,9 @@ static void on_rec(void *ctx, const struct req_record *r)
 	if (r->ttfb > r->duration && !r->timed_out)
 		abort();
 	if (r->proto >= REQ_PROTO_MAX || (r->side != REQ_SIDE_CLIENT && r->side != REQ_SIDE_SERVER))
+		abort();
+	/* a parent began before its call, and only a client's call has one */
+	if (!r->id || r->parent >= r->id || (r->parent && r->side != REQ_SIDE_CLIENT))
 		abort();
 	if (!memchr(r->method, 0, sizeof(r->method)) || !memchr(r->target, 0, sizeof(r->target)) ||
 	    !memchr(r->code, 0, sizeof(r->code)) || !memchr(r->client.comm, 0, 16) ||
@@ -135,7 +140,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	pair__flush(p);
 	pair__counters(p, &c);
-	if (c.n_requests != n_records || c.n_conns || n_held)
+	if (c.n_requests != n_records || c.n_conns || n_held || c.n_threads)
 		abort();
 	pair__free(p);
 	return 0;

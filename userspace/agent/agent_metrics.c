@@ -231,6 +231,16 @@ static int requests(struct prom_buf *b, const struct agent_counters *c)
 	for (size_t i = 0; !err && i < sizeof(rows) / sizeof(rows[0]); i++)
 		err = prom__sample_u64(b, name, (const char *const[]){ "reason", rows[i].why, NULL },
 				       rows[i].n);
+	if (!err)
+		err = prom__family(b, "agent_request_parents_unknown_total", "counter",
+				   "Calls given no req.parent: their thread served several requests "
+				   "(unknown), or their requests' thread was not followed (threads_full).")
+		   ?: prom__sample_u64(b, "agent_request_parents_unknown_total",
+				       (const char *const[]){ "reason", "unknown", NULL },
+				       p->n_parent_unknown)
+		   ?: prom__sample_u64(b, "agent_request_parents_unknown_total",
+				       (const char *const[]){ "reason", "threads_full", NULL },
+				       p->n_threads_full);
 	return err ?: c->topo ? topo__prom(c->topo, b) : 0;
 }
 

@@ -113,10 +113,13 @@ void summary__requests(FILE *out, const struct pair_counters *p, uint64_t kept)
 		"; not followed: %" PRIu64
 		" connections (table full), %" PRIu64 " pipelined past %u, %" PRIu64
 		" past the snaplen; %" PRIu64 " responses without a request, %" PRIu64
-		" messages the protocol's parser refused\n", p->n_requests, p->n_timeouts,
+		" messages the protocol's parser refused; no req.parent: %" PRIu64
+		" calls made by a thread serving several requests, %" PRIu64 " requests"
+		" whose thread was not followed (table full)\n", p->n_requests, p->n_timeouts,
 		p->n_aborted, p->n_open_at_end, p->n_client_quiet, p->n_quiet_handed,
 		p->n_quiet_refused, kept, p->n_conns_full, p->n_pipeline_full,
-		PAIR_PIPELINE, p->n_uncaptured, p->n_unmatched, p->n_unparsed);
+		PAIR_PIPELINE, p->n_uncaptured, p->n_unmatched, p->n_unparsed,
+		p->n_parent_unknown, p->n_threads_full);
 }
 
 void summary__containers(FILE *out, const struct container_counters *c)

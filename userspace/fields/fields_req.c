@@ -122,6 +122,10 @@ int fields__extract_req(const struct field_ref *ref, const struct ievt *ev,
 		return value__u64(out, r->conn_id);
 	case F_REQ_SEQ:
 		return value__u64(out, r->conn_seq);
+	case F_REQ_ID:
+		return value__u64(out, r->id);
+	case F_REQ_PARENT:
+		return r->parent ? value__u64(out, r->parent) : -ENOENT;
 	case F_REQ_DNS_ID:
 		return r->proto == REQ_PROTO_DNS ? value__u64(out, r->dns_id) : -ENOENT;
 	case F_REQ_START:

@@ -360,6 +360,12 @@ const struct field_info field_table[] = {
 	  "the connection's number, unique while the agent runs."),
 	F("req.seq", F_REQ_SEQ, FT_UINT64, FARG_NONE, FF_EXTENSION, C_REQ,
 	  "the request's number on its connection, from 1 (keep-alive, pipelining)."),
+	F("req.id", F_REQ_ID, FT_UINT64, FARG_NONE, FF_EXTENSION, C_REQ,
+	  "the request's number, unique while the agent runs (from 1, in the order requests "
+	  "began)."),
+	F("req.parent", F_REQ_PARENT, FT_UINT64, FARG_NONE, FF_EXTENSION, C_REQ,
+	  "a client request made by a thread while it served one server request (a "
+	  "downstream call): that request's req.id; absent otherwise."),
 	F("req.dns_id", F_REQ_DNS_ID, FT_UINT64, FARG_NONE, FF_EXTENSION, C_REQ,
 	  "the DNS transaction id; absent for other protocols."),
 	F("req.start", F_REQ_START, FT_ABSTIME, FARG_NONE, FF_EXTENSION, C_REQ,

@@ -141,9 +141,11 @@ static struct pair_conn *conn__get(struct pairer *p, const struct req_io *io)
 	return c;
 }
 
-/* A new request in flight, or NULL when PAIR_PIPELINE are (counted). */
+/* A new request in flight, or NULL when PAIR_PIPELINE are (counted). TID:
+ * the thread that read it (a server's: it serves it until its response
+ * ends) or wrote it (a client's: made for the request its thread serves). */
 static struct pair_req *req__begin(struct pairer *p, struct pair_conn *c, uint8_t proto,
-				   uint64_t ts, const struct req_head *h)
+				   uint64_t ts, const struct req_head *h, int64_t tid)
 {
 	struct pair_req *q;
 
@@ -162,6 +164,12 @@ static struct pair_req *req__begin(struct pairer *p, struct pair_conn *c, uint8_
 	q->proto = proto;
 	q->has_resp = q->resp_done = q->error = q->head_resp = false;
 	q->seq = ++c->seq;
+	q->id = ++p->next_req_id;
+	q->parent = 0;
+	q->tid = tid;
+	q->held = c->side == REQ_SIDE_SERVER && pair_thread__hold(p, tid, q->id);
+	if (c->side == REQ_SIDE_CLIENT)
+		q->parent = pair_thread__parent(p, tid);
 	memset(q->peer_ip, 0, sizeof(q->peer_ip));
 	q->peer_port = 0;
 	q->method[0] = q->target[0] = q->code[0] = '\0';
@@ -340,7 +348,7 @@ static void stream__request(struct pairer *p, struct pair_conn *c, const struct 
 		if (r && c->detected && c->proto != REQ_PROTO_NONE)
 			p->c.n_unparsed++;
 		/* (past PAIR_PIPELINE no request begins: the bytes go to the newest) */
-		req__begin(p, c, proto, ts, r ? NULL : &h);
+		req__begin(p, c, proto, ts, r ? NULL : &h, io->tid);
 		if (!r && proto == REQ_PROTO_MYSQL)
 			auth__begin(c, &h);
 		ts = ts_read;
@@ -534,6 +542,7 @@ static void stream__response(struct pairer *p, struct pair_conn *c, const struct
 				/* an interim response ended: the next message is Q's too */
 				if (!c->resp_need && q->has_resp) {
 					q->resp_done = true;
+					pair_req__release(p, q);
 					/* done ones at the head go out in order */
 					while (c->n && q_at(c, 0)->resp_done)
 						pair_emit__req(p, c, q_at(c, 0), false, false, 0);
@@ -582,7 +591,7 @@ static void dgram__io(struct pairer *p, struct pair_conn *c, const struct req_io
 									  : REQ_SIDE_CLIENT);
 	if (h.request) {
 		q = req__begin(p, c, REQ_PROTO_DNS,
-			       c->side == REQ_SIDE_CLIENT ? io->ts_enter : io->ts, &h);
+			       c->side == REQ_SIDE_CLIENT ? io->ts_enter : io->ts, &h, io->tid);
 		if (!q)
 			return;
 		q->req_bytes = io->len;
@@ -638,6 +647,8 @@ static bool conn__quiet(struct pairer *p, struct pair_conn *c)
 	if (!p->o.server_side_once || c->side != REQ_SIDE_CLIENT || !pair_conn__peer(p, c))
 		return false;
 	c->quiet = true;
+	for (uint32_t i = 0; i < c->n; i++)
+		pair_req__release(p, q_at(c, i));
 	c->head = c->n = 0;
 	c->req_need = c->resp_need = 0;
 	c->resp_scan = 0;

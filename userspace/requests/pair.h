@@ -78,6 +78,9 @@ struct pair_opts {
 /* Requests sent on one connection before the first is answered (pipelining)
  * that are followed one by one; more are counted, not reported. */
 #define PAIR_PIPELINE 16
+/* Slots for threads serving requests (req.parent): 3/4 of them are used at
+ * most; past that a thread's server requests are not followed (counted). */
+#define PAIR_THREADS 4096
 
 struct pair_counters {
 	uint64_t n_requests;	/* records handed out */
@@ -93,6 +96,11 @@ struct pair_counters {
 	uint64_t n_client_quiet; /* client sides not walked (server_side_once) */
 	uint64_t n_quiet_handed;  /* ... of which handed to pair__set_quiet's callback */
 	uint64_t n_quiet_refused; /* ... it refused (kept here) */
+	/* client requests begun by a thread serving more than one request
+	 * (or one past what is kept per thread): no parent given */
+	uint64_t n_parent_unknown;
+	uint64_t n_threads_full;  /* server requests whose thread was not followed: table full */
+	uint64_t n_threads;	  /* threads serving requests followed now */
 };
 
 typedef void pair_emit_fn(void *ctx, const struct req_record *r);

@@ -151,6 +151,8 @@ void pair_emit__req(struct pairer *p, struct pair_conn *c, struct pair_req *q, b
 	r.dns_id = q->dns_id;
 	r.conn_id = c->id;
 	r.conn_seq = q->seq;
+	r.id = q->id;
+	r.parent = q->parent;
 	r.ts_start = q->ts_start;
 	r.ts_first_resp = q->has_resp ? q->ts_first_resp : 0;
 	r.ts_end = timed_out ? timeout_end : q->has_resp ? q->ts_last_resp : q->ts_start;
@@ -209,6 +211,7 @@ void pair_emit__req(struct pairer *p, struct pair_conn *c, struct pair_req *q, b
 		times__nest(&r, c, peer);
 	r.duration = r.ts_end > r.ts_start ? r.ts_end - r.ts_start : 0;
 	r.ttfb = q->has_resp && r.ts_first_resp > r.ts_start ? r.ts_first_resp - r.ts_start : 0;
+	pair_req__release(p, q);
 	queue__drop(c, q);
 	p->c.n_requests++;
 	p->c.n_timeouts += timed_out;

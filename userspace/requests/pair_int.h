@@ -39,6 +39,10 @@ struct pair_req {
 	bool error;
 	bool head_resp;		/* HEAD: the response has no body whatever it says */
 	uint32_t seq;		/* the connection's request number */
+	uint64_t id;		/* unique while the agent runs (req.id) */
+	uint64_t parent;	/* a client request: the server request its thread served, 0 */
+	int64_t tid;		/* a server request: the thread that read it */
+	bool held;		/* ... counted in pairer.threads until its response ends */
 	/* UDP: the datagram's peer (each request may come from another) */
 	uint8_t peer_ip[16];
 	uint16_t peer_port;
@@ -130,6 +134,15 @@ struct pair_conn {
 };
 
 #define PAIR_PID_SLOTS 1024
+/* Server request ids kept per thread (pair.h's PAIR_THREADS). */
+#define PAIR_THREAD_IDS 4
+
+/* A thread's server requests in flight (pair_thread.c); N 0: a free slot. */
+struct pair_thread {
+	int64_t tid;
+	uint32_t n;
+	uint64_t ids[PAIR_THREAD_IDS];	/* the first ones, 0 where free */
+};
 
 struct pairer {
 	struct pair_opts o;
@@ -137,6 +150,9 @@ struct pairer {
 	void *ctx;
 	uint64_t seed;
 	uint64_t next_id;
+	uint64_t next_req_id;
+	struct pair_thread *threads;	/* PAIR_THREADS slots */
+	uint32_t n_threads;
 	uint32_t nbuckets;		/* a power of two */
 	struct pair_conn **by_key, **by_tuple;
 	struct pair_conn *free;		/* recycled connections */
@@ -175,6 +191,23 @@ struct pair_conn *pair_conn__by_tuple(struct pairer *p, const uint8_t *cip, uint
 struct pair_conn *pair_conn__peer(struct pairer *p, struct pair_conn *c);
 /* Client connection C's end as pair__set_quiet's callback takes it. */
 void pair_conn__quiet_end(const struct pair_conn *c, struct pair_quiet_end *e);
+
+/* pair_thread.c: server requests in flight per thread. Hold: ID, read by
+ * TID, is in flight (false when the table is full: counted, not held);
+ * release: its response ended or it went out; parent: the one request TID
+ * serves, else 0 (none, or several: counted). */
+bool pair_thread__hold(struct pairer *p, int64_t tid, uint64_t id);
+void pair_thread__release(struct pairer *p, int64_t tid, uint64_t id);
+uint64_t pair_thread__parent(struct pairer *p, int64_t tid);
+
+/* Q's response ended or Q leaves the queue: its thread no longer serves it. */
+static inline void pair_req__release(struct pairer *p, struct pair_req *q)
+{
+	if (q->held) {
+		q->held = false;
+		pair_thread__release(p, q->tid, q->id);
+	}
+}
 
 /* pair_emit.c: hands out Q's request of connection C (and removes it from the
  * queue when it is the oldest). */

@@ -26,7 +26,8 @@ struct pairer *pair__new(const struct pair_opts *o, pair_emit_fn *emit, void *ct
 	p->by_key = calloc(p->nbuckets, sizeof(*p->by_key));
 	p->by_tuple = calloc(p->nbuckets, sizeof(*p->by_tuple));
 	p->all = calloc(p->o.max_conns, sizeof(*p->all));
-	if (!p->by_key || !p->by_tuple || !p->all) {
+	p->threads = calloc(PAIR_THREADS, sizeof(*p->threads));
+	if (!p->by_key || !p->by_tuple || !p->all || !p->threads) {
 		pair__free(p);
 		errno = ENOMEM;
 		return NULL;
@@ -47,6 +48,7 @@ void pair__free(struct pairer *p)
 	free(p->all);
 	free(p->by_key);
 	free(p->by_tuple);
+	free(p->threads);
 	free(p->scratch);
 	free(p);
 }
@@ -63,6 +65,7 @@ static void conn__end(struct pairer *p, struct pair_conn *c, bool closed)
 
 		if (!closed && !q->has_resp) {
 			p->c.n_open_at_end++;
+			pair_req__release(p, q);
 			c->head = (c->head + 1) % PAIR_PIPELINE;
 			c->n--;
 			continue;
@@ -146,4 +149,5 @@ void pair__set_quiet(struct pairer *p, pair_quiet_fn *fn, void *ctx)
 void pair__counters(const struct pairer *p, struct pair_counters *c)
 {
 	*c = p->c;
+	c->n_threads = p->n_threads;
 }

@@ -45,6 +45,10 @@ struct req_record {
 	int32_t status;		/* HTTP status, DNS rcode, MySQL error number; -1 none */
 	uint32_t dns_id;	/* DNS transaction id */
 	uint64_t conn_id;	/* the connection, unique while the agent runs */
+	/* the request, unique while the agent runs; a client request made by a
+	 * thread while it served one server request: that request's id (its
+	 * record comes later, when its response ends), else 0 */
+	uint64_t id, parent;
 	uint32_t conn_seq;	/* 1 for the connection's first request */
 	/* ns since the epoch: the request's first byte (as this side saw it),
 	 * the response's first and last byte; 0 when there was none */

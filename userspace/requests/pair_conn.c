@@ -26,6 +26,7 @@ void pair_key__of(struct pair_key *k, const struct req_io *io)
 		memcpy(k->dip, io->dip, 16);
 		k->sport = io->sport;
 		k->dport = io->dport;
+		k->accepted = io->accepted;
 	}
 }
 
@@ -46,7 +47,8 @@ static uint32_t key_bucket(const struct pairer *p, const struct pair_key *k)
 static bool key__eq(const struct pair_key *a, const struct pair_key *b)
 {
 	return a->pid == b->pid && a->fd == b->fd && a->sport == b->sport &&
-	       a->dport == b->dport && !memcmp(a->sip, b->sip, 16) && !memcmp(a->dip, b->dip, 16);
+	       a->dport == b->dport && a->accepted == b->accepted &&
+	       !memcmp(a->sip, b->sip, 16) && !memcmp(a->dip, b->dip, 16);
 }
 
 static uint32_t tuple_bucket(const struct pairer *p, const uint8_t *cip, uint16_t cport,

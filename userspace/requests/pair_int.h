@@ -22,6 +22,10 @@ struct pair_key {
 	int64_t pid, fd;	/* fd -1 when by tuple */
 	uint8_t sip[16], dip[16];
 	uint16_t sport, dport;
+	/* by tuple: accepted (the tuple is client -> server either way, so a
+	 * process connected to itself, as nginx proxying to its own server,
+	 * holds both ends under one tuple) */
+	bool accepted;
 };
 
 void pair_key__of(struct pair_key *k, const struct req_io *io);

@@ -200,8 +200,61 @@ static void test_threads_full(void)
 	pair__free(p);
 }
 
+/* A process connected to itself (nginx proxying to one of its own server
+ * blocks): the client end (connected) and the server end (accepted) have one
+ * tuple, client -> server, in one process, and are two connections: a PUT
+ * written in pieces on one, read on the other, answered 201 back. */
+static void test_self_call(void)
+{
+	struct pairer *p = fresh(0);
+	struct req_io s = front(501, 44000), c = tcp(100, 12, false, 49660, 19082),
+		      b = tcp(100, 13, true, 49660, 19082);
+	static const char put[] = "PUT /upload/z.bin HTTP/1.0\r\nHost: x\r\nContent-Length: 16\r\n\r\n";
+	static const char created[] = "HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n";
+	const struct req_record *cl = NULL, *sv = NULL, *fr = NULL;
+
+	c.tid = b.tid = 501;
+	IN(p, s, 1000, "POST /upload/z.bin HTTP/1.1\r\nContent-Length: 16\r\n\r\n0123456789abcdef");
+	OUT(p, c, 1100, put);
+	OUT(p, c, 1110, "01234567");
+	IN(p, b, 1120, put);
+	OUT(p, c, 1130, "89abcdef");
+	IN(p, b, 1140, "0123456789abcdef");
+	OUT(p, b, 1200, created);
+	IN(p, c, 1210, created);
+	OUT(p, s, 1300, created);
+	CHECK_INT(nrec, 3);
+	for (int i = 0; i < nrec && i < MAXREC; i++) {
+		if (recs[i].side == REQ_SIDE_CLIENT)
+			cl = &recs[i];
+		else if (recs[i].server.port == 19082)
+			sv = &recs[i];
+		else
+			fr = &recs[i];
+	}
+	CHECK(cl && sv && fr);
+	if (!cl || !sv || !fr)
+		goto out;
+	CHECK_STR(cl->method, "PUT");
+	CHECK_INT(cl->status, 201);
+	CHECK_INT(cl->req_bytes, strlen(put) + 16);
+	CHECK_STR(sv->method, "PUT");
+	CHECK_INT(sv->status, 201);
+	CHECK_INT(sv->req_bytes, strlen(put) + 16);
+	CHECK(cl->both_sides && sv->both_sides && cl->conn_id != sv->conn_id);
+	CHECK_EQ(cl->parent, fr->id);
+	CHECK_INT(sv->parent, 0);
+	CHECK(sv->duration <= cl->duration);
+	pair__close(p, &c);
+	pair__close(p, &b);
+	CHECK_INT(nrec, 3);
+out:
+	pair__free(p);
+}
+
 int main(void)
 {
+	test_self_call();
 	test_downstream();
 	test_two_in_flight();
 	test_released();

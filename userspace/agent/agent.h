@@ -1,13 +1,15 @@
 /* The running agent's state, shared by the files that wire its modes:
  * main.c (the order of things), start.c (a live capture), mode_file.c (-r),
- * mode_requests.c (--requests), loop.c (the event loop) and finish.c (the
- * stop, the flush and the summary). */
+ * mode_requests.c (--requests), loop.c (the event loop), emit.c (a line for
+ * the outputs), counters.c (counters and metrics) and finish.c (the stop, the
+ * flush and the summary). */
 #ifndef AGENT_AGENT_H
 #define AGENT_AGENT_H
 
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "agent_metrics.h"
 #include "capfile.h"
@@ -63,7 +65,13 @@ struct agent {
 	bool reported;			/* the error was already told to the user */
 };
 
-uint64_t agent__now_ms(void);
+static inline uint64_t agent__now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 /* start.c: the filter and format compiled, the outputs opened, then the
  * capture started (live, or -r through mode_file.c). */
@@ -71,7 +79,6 @@ const char *agent__format(const struct agent_opts *o);
 int agent__compile(struct agent *a);
 int agent__open_outputs(struct agent *a);
 int agent__start(struct agent *a);
-void agent__buffer_options(struct agent *a);
 
 /* mode_file.c: -r. */
 int agent__start_file(struct agent *a);
@@ -88,13 +95,17 @@ void agent__write_map(struct agent *a);
  * -errno. */
 int agent__run(struct agent *a);
 bool agent__count_only(const struct agent *a);
-bool agent__n_reached(const struct agent *a);
-int agent__emit(struct agent *a, const struct ievt *ev);
 
-/* finish.c: the counters, the metrics, and the end (STARTED: the summary is
- * printed). */
+/* emit.c: an event or record as a line for the outputs. */
+void agent__buffer_options(struct agent *a);
+int agent__emit(struct agent *a, const struct ievt *ev);
+bool agent__n_reached(const struct agent *a);
+
+/* counters.c: the counters in one snapshot, and the metrics text. */
 void agent__gather(struct agent *a);
 void agent__publish_due(struct agent *a, uint64_t now, bool running);
+
+/* finish.c: the end (STARTED: the summary is printed). */
 int agent__finish(struct agent *a, bool started);
 
 #endif

@@ -9,29 +9,6 @@
 #include "schema.h"
 #include "signals.h"
 
-uint64_t agent__now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-int agent__emit(struct agent *a, const struct ievt *ev)
-{
-	int err;
-
-	sbuf__reset(&a->out);
-	err = a->o.json ? format__json(a->fmt, ev, &a->fctx, &a->out)
-			: format__text(a->fmt, ev, &a->fctx, &a->out);
-	if (err == -ENOENT)
-		return 0;	/* a field the format needs is absent: sysdig skips it */
-	if (err)
-		return err;
-	outputs__push(&a->outs, a->out.buf, a->out.len, ev->ts);
-	return 0;
-}
-
 /* Every 100 ms (of waiting or of event time): signals a busy capture never
  * waited for, a stdout that failed, the outputs' partial batches, metrics. */
 static void agent__tick(struct agent *a)
@@ -106,12 +83,6 @@ static void agent__count(struct agent *a, const struct capture_event *cev)
 	agent__tick_at(a, h.ts);
 	if (h.type != PPME_PROCINFO_E)
 		a->tally.matched++;
-}
-
-/* Whether -n is reached. */
-bool agent__n_reached(const struct agent *a)
-{
-	return a->o.max_events && a->tally.matched >= a->o.max_events;
 }
 
 /* One event: counted, or parsed, filtered, written and emitted. 0, 1 once -n is

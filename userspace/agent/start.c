@@ -43,20 +43,6 @@ int agent__compile(struct agent *a)
 	return 0;
 }
 
-/* sysdig's buffer printing: cut at 80 characters unless -v or JSON output, in
- * one of the -A/-x/-X/-b forms. */
-void agent__buffer_options(struct agent *a)
-{
-	if (a->o.verbose || a->o.json)
-		a->fctx.buf_limit = 0;
-	switch (a->o.buf_format) {
-	case 'A': a->fctx.buf_format = BUF_ASCII; break;
-	case 'x': a->fctx.buf_format = BUF_HEX; break;
-	case 'X': a->fctx.buf_format = BUF_HEXASCII; break;
-	case 'b': a->fctx.buf_format = BUF_BASE64; break;
-	}
-}
-
 /* Outputs and the metrics server, before capturing: a bad URL or a busy port
  * is told at once. */
 int agent__open_outputs(struct agent *a)

@@ -87,7 +87,9 @@ n=$(ls "$TMP/g" | wc -l)
 expect "-G 1 for 3.5 s: at least 3 files ($n)" [ "$n" -ge 3 ]
 expect "-G 1 names them g.scap0.." [ "$(ls "$TMP/g" | head -1)" = g.scap0 ]
 for ((k = 0; k < n; k++)); do
-	"$AGENT" -r "$TMP/g/g.scap$k" -p '%evt.rawtime' 2>/dev/null | awk '{ print int($1 / 1e9) }' | uniq >"$TMP/g.sec$k"
+	# whole seconds by dropping the nanoseconds' 9 digits: awk's doubles
+	# round a time 128 ns before a second up into the next one (2^53 < 1.8e18)
+	"$AGENT" -r "$TMP/g/g.scap$k" -p '%evt.rawtime' 2>/dev/null | sed -E 's/[0-9]{9}$//' | uniq >"$TMP/g.sec$k"
 done
 seconds_apart() {	# each file the events of one whole second, each later than the last
 	local k prev=0 s

@@ -5,16 +5,18 @@
  * in flight (an event loop juggling connections) gives no parent, counted,
  * rather than a guess. An open-addressed table of PAIR_THREADS slots, filled
  * to 3/4 at most; a thread with none in flight leaves it. */
+#include "hash.h"
 #include "pair_int.h"
 
-static uint32_t thread__slot(int64_t tid)
+/* Seeded as the connection table's buckets are (pair_conn.c). */
+static uint32_t thread__slot(const struct pairer *p, int64_t tid)
 {
-	return (uint32_t)(((uint64_t)tid * 0x9e3779b97f4a7c15ull) >> 40) & (PAIR_THREADS - 1);
+	return (uint32_t)(hash__mix64((uint64_t)tid, p->seed) >> 32) & (PAIR_THREADS - 1);
 }
 
 static struct pair_thread *thread__find(struct pairer *p, int64_t tid)
 {
-	for (uint32_t i = thread__slot(tid);; i = (i + 1) & (PAIR_THREADS - 1)) {
+	for (uint32_t i = thread__slot(p, tid);; i = (i + 1) & (PAIR_THREADS - 1)) {
 		struct pair_thread *t = &p->threads[i];
 
 		if (!t->n || t->tid == tid)
@@ -61,7 +63,7 @@ static void thread__remove(struct pairer *p, struct pair_thread *t)
 		e = &p->threads[i];
 		if (!e->n)
 			return;
-		home = thread__slot(e->tid);
+		home = thread__slot(p, e->tid);
 		/* E may move to HOLE when HOLE lies on its probe path: home..i */
 		if (((i - home) & (PAIR_THREADS - 1)) >= ((i - hole) & (PAIR_THREADS - 1))) {
 			p->threads[hole] = *e;

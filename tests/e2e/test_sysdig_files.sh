@@ -42,11 +42,13 @@ read -r hpid mfd <"$TMP/holder"
 expect "a process holds a memfd" [ -n "${mfd:-}" ]
 
 # 2. Three recordings at once: plain, gzip, filtered (each also lists the BPF fds
-#    of the recorders started before it).
+#    of the recorders started before it). 8 s each: the second agent stops 1 s
+#    after the last one captures, inside the first one's time even when each
+#    start takes seconds on a loaded machine.
 FLT="evt.type in (read, write, lseek, close, openat, ioctl, bpf, epoll_wait) or proc.pid=$hpid"
 record() {	# record NAME ARGS...
 	local n=$1; shift
-	"$AGENT" -v -q -w "$TMP/$n.scap" -M 4 "$@" >"$TMP/$n.out" 2>"$TMP/$n.err" &
+	"$AGENT" -v -q -w "$TMP/$n.scap" -M 8 "$@" >"$TMP/$n.out" 2>"$TMP/$n.err" &
 	rec_pids+=($!)
 	wait_capturing "$TMP/$n.err" "${rec_pids[-1]}"
 }
@@ -117,6 +119,14 @@ for i, (x, y) in enumerate(zip(a, s)):
     if fx[5] == "<NA>" and fx[6] == "<NA>" and fy[6] == fy[7]:
         fx[6] = fy[6]
         known["unknown-thread pid"] += 1
+        # ... and that made-up thread's fds have the empty name, where ours
+        # says <NA>: a thread started while a filtered file was written (its
+        # clone and exec filtered out) gives one such line per call it made
+        # on an fd it inherited (a fresh-clone CI run had 8514, from
+        # something else on the machine).
+        if fx[10] == "<NA>" and fy[10] == "" and fx[8] == fy[8]:
+            fx[10] = fy[10]
+            known["unknown-thread fd name"] = known.get("unknown-thread fd name", 0) + 1
     if fx == fy:
         continue
     # The fd fields (num, type, name) after dup/fcntl, of fds whose open the
@@ -136,6 +146,12 @@ for n, x, y in bad[:5]:
     print("line %d\n  agent:  %s\n  sysdig: %s" % (n, x, y))
 for n, x, y in fdiff[:3]:
     print("fd fields, line %d\n  agent:  %s\n  sysdig: %s" % (n, x, y))
+# whose lines they are, to tell a parser's fault from a busy neighbour's
+by = {}
+for n, x, y in fdiff:
+    k = "%s/%s" % (y.split("|")[5], y.split("|")[6])
+    by[k] = by.get(k, 0) + 1
+print("fd fields by process:", sorted(by.items(), key=lambda kv: -kv[1])[:8])
 # The fd fields agree on at least 99% of the lines.
 ok = len(a) == len(s) and len(a) > 0 and not bad and len(fdiff) * 100 <= len(a)
 sys.exit(0 if ok else 1)

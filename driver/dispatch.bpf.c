@@ -3,6 +3,7 @@
 #include "frame.bpf.h"
 #include "kfilter.bpf.h"
 #include "sock.bpf.h"
+#include "prof.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
@@ -98,6 +99,8 @@ int sys_exit(struct bpf_raw_tracepoint_args *ctx)
 
 	if (!r)
 		return 0;
+	if (settings.profile)
+		prof__at_event(ctx, pid_tgid);
 	return exit__send(ctx, r, (long)ctx->args[1], pid_tgid);
 }
 
@@ -144,6 +147,9 @@ int sys_exit_eo(struct bpf_raw_tracepoint_args *ctx)
 	/* An enter frame whose exit frame never came (a chain that failed) goes
 	 * alone, and cannot pair with this syscall's. */
 	park__flush(ctx, s);
+	/* profiling: the thread's slices so far go before its events */
+	if (settings.profile)
+		prof__at_event(ctx, pid_tgid);
 	/* No enter event here: a new thread's clone, an exec (see above), or a
 	 * call whose enter event says nothing its exit event does not (proto's
 	 * UF_EO_SYNTH): userspace rebuilds that one, and the syscall costs one

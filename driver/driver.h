@@ -34,7 +34,71 @@ struct driver_settings {
 	__u8 ringbuf;		/* events go to `rings` (BPF ring buffers), not `events` */
 	/* quiet_socks has had an entry: the socket test looks it up */
 	__u8 sock_quiet;
-	__u8 pad[6];
+	/* Profiling (prof.bpf.h): enum prof_follow, which threads' off-CPU and
+	 * run-queue time is kept */
+	__u8 profile;
+	__u8 pad[5];
+};
+
+/* Profiling: which threads the driver follows through the scheduler. */
+enum prof_follow {
+	PROF_FOLLOW_NONE = 0,
+	/* a thread from its first syscall event sent (in request mode: its
+	 * first socket I/O, so the threads that serve and make requests) */
+	PROF_FOLLOW_SENT,
+	PROF_FOLLOW_ALL,	/* every thread but the agent's own */
+};
+
+/* Why a followed thread was not running. PROF_RUNQ: it could run (woken, or
+ * preempted) and waited for a CPU; the others: it was blocked, in a syscall
+ * of that kind (prof.bpf.h, prof__reason). */
+enum prof_kind {
+	PROF_RUNQ = 0,
+	PROF_FILE,		/* on a regular file or block device, or fsync & co */
+	PROF_NET,		/* on a socket */
+	PROF_LOCK,		/* futex */
+	PROF_POLL,		/* epoll, poll, select */
+	PROF_SLEEP,		/* nanosleep, clock_nanosleep, pause */
+	PROF_OTHER,		/* any other syscall, a pipe, a page fault */
+	PROF__KINDS
+};
+
+/* One off-CPU or run-queue slice: 32 bytes, as CPU_SLICES events carry them. */
+struct prof_slice {
+	__u64 start;		/* ns since the epoch, as event times */
+	__u64 dur;		/* ns */
+	/* PROF_LOCK: the futex's user address; PROF_FILE, PROF_NET, PROF_OTHER
+	 * in a call on an fd: the fd; else 0 */
+	__u64 obj;
+	__u32 waker;		/* the thread that woke it (host tid), 0 unknown */
+	__u16 nr;		/* the syscall blocked in (native), PROF_NR_NONE */
+	__u8 kind;		/* enum prof_kind */
+	__u8 flags;		/* PROF_SLICE_* */
+};
+#define PROF_NR_NONE 0xffff
+#define PROF_SLICE_PREEMPTED 1	/* PROF_RUNQ: it was preempted, not woken */
+#define PROF_SLICE_FD 2		/* obj is an fd */
+
+/* Slices a thread keeps before they go out as one CPU_SLICES event. */
+#define PROF_BATCH 16
+/* Threads followed at once; past it a thread is not followed, counted. */
+#define PROF_THREADS 8192
+
+enum prof_state { PROF_ST_ON = 0, PROF_ST_RUNQ, PROF_ST_OFF };
+
+/* A followed thread (prof_threads' value). */
+struct prof_thread {
+	__u64 from;		/* its slices since FROM are in S */
+	__u64 since;		/* the current state's start */
+	__u64 obj;		/* PROF_ST_OFF: the slice's obj */
+	__u64 waking;		/* when WAKER last woke it */
+	__u32 waker;
+	__u16 nr;		/* PROF_ST_OFF: the syscall */
+	__u8 state;		/* enum prof_state */
+	__u8 kind;		/* PROF_ST_OFF: enum prof_kind; RUNQ: its flags */
+	__u32 n;		/* slices in S */
+	__u32 pad;
+	struct prof_slice s[PROF_BATCH];
 };
 
 /* Request mode with nothing but metrics (exit-only capture, tp_btf fd test):
@@ -71,6 +135,8 @@ struct driver_counters {
 	/* not a drop: socket I/O of a quiet connection kept in the kernel on
 	 * purpose (sock_quiet_key), each syscall once */
 	__u64 n_quiet;
+	/* threads profiling did not follow: PROF_THREADS followed already */
+	__u64 n_prof_full;
 };
 
 /* Kernel filtering by process (kfilter.bpf.h): up to KF_MAX_ATOMS tests of a

@@ -21,7 +21,7 @@ struct driver {
 	struct agent_driver *skel;
 	bool paused;
 	bool no_bpf_loop;
-	struct bpf_link *links[7];
+	struct bpf_link *links[11];
 	int nlinks;
 	int ncpus;
 	bool loaded;
@@ -138,6 +138,11 @@ int driver__configure(struct driver *d, const struct driver_config *cfg)
 	d->skel->bss->settings.exit_only = cfg->exit_only;
 	d->skel->bss->settings.ringbuf = cfg->ringbuf;
 	d->skel->bss->settings.sock_families = cfg->sock_families;
+	if (cfg->profile > PROF_FOLLOW_ALL)
+		return -EINVAL;
+	d->skel->bss->settings.profile = cfg->profile;
+	/* the table takes its memory at load: none without profiling */
+	bpf_map__set_max_entries(d->skel->maps.prof_threads, cfg->profile ? PROF_THREADS : 1);
 	d->per_thread = cfg->per_thread;
 	d->all_syscalls = !cfg->syscalls;
 	for (int i = 0; i < SYSCALL_TABLE_SIZE; i++)
@@ -171,7 +176,8 @@ static bool is_dispatcher(const struct bpf_program *p)
 
 	return !strcmp(n, "sys_enter") || !strcmp(n, "sys_exit") || !strcmp(n, "sys_exit_eo") ||
 	       !strcmp(n, "sched_process_exit") || !strcmp(n, "sched_process_exit_eo") ||
-	       !strcmp(n, "sched_switch") || !strcmp(n, "sched_process_exec");
+	       !strcmp(n, "sched_switch") || !strcmp(n, "sched_process_exec") ||
+	       !strncmp(n, "prof_", 5);
 }
 
 static bool calls_helper(const struct bpf_program *p, int helper)
@@ -219,6 +225,7 @@ static void plan__apply(struct driver *d)
 		.exit_only = sk->bss->settings.exit_only,
 		.drop_failed = sk->bss->settings.drop_failed,
 		.per_thread = d->per_thread,
+		.profile = sk->bss->settings.profile != PROF_FOLLOW_NONE,
 	};
 	struct driver_plan plan;
 	struct bpf_program *p;
@@ -232,6 +239,10 @@ static void plan__apply(struct driver *d)
 	bpf_program__set_autoload(sk->progs.sched_process_exit, plan.sched_exit);
 	bpf_program__set_autoload(sk->progs.sched_process_exit_eo, plan.sched_exit_eo);
 	bpf_program__set_autoload(sk->progs.sched_switch, plan.sched_switch);
+	bpf_program__set_autoload(sk->progs.prof_switch, plan.prof);
+	bpf_program__set_autoload(sk->progs.prof_waking, plan.prof);
+	bpf_program__set_autoload(sk->progs.prof_wakeup, plan.prof);
+	bpf_program__set_autoload(sk->progs.prof_wakeup_new, plan.prof);
 	memset(sk->bss->filler_off, 0, sizeof(sk->bss->filler_off));
 	bpf_object__for_each_program(p, sk->obj) {
 		if (is_dispatcher(p) || (code = filler_code(bpf_program__name(p), &part)) < 0)
@@ -378,6 +389,10 @@ int driver__attach(struct driver *d)
 		{ "sched_process_exit", offsetof(struct agent_driver, progs.sched_process_exit) },
 		{ "sched_process_exit", offsetof(struct agent_driver, progs.sched_process_exit_eo) },
 		{ "sched_switch", offsetof(struct agent_driver, progs.sched_switch) },
+		{ "sched_switch", offsetof(struct agent_driver, progs.prof_switch) },
+		{ "sched_waking", offsetof(struct agent_driver, progs.prof_waking) },
+		{ "sched_wakeup", offsetof(struct agent_driver, progs.prof_wakeup) },
+		{ "sched_wakeup_new", offsetof(struct agent_driver, progs.prof_wakeup_new) },
 	};
 
 	if (!d->loaded)

@@ -40,6 +40,10 @@ struct driver_config {
 	 * sockets of these families, 1u << PPM_AF_INET, PPM_AF_INET6, PPM_AF_UNIX;
 	 * 0: every fd (the default). driver__set_sock_families changes it later. */
 	uint32_t sock_families;
+	/* Profiling: enum prof_follow (driver.h), whose off-CPU and run-queue
+	 * time the driver keeps and sends as CPU_SLICES events; loads the
+	 * scheduler programs of prof.bpf.c. */
+	uint8_t profile;
 };
 
 /* What driver__load did: programs loaded (dispatchers, fillers and their

@@ -45,4 +45,5 @@ void driver_plan__build(struct driver_plan *p, const struct driver_plan_in *in)
 	p->sched_exec = eo && (!in->syscalls || in->syscalls[PLAN_NR_EXECVE] ||
 			       in->syscalls[PLAN_NR_EXECVEAT]);
 	p->sched_switch = in->per_thread;
+	p->prof = in->profile;
 }

@@ -15,6 +15,7 @@ struct driver_plan_in {
 	bool exit_only;		/* driver_config.exit_only */
 	bool drop_failed;	/* driver_config.drop_failed */
 	bool per_thread;	/* the per-thread kernel filter will be on */
+	bool profile;		/* driver_config.profile is set */
 };
 
 struct driver_plan {
@@ -24,6 +25,8 @@ struct driver_plan {
 	/* the dispatchers and scheduler programs */
 	bool sys_enter, sys_exit, sys_exit_eo;
 	bool sched_exit, sched_exit_eo, sched_exec, sched_switch;
+	/* profiling's scheduler programs (prof.bpf.c) */
+	bool prof;
 };
 
 /* Fills P from IN. A captured syscall needs the fillers of its route's two

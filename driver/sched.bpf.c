@@ -2,6 +2,7 @@
  * exit, whatever syscall (or signal) ended it. */
 #include "frame.bpf.h"
 #include "kfilter.bpf.h"
+#include "prof.bpf.h"
 
 /* x86_64 syscall numbers (unistd_64.h) that the exit-only hooks look for. */
 enum { NR_EXECVE = 59, NR_EXIT = 60, NR_EXIT_GROUP = 231, NR_EXECVEAT = 322 };
@@ -111,8 +112,9 @@ static __always_inline int procexit__send(struct bpf_raw_tracepoint_args *ctx)
 	struct filler f;
 	int code;
 
-	/* the kernel filter forgets the thread whatever else is set */
+	/* the kernel filter and profiling forget the thread whatever else is set */
 	kf__exit();
+	prof__exit(ctx);
 	if (!settings.capture || !settings.procexit)
 		return 0;
 	if ((bpf_get_current_pid_tgid() >> 32) == settings.own_tgid)

@@ -49,6 +49,9 @@ struct capture_cpu_stats {
 	/* not a drop: socket I/O of quiet client ends left in the kernel
 	 * (request mode, driver__sock_quiet); in the total only */
 	uint64_t drv_quiet;
+	/* profiling: threads the driver did not follow, its table full; in
+	 * the total only */
+	uint64_t drv_prof_full;
 	uint64_t ring_used;		/* bytes written and not yet consumed, now */
 	uint64_t ring_size;		/* bytes of ring */
 };
@@ -130,6 +133,8 @@ struct capture_live_opts {
 	 * leave the kernel only for sockets of these families (1u << PPM_AF_*);
 	 * 0 = every fd. */
 	uint32_t sock_families;
+	/* Profiling: enum prof_follow (driver_config.profile) */
+	uint8_t profile;
 	/* Called as each step begins (may be NULL), so that the caller can time
 	 * the steps and tell which one does not end. */
 	void (*on_step)(void *arg, enum capture_step step);

@@ -18,7 +18,10 @@ static void test_codes(void)
 	CHECK(PPME_SYSCALL_EXECVE_19_X == 293 && PPME_SYSCALL_CLONE_20_X == 223);
 	CHECK(PPME_PROCEXIT_1_E == 186 && PPME_SYSCALL_CLONE3_X == 335);
 	CHECK(PPM_SYSDIG_EVENT_MAX == 336 && PPME_SYSCALL_MEMFD_CREATE_E == PPM_SYSDIG_EVENT_MAX);
-	CHECK(PPM_EVENT_MAX == 364);
+	CHECK(PPM_EVENT_MAX == 366 && PPME_CPU_SLICES_E == 364);
+	CHECK(schema_events[PPME_CPU_SLICES_E].nparams == 3 &&
+	      schema_events[PPME_CPU_SLICES_E].params[0].type == PT_PID &&
+	      schema_events[PPME_CPU_SLICES_E].params[2].type == PT_BYTEBUF);
 	for (int i = 0; i < PPM_EVENT_MAX; i++)
 		CHECK(schema_events[i].name && schema_events[i].nparams <= PPM_MAX_EVENT_PARAMS);
 	CHECK(strcmp(schema_events[PPME_SYSCALL_OPENAT_2_X].params[2].name, "name") == 0);

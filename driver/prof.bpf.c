@@ -1,0 +1,214 @@
+/* Profiling's scheduler programs (prof.bpf.h): a followed thread's state
+ * changes as it leaves a CPU (blocked, with the syscall it waits in, or
+ * preempted), is woken, and runs again. Typed (tp_btf) so that the tasks'
+ * fields are plain loads. A thread not followed costs a hash lookup. */
+#include "prof.bpf.h"
+#include "fd.bpf.h"
+
+/* x86_64 syscall numbers (unistd_64.h) profiling sorts by. */
+enum {
+	PNR_READ = 0, PNR_WRITE = 1, PNR_OPEN = 2, PNR_STAT = 4, PNR_LSTAT = 6, PNR_POLL = 7,
+	PNR_PREAD64 = 17, PNR_PWRITE64 = 18, PNR_READV = 19, PNR_WRITEV = 20, PNR_SELECT = 23,
+	PNR_PAUSE = 34, PNR_NANOSLEEP = 35, PNR_SENDFILE = 40, PNR_CONNECT = 42,
+	PNR_ACCEPT = 43, PNR_SENDTO = 44, PNR_RECVFROM = 45, PNR_SENDMSG = 46, PNR_RECVMSG = 47,
+	PNR_FSYNC = 74, PNR_FDATASYNC = 75, PNR_TRUNCATE = 76, PNR_FTRUNCATE = 77,
+	PNR_RENAME = 82, PNR_MKDIR = 83, PNR_CREAT = 85, PNR_UNLINK = 87,
+	PNR_RT_SIGSUSPEND = 130, PNR_SYNC = 162, PNR_FUTEX = 202, PNR_GETDENTS64 = 217,
+	PNR_CLOCK_NANOSLEEP = 230, PNR_EPOLL_WAIT = 232, PNR_OPENAT = 257,
+	PNR_NEWFSTATAT = 262, PNR_UNLINKAT = 263, PNR_PSELECT6 = 270, PNR_PPOLL = 271,
+	PNR_SPLICE = 275, PNR_SYNC_FILE_RANGE = 277, PNR_EPOLL_PWAIT = 281,
+	PNR_FALLOCATE = 285, PNR_ACCEPT4 = 288, PNR_PREADV = 295, PNR_PWRITEV = 296,
+	PNR_RECVMMSG = 299, PNR_SYNCFS = 306, PNR_SENDMMSG = 307, PNR_RENAMEAT2 = 316,
+	PNR_PREADV2 = 327, PNR_PWRITEV2 = 328, PNR_STATX = 332, PNR_OPENAT2 = 437,
+	PNR_EPOLL_PWAIT2 = 441, PNR_FUTEX_WAITV = 449, PNR_FUTEX_WAIT = 455,
+};
+
+#define PROF_ENOSYS 38
+#define PROF_S_IFREG 0100000
+#define PROF_S_IFBLK 0060000
+
+/* What kind of wait the blocked syscall NR on fd FD is: by the fd's file. */
+static __always_inline __u8 prof__fd_kind(long fd)
+{
+	/* by probe reads: a second object calling bpf_rdonly_cast (fd__file_btf)
+	 * fails bpftool's link of the driver (libbpf 1.1) */
+	struct file *f = fd__file(fd);
+	__u32 mode;
+
+	if (!f)
+		return PROF_OTHER;
+	mode = BPF_CORE_READ(f, f_inode, i_mode) & FD_S_IFMT;
+	if (mode == FD_S_IFSOCK)
+		return PROF_NET;
+	if (mode == PROF_S_IFREG || mode == PROF_S_IFBLK)
+		return PROF_FILE;
+	return PROF_OTHER;	/* a pipe, a tty, an eventfd, ... */
+}
+
+/* Why task T (the current task, going off CPU blocked) waits: the syscall it
+ * is in, read from its saved user registers. A syscall's entry leaves
+ * -ENOSYS in ax until it returns; an exception (a page fault) leaves the
+ * user's ax and an error code in orig_ax, so it is told apart by that. */
+static __always_inline void prof__reason(struct task_struct *t, struct prof_thread *e)
+{
+	struct pt_regs *r = (struct pt_regs *)bpf_task_pt_regs(t);
+	long nr, ax;
+	__u8 kind = PROF_OTHER;
+	long fd = -1;
+
+	e->nr = PROF_NR_NONE;
+	e->obj = (__u64)-1;
+	e->kind = PROF_OTHER;
+	if (!r)
+		return;
+	nr = BPF_CORE_READ(r, orig_ax);
+	ax = BPF_CORE_READ(r, ax);
+	if (ax != -PROF_ENOSYS || nr < 0 || nr >= SYSCALL_TABLE_SIZE)
+		return;
+	switch (nr) {
+	case PNR_FUTEX:
+	case PNR_FUTEX_WAITV:
+	case PNR_FUTEX_WAIT:
+		kind = PROF_LOCK;
+		e->obj = BPF_CORE_READ(r, di);
+		break;
+	case PNR_POLL: case PNR_SELECT: case PNR_EPOLL_WAIT: case PNR_PSELECT6:
+	case PNR_PPOLL: case PNR_EPOLL_PWAIT: case PNR_EPOLL_PWAIT2:
+		kind = PROF_POLL;
+		break;
+	case PNR_PAUSE: case PNR_NANOSLEEP: case PNR_CLOCK_NANOSLEEP: case PNR_RT_SIGSUSPEND:
+		kind = PROF_SLEEP;
+		break;
+	case PNR_OPEN: case PNR_STAT: case PNR_LSTAT: case PNR_TRUNCATE: case PNR_RENAME:
+	case PNR_MKDIR: case PNR_CREAT: case PNR_UNLINK: case PNR_SYNC: case PNR_OPENAT:
+	case PNR_NEWFSTATAT: case PNR_UNLINKAT: case PNR_SYNCFS: case PNR_RENAMEAT2:
+	case PNR_STATX: case PNR_OPENAT2:
+		kind = PROF_FILE;
+		break;
+	case PNR_FSYNC: case PNR_FDATASYNC: case PNR_FTRUNCATE: case PNR_GETDENTS64:
+	case PNR_SYNC_FILE_RANGE: case PNR_FALLOCATE:
+		kind = PROF_FILE;
+		fd = (int)BPF_CORE_READ(r, di);
+		break;
+	case PNR_CONNECT: case PNR_ACCEPT: case PNR_ACCEPT4:
+		kind = PROF_NET;
+		fd = (int)BPF_CORE_READ(r, di);
+		break;
+	case PNR_READ: case PNR_WRITE: case PNR_PREAD64: case PNR_PWRITE64: case PNR_READV:
+	case PNR_WRITEV: case PNR_SENDFILE: case PNR_SENDTO: case PNR_RECVFROM:
+	case PNR_SENDMSG: case PNR_RECVMSG: case PNR_SPLICE: case PNR_PREADV: case PNR_PWRITEV:
+	case PNR_RECVMMSG: case PNR_SENDMMSG: case PNR_PREADV2: case PNR_PWRITEV2:
+		fd = (int)BPF_CORE_READ(r, di);
+		kind = prof__fd_kind(fd);
+		break;
+	}
+	e->nr = (__u16)nr;
+	e->kind = kind;
+	if (fd >= 0)
+		e->obj = (__u64)fd;
+}
+
+/* Whether TASK may be followed when every thread is (PROF_FOLLOW_ALL): not
+ * the idle task, not the agent's own. */
+static __always_inline int prof__wanted_all(struct task_struct *t)
+{
+	return settings.profile == PROF_FOLLOW_ALL && t->pid && t->tgid != settings.own_tgid;
+}
+
+/* sched_switch(bool preempt, struct task_struct *prev, struct task_struct
+ * *next, unsigned int prev_state), run on PREV (the current task). */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(prof_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	__u32 ptid = prev->pid, ntid = next->pid;
+	struct prof_thread *e;
+	__u64 now = 0;
+
+	if (!settings.profile)
+		return 0;
+	e = bpf_map_lookup_elem(&prof_threads, &ptid);
+	if (!e && prof__wanted_all(prev)) {
+		now = prof__now();
+		e = prof__follow(ptid, PROF_ST_ON, now);
+	}
+	if (e && ptid) {
+		if (!now)
+			now = prof__now();
+		/* a switch of a thread that was not on CPU (missed events) ends
+		 * what it was doing first */
+		prof__close(ctx, ptid, e, now);
+		if (preempt || prev_state == 0 /* TASK_RUNNING */) {
+			e->state = PROF_ST_RUNQ;
+			e->kind = PROF_SLICE_PREEMPTED;
+		} else {
+			e->state = PROF_ST_OFF;
+			prof__reason(prev, e);
+		}
+		e->since = now;
+	}
+	e = bpf_map_lookup_elem(&prof_threads, &ntid);
+	if (!e && prof__wanted_all(next)) {
+		if (!now)
+			now = prof__now();
+		e = prof__follow(ntid, PROF_ST_ON, now);
+		return 0;
+	}
+	if (!e || !ntid || e->state == PROF_ST_ON)
+		return 0;
+	if (!now)
+		now = prof__now();
+	prof__close(ctx, ntid, e, now);
+	e->state = PROF_ST_ON;
+	e->since = now;
+	return 0;
+}
+
+/* sched_waking(struct task_struct *p), run by the task that wakes P: a
+ * futex's waker is the thread that released it (prof__close keeps it for
+ * lock waits only). */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(prof_waking, struct task_struct *p)
+{
+	__u32 tid = p->pid;
+	struct prof_thread *e;
+
+	if (!settings.profile)
+		return 0;
+	e = bpf_map_lookup_elem(&prof_threads, &tid);
+	if (e)
+		e->waker = (__u32)bpf_get_current_pid_tgid();
+	return 0;
+}
+
+/* sched_wakeup(struct task_struct *p): P's wait ends and its time on the run
+ * queue begins (perf sched's wait time and scheduling delay split here). */
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(prof_wakeup, struct task_struct *p)
+{
+	__u32 tid = p->pid;
+	struct prof_thread *e;
+	__u64 now;
+
+	if (!settings.profile)
+		return 0;
+	e = bpf_map_lookup_elem(&prof_threads, &tid);
+	if (!e || e->state != PROF_ST_OFF)
+		return 0;
+	now = prof__now();
+	prof__close(ctx, tid, e, now);
+	e->state = PROF_ST_RUNQ;
+	e->kind = 0;
+	e->since = now;
+	return 0;
+}
+
+/* sched_wakeup_new(struct task_struct *p): a new thread, runnable, followed
+ * from here when every thread is. */
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(prof_wakeup_new, struct task_struct *p)
+{
+	if (prof__wanted_all(p))
+		prof__follow(p->pid, PROF_ST_RUNQ, prof__now());
+	return 0;
+}

@@ -1,0 +1,134 @@
+/* Per-thread clocks from CPU_SLICES batches (clock.h): an open-addressed
+ * table by tid with linear probing and backward-shift deletion. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+
+struct clock_slot {
+	uint64_t tid;		/* 0: empty (tid 0 is the idle task, never followed) */
+	uint64_t last_to;
+	struct prof_clock_read r;
+};
+
+struct prof_clock {
+	struct clock_slot *slots;
+	uint32_t n;
+	struct prof_clock_counters c;
+};
+
+static uint32_t slot__home(uint64_t tid)
+{
+	/* Fibonacci hashing: tids are dense, the top bits spread them */
+	return (uint32_t)((tid * 0x9e3779b97f4a7c15ull) >> 50) & (PROF_CLOCK_SLOTS - 1);
+}
+
+static struct clock_slot *slot__find(const struct prof_clock *c, uint64_t tid)
+{
+	for (uint32_t i = slot__home(tid);; i = (i + 1) & (PROF_CLOCK_SLOTS - 1)) {
+		struct clock_slot *s = &c->slots[i];
+
+		if (!s->tid || s->tid == tid)
+			return s;
+	}
+}
+
+struct prof_clock *prof_clock__new(void)
+{
+	struct prof_clock *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->slots = calloc(PROF_CLOCK_SLOTS, sizeof(*c->slots));
+	if (!c->slots) {
+		free(c);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return c;
+}
+
+void prof_clock__free(struct prof_clock *c)
+{
+	if (!c)
+		return;
+	free(c->slots);
+	free(c);
+}
+
+void prof_clock__batch(struct prof_clock *c, const struct prof_batch *b)
+{
+	struct clock_slot *s;
+
+	if (!b->tid)
+		return;
+	s = slot__find(c, b->tid);
+	if (!s->tid) {
+		if (c->n >= PROF_CLOCK_SLOTS / 4 * 3) {
+			c->c.n_full++;
+			return;
+		}
+		c->n++;
+		memset(s, 0, sizeof(*s));
+		s->tid = b->tid;
+		s->r.gen = 1;
+		s->r.since = b->from;
+	} else if (b->from != s->last_to) {
+		s->r.gen++;
+		c->c.n_gaps++;
+	}
+	for (unsigned i = 0; i < b->n; i++)
+		s->r.t[b->s[i].kind] += b->s[i].dur;
+	s->last_to = b->to;
+}
+
+bool prof_clock__read(const struct prof_clock *c, uint64_t tid, struct prof_clock_read *out)
+{
+	const struct clock_slot *s;
+
+	if (!tid)
+		return false;
+	s = slot__find(c, tid);
+	if (!s->tid)
+		return false;
+	*out = s->r;
+	return true;
+}
+
+void prof_clock__forget(struct prof_clock *c, uint64_t tid)
+{
+	struct clock_slot *s;
+	uint32_t hole, i;
+
+	if (!tid)
+		return;
+	s = slot__find(c, tid);
+	if (!s->tid)
+		return;
+	c->n--;
+	s->tid = 0;
+	hole = i = (uint32_t)(s - c->slots);
+	for (;;) {
+		struct clock_slot *e;
+		uint32_t home;
+
+		i = (i + 1) & (PROF_CLOCK_SLOTS - 1);
+		e = &c->slots[i];
+		if (!e->tid)
+			return;
+		home = slot__home(e->tid);
+		/* E may move to HOLE when HOLE lies on its probe path */
+		if (((i - home) & (PROF_CLOCK_SLOTS - 1)) >= ((i - hole) & (PROF_CLOCK_SLOTS - 1))) {
+			c->slots[hole] = *e;
+			e->tid = 0;
+			hole = i;
+		}
+	}
+}
+
+void prof_clock__counters(const struct prof_clock *c, struct prof_clock_counters *out)
+{
+	*out = c->c;
+	out->n_threads = c->n;
+}

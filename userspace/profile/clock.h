@@ -1,0 +1,42 @@
+/* Each followed thread's clock: the ns it has spent waiting for a CPU and off
+ * CPU by kind since the driver began following it, summed from its
+ * CPU_SLICES batches in event order. A batch whose FROM is not the last
+ * one's time means time was lost (a dropped batch): the count's generation
+ * changes, so a reading from before does not subtract from one after. A
+ * bounded table; threads past it are counted, not followed. */
+#ifndef PROFILE_CLOCK_H
+#define PROFILE_CLOCK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "slices.h"
+
+#define PROF_CLOCK_SLOTS 16384	/* 3/4 used at most */
+
+struct prof_clock_read {
+	uint64_t gen;
+	uint64_t since;		/* when its following began */
+	uint64_t t[PROF_SLICE__KINDS];
+};
+
+struct prof_clock_counters {
+	uint64_t n_threads;	/* threads with a clock now */
+	uint64_t n_full;	/* batches of threads not kept: table full */
+	uint64_t n_gaps;	/* batches that did not begin where the last ended */
+};
+
+struct prof_clock;
+
+/* NULL and errno ENOMEM. */
+struct prof_clock *prof_clock__new(void);
+void prof_clock__free(struct prof_clock *c);
+/* One batch, in event order. */
+void prof_clock__batch(struct prof_clock *c, const struct prof_batch *b);
+/* Thread TID's clock into OUT; false when it has none. */
+bool prof_clock__read(const struct prof_clock *c, uint64_t tid, struct prof_clock_read *out);
+/* Thread TID exited: its clock goes. */
+void prof_clock__forget(struct prof_clock *c, uint64_t tid);
+void prof_clock__counters(const struct prof_clock *c, struct prof_clock_counters *out);
+
+#endif

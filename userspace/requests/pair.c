@@ -170,6 +170,7 @@ static struct pair_req *req__begin(struct pairer *p, struct pair_conn *c, uint8_
 	q->held = c->side == REQ_SIDE_SERVER && pair_thread__hold(p, tid, q->id);
 	if (c->side == REQ_SIDE_CLIENT)
 		q->parent = pair_thread__parent(p, tid);
+	pair_cpu__begin(p, c, q);
 	memset(q->peer_ip, 0, sizeof(q->peer_ip));
 	q->peer_port = 0;
 	q->method[0] = q->target[0] = q->code[0] = '\0';
@@ -509,6 +510,8 @@ static void stream__response(struct pairer *p, struct pair_conn *c, const struct
 			if (c->n) {
 				q_newest(c)->resp_bytes += len - done;
 				q_newest(c)->ts_last_resp = ts;
+				if (c->side == REQ_SIDE_SERVER)
+					pair_cpu__write(p, q_newest(c), io->tid);
 			} else {
 				p->c.n_unmatched++;
 			}
@@ -535,6 +538,8 @@ static void stream__response(struct pairer *p, struct pair_conn *c, const struct
 
 			q->resp_bytes += take;
 			q->ts_last_resp = ts;
+			if (c->side == REQ_SIDE_SERVER)
+				pair_cpu__write(p, q, io->tid);
 			done += take;
 			off = done < blen ? (size_t)done : blen;
 			if (c->resp_need != PAIR_LEN_OPEN) {

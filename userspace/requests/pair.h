@@ -62,6 +62,15 @@ struct pair_quiet_end {
  * value is ignored. */
 typedef int pair_quiet_fn(void *ctx, const struct pair_quiet_end *end, bool on);
 
+/* Profiling: thread TID's clock, the ns it has spent in each enum req_cpu
+ * since it was first followed, and the generation of that count (it changes
+ * when the count lost a stretch of time). False: the thread is not followed. */
+struct pair_cpu_read {
+	uint64_t gen;
+	uint64_t t[REQ_CPU__KINDS];
+};
+typedef bool pair_clock_fn(void *ctx, int64_t tid, struct pair_cpu_read *out);
+
 struct pair_opts {
 	uint32_t max_conns;	/* connections followed at once; 0: PAIR_MAX_CONNS */
 	uint64_t timeout_ns;	/* an unanswered request times out; 0: PAIR_TIMEOUT_NS */
@@ -101,6 +110,10 @@ struct pair_counters {
 	uint64_t n_parent_unknown;
 	uint64_t n_threads_full;  /* server requests whose thread was not followed: table full */
 	uint64_t n_threads;	  /* threads serving requests followed now */
+	/* profiling: server requests with no CPU breakdown, by why: their
+	 * thread was not followed, another thread wrote the response, or the
+	 * thread's count lost time (a dropped batch) */
+	uint64_t n_cpu_unfollowed, n_cpu_handed, n_cpu_gap;
 };
 
 typedef void pair_emit_fn(void *ctx, const struct req_record *r);
@@ -150,5 +163,11 @@ void pair__expire(struct pairer *p, uint64_t now);
 void pair__flush(struct pairer *p);
 
 void pair__counters(const struct pairer *p, struct pair_counters *c);
+
+/* Profiling: FN reads a thread's clock (struct pair_cpu_read) as the events
+ * come, so that a server request's record has its CPU breakdown (has_cpu):
+ * read at the request's first read and at each write of its response, by
+ * the thread that read it. NULL: none. */
+void pair__set_clock(struct pairer *p, pair_clock_fn *fn, void *ctx);
 
 #endif

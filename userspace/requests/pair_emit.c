@@ -211,6 +211,7 @@ void pair_emit__req(struct pairer *p, struct pair_conn *c, struct pair_req *q, b
 		times__nest(&r, c, peer);
 	r.duration = r.ts_end > r.ts_start ? r.ts_end - r.ts_start : 0;
 	r.ttfb = q->has_resp && r.ts_first_resp > r.ts_start ? r.ts_first_resp - r.ts_start : 0;
+	pair_cpu__record(p, q, &r);
 	pair_req__release(p, q);
 	queue__drop(c, q);
 	p->c.n_requests++;

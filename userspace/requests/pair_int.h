@@ -30,6 +30,15 @@ struct pair_key {
 
 void pair_key__of(struct pair_key *k, const struct req_io *io);
 
+enum pair_cpu_state {
+	PAIR_CPU_NONE = 0,	/* no clock, or not a server request */
+	PAIR_CPU_UNFOLLOWED,	/* its thread is not followed */
+	PAIR_CPU_BEGUN,		/* cpu0 read */
+	PAIR_CPU_READ,		/* cpu1 read too */
+	PAIR_CPU_HANDED,	/* another thread wrote its response */
+	PAIR_CPU_GAP,		/* the clock lost time in between */
+};
+
 /* One request in flight. */
 struct pair_req {
 	uint64_t ts_start, ts_first_resp, ts_last_resp;
@@ -47,6 +56,10 @@ struct pair_req {
 	uint64_t parent;	/* a client request: the server request its thread served, 0 */
 	int64_t tid;		/* a server request: the thread that read it */
 	bool held;		/* ... counted in pairer.threads until its response ends */
+	/* profiling (pair__set_clock): the reading thread's clock at the
+	 * request's start and at its response's last write so far */
+	uint8_t cpu_state;	/* enum pair_cpu_state */
+	struct pair_cpu_read cpu0, cpu1;
 	/* UDP: the datagram's peer (each request may come from another) */
 	uint8_t peer_ip[16];
 	uint16_t peer_port;
@@ -168,9 +181,17 @@ struct pairer {
 	uint32_t pid_conns[PAIR_PID_SLOTS];
 	pair_quiet_fn *quiet;		/* pair__set_quiet */
 	void *quiet_ctx;
+	pair_clock_fn *clock;		/* pair__set_clock */
+	void *clock_ctx;
 	uint8_t *scratch;		/* carry + one read's captured bytes */
 	size_t scratch_cap;
 };
+
+/* pair_cpu.c: a server request's CPU breakdown (pair__set_clock): at its
+ * start, at each write of its response by thread TID, into its record */
+void pair_cpu__begin(struct pairer *p, struct pair_conn *c, struct pair_req *q);
+void pair_cpu__write(struct pairer *p, struct pair_req *q, int64_t tid);
+void pair_cpu__record(struct pairer *p, const struct pair_req *q, struct req_record *r);
 
 /* pair_conn.c */
 /* PID's slot in pairer.pid_conns. */

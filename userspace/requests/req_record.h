@@ -19,6 +19,20 @@ enum req_side {
 
 /* One end of the connection. Addresses in network byte order (IPv4 in the
  * first 4 bytes), ports in host order. */
+/* Where a server request's thread spent its time (profiling): waiting for
+ * a CPU, then off CPU by reason. The same order as the driver's enum
+ * prof_kind (the agent checks it). */
+enum req_cpu {
+	REQ_CPU_RUNQ = 0,
+	REQ_CPU_FILE,
+	REQ_CPU_NET,
+	REQ_CPU_LOCK,
+	REQ_CPU_POLL,
+	REQ_CPU_SLEEP,
+	REQ_CPU_OTHER,
+	REQ_CPU__KINDS
+};
+
 struct req_end {
 	uint8_t ip[16];
 	uint16_t port;
@@ -58,6 +72,12 @@ struct req_record {
 	uint64_t req_bytes;	/* bytes of the request (client to server) */
 	uint64_t resp_bytes;	/* bytes of the response */
 	struct req_end client, server;
+	/* Profiling (pair__set_clock): the serving thread's time from the
+	 * request's first read to its last write, when HAS_CPU: CPU[] by
+	 * enum req_cpu, and ONCPU the rest of DURATION (ns) */
+	bool has_cpu;
+	uint64_t oncpu;
+	uint64_t cpu[REQ_CPU__KINDS];
 	/* last: a record is built per request, and only the strings' used
 	 * bytes are written (the rest past each NUL is undefined) */
 	char method[REQ_METHOD_MAX];	/* HTTP method, Redis command, DNS type, SQL command */

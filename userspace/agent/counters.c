@@ -26,6 +26,7 @@ void agent__gather(struct agent *a)
 	}
 	if (a->req) {
 		req_mode__counters(a->req, &c->pairing);
+		req_mode__profile_counters(a->req, &c->profile);
 		c->have_pairing = true;
 		c->topo = a->topo;
 	}

@@ -36,6 +36,9 @@ int agent__requests_plan(struct agent *a, struct capture_live_opts *lo)
 		lo->snaplen_given = true;
 	}
 	lo->sock_families = (1u << PPM_AF_INET) | (1u << PPM_AF_INET6);
+	/* the threads whose socket I/O is sent: those that serve requests */
+	if (a->o.profile)
+		lo->profile = PROF_FOLLOW_SENT;
 	return 0;
 }
 
@@ -75,6 +78,10 @@ int agent__requests_open(struct agent *a)
 	if (!a->req) {
 		agent__say("cannot set up the request pairing: %s", strerror(errno));
 		return -errno;
+	}
+	if (a->o.profile && req_mode__profile(a->req)) {
+		agent__say("cannot set up profiling: %s", strerror(ENOMEM));
+		return -ENOMEM;
 	}
 	return 0;
 }

@@ -62,6 +62,9 @@ const char options_usage[] =
 "                     and FILE.dot at exit and on SIGUSR1\n"
 "  --request-timeout S  with --requests: a request unanswered for S seconds\n"
 "                     is reported timed out (default 10)\n"
+"  --profile          with --requests: each server request's thread time, on\n"
+"                     CPU, waiting for one and off it by reason (req.oncpu,\n"
+"                     req.runq, req.offcpu.*; README, \"Profiling\")\n"
 "  --drop-failed      skip the exit events of failed system calls\n"
 "  --exit-only        one BPF program per syscall, on its exit: the enter event\n"
 "                     is built then, from the registers the call left, and is\n"
@@ -100,7 +103,7 @@ const char options_usage[] =
 
 enum { OPT_FILTER = 256, OPT_RING, OPT_UNBUF, OPT_VERSION, OPT_DROP_FAILED, OPT_OUTPUT,
        OPT_QUEUE, OPT_FLUSH, OPT_BATCH_BYTES, OPT_BATCH_MS, OPT_METRICS, OPT_NO_KFILTER,
-       OPT_EXIT_ONLY, OPT_NO_EXIT_ONLY, OPT_ENGINE, OPT_REQUESTS, OPT_SERVICE_MAP,
+       OPT_EXIT_ONLY, OPT_NO_EXIT_ONLY, OPT_ENGINE, OPT_REQUESTS, OPT_PROFILE, OPT_SERVICE_MAP,
        OPT_REQ_TIMEOUT };
 
 static const struct option longopts[] = {
@@ -125,6 +128,7 @@ static const struct option longopts[] = {
 	{ "no-exit-only", no_argument, NULL, OPT_NO_EXIT_ONLY },
 	{ "engine", required_argument, NULL, OPT_ENGINE },
 	{ "requests", no_argument, NULL, OPT_REQUESTS },
+	{ "profile", no_argument, NULL, OPT_PROFILE },
 	{ "service-map", required_argument, NULL, OPT_SERVICE_MAP },
 	{ "request-timeout", required_argument, NULL, OPT_REQ_TIMEOUT },
 	{ "read", required_argument, NULL, 'r' },
@@ -340,6 +344,9 @@ int options__parse(int argc, char **argv, struct agent_opts *o, char *err, size_
 		case OPT_REQUESTS:
 			o->requests = true;
 			break;
+		case OPT_PROFILE:
+			o->profile = true;
+			break;
 		case OPT_SERVICE_MAP:
 			if (!*optarg)
 				return bad(err, errlen, "--service-map takes a file name%s", "");
@@ -414,6 +421,8 @@ int options__parse(int argc, char **argv, struct agent_opts *o, char *err, size_
 		return bad(err, errlen, "%s starts new files of -w: give -w FILE too", o->rollover_mb ? "-C" : "-G");
 	if (o->file_limit && !o->rollover_mb && !o->rotate_secs)
 		return bad(err, errlen, "-W limits the files of -C or -G: give -C MB or -G SECS too%s", "");
+	if (o->profile && !o->requests)
+		return bad(err, errlen, "--profile breaks requests down: give --requests too%s", "");
 	if ((o->service_map || o->request_timeout_ns) && !o->requests)
 		return bad(err, errlen, "%s works on request records: give --requests too",
 			   o->service_map ? "--service-map" : "--request-timeout");

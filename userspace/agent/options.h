@@ -48,6 +48,7 @@ struct agent_opts {
 	uint32_t batch_ms;	/* --batch-ms (http), 0: default */
 	const char *metrics;	/* --metrics ADDR:PORT, NULL: off */
 	bool requests;		/* --requests: request records instead of events */
+	bool profile;		/* --profile: requests' CPU breakdown */
 	const char *service_map; /* --service-map FILE (with --requests) */
 	uint64_t request_timeout_ns; /* --request-timeout, 0: the default */
 };

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
+#include "driver.h"
 #include "loader.h"
 #include "req_mode.h"
 #include "schema.h"
@@ -29,7 +31,27 @@ struct req_mode {
 	/* A record's process when it has left the thread table (it exited
 	 * before its last request was reported): what the record knows of it. */
 	struct thread_info gone;
+	/* --profile: each followed thread's clock, from CPU_SLICES events */
+	struct prof_clock *clock;
+	uint64_t n_bad_batches;		/* CPU_SLICES events that did not decode */
 };
+
+/* The driver's slices and kinds are what profile/ decodes and requests/
+ * counts by. */
+#define SAME(a, b) ((int)(a) == (int)(b))
+_Static_assert(sizeof(struct prof_slice) == PROF_SLICE_WIRE && PROF_BATCH == PROF_SLICES_MAX &&
+	       SAME(PROF__KINDS, PROF_SLICE__KINDS) && SAME(PROF__KINDS, REQ_CPU__KINDS) &&
+	       SAME(PROF_RUNQ, PROF_SLICE_RUNQ) && SAME(PROF_RUNQ, REQ_CPU_RUNQ) &&
+	       SAME(PROF_FILE, PROF_SLICE_FILE) && SAME(PROF_FILE, REQ_CPU_FILE) &&
+	       SAME(PROF_NET, PROF_SLICE_NET) && SAME(PROF_NET, REQ_CPU_NET) &&
+	       SAME(PROF_LOCK, PROF_SLICE_LOCK) && SAME(PROF_LOCK, REQ_CPU_LOCK) &&
+	       SAME(PROF_POLL, PROF_SLICE_POLL) && SAME(PROF_POLL, REQ_CPU_POLL) &&
+	       SAME(PROF_SLEEP, PROF_SLICE_SLEEP) && SAME(PROF_SLEEP, REQ_CPU_SLEEP) &&
+	       SAME(PROF_OTHER, PROF_SLICE_OTHER) && SAME(PROF_OTHER, REQ_CPU_OTHER) &&
+	       PROF_NR_NONE == PROF_SLICE_NR_NONE && PROF_SLICE_FD == PROF_SLICE_F_FD &&
+	       PROF_SLICE_PREEMPTED == PROF_SLICE_F_PREEMPTED,
+	       "profiling's wire layout and kinds agree");
+#undef SAME
 
 /* A record as an event: a generic event named "request", at the response's
  * end, of the local end's thread. */
@@ -127,10 +149,52 @@ void req_mode__set_driver(struct req_mode *m, struct driver *d)
 	pair__set_quiet(m->pair, d && m->no_event ? on_quiet : NULL, m);
 }
 
+/* The pairing's clock reader (pair__set_clock). */
+static bool on_clock(void *arg, int64_t tid, struct pair_cpu_read *out)
+{
+	struct req_mode *m = arg;
+	struct prof_clock_read r;
+
+	if (!prof_clock__read(m->clock, (uint64_t)tid, &r))
+		return false;
+	out->gen = r.gen;
+	memcpy(out->t, r.t, sizeof(out->t));
+	return true;
+}
+
+int req_mode__profile(struct req_mode *m)
+{
+	if (m->clock)
+		return 0;
+	m->clock = prof_clock__new();
+	if (!m->clock)
+		return -ENOMEM;
+	pair__set_clock(m->pair, on_clock, m);
+	return 0;
+}
+
+/* A CPU_SLICES event: into its thread's clock, before the syscall events
+ * that follow it cut a request. */
+static void slices__event(struct req_mode *m, const struct ievt *ev)
+{
+	const struct schema_params *pp = &ev->params;
+	struct prof_batch b;
+
+	if (!m->clock)
+		return;
+	if (pp->n != 3 || prof_batch__decode(&b, ev->ts, pp->val[0], pp->len[0], pp->val[1],
+					     pp->len[1], pp->val[2], pp->len[2])) {
+		m->n_bad_batches++;
+		return;
+	}
+	prof_clock__batch(m->clock, &b);
+}
+
 void req_mode__free(struct req_mode *m)
 {
 	if (!m)
 		return;
+	prof_clock__free(m->clock);
 	pair__free(m->pair);
 	free(m);
 }
@@ -218,7 +282,13 @@ void req_mode__event(struct req_mode *m, const struct ievt *ev)
 			pair__expire(m->pair, ev->ts);
 		m->next_expire = ev->ts + EXPIRE_EVERY_NS;
 	}
+	if (ev->type == PPME_CPU_SLICES_E) {
+		slices__event(m, ev);
+		return;
+	}
 	if ((ev->type == PPME_PROCEXIT_1_E || ev->type == PPME_PROCEXIT_E) && ev->thread) {
+		if (m->clock)
+			prof_clock__forget(m->clock, (uint64_t)ev->thread->tid);
 		if (proc__last_thread(m, ev->thread))
 			pair__exit(m->pair, ev->thread->pid);
 		return;
@@ -282,4 +352,14 @@ void req_mode__finish(struct req_mode *m)
 void req_mode__counters(const struct req_mode *m, struct pair_counters *c)
 {
 	pair__counters(m->pair, c);
+}
+
+void req_mode__profile_counters(const struct req_mode *m, struct req_mode_profile *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!m->clock)
+		return;
+	out->on = true;
+	out->n_bad_batches = m->n_bad_batches;
+	prof_clock__counters(m->clock, &out->clock);
 }

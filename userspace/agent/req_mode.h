@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "clock.h"
 #include "inspect.h"
 #include "pair.h"
 
@@ -55,5 +56,16 @@ void req_mode__tick(struct req_mode *m, uint64_t now_ns);
 /* At the end: answered requests still held are reported. */
 void req_mode__finish(struct req_mode *m);
 void req_mode__counters(const struct req_mode *m, struct pair_counters *c);
+
+/* --profile: server records get their thread's CPU breakdown, from the
+ * driver's CPU_SLICES events (the driver follows the threads whose events
+ * it sends). 0 or -ENOMEM. */
+int req_mode__profile(struct req_mode *m);
+struct req_mode_profile {
+	bool on;
+	uint64_t n_bad_batches;		/* CPU_SLICES events that did not decode */
+	struct prof_clock_counters clock;
+};
+void req_mode__profile_counters(const struct req_mode *m, struct req_mode_profile *out);
 
 #endif

@@ -13,6 +13,7 @@
 #include "output.h"
 #include "pair.h"
 #include "ppm_wire.h"
+#include "req_mode.h"
 
 struct agent_tally {
 	uint64_t matched;	/* events that passed the filter */
@@ -38,6 +39,8 @@ struct agent_counters {
 	bool have_pairing;
 	struct pair_counters pairing;
 	const struct topo *topo;
+	/* --profile: its counters (profile.on) */
+	struct req_mode_profile profile;
 };
 
 /* Events that never reached the agent: the driver's drops by reason and the
@@ -52,5 +55,9 @@ void summary__containers(FILE *out, const struct container_counters *c);
 /* --requests: what the pairing reported, and what it could not follow; KEPT:
  * the syscalls of quiet client ends the kernel kept (capture's drv_quiet). */
 void summary__requests(FILE *out, const struct pair_counters *p, uint64_t kept);
+/* --profile: the threads followed and what the breakdowns missed; KERNEL_FULL:
+ * threads the driver's table had no room for (capture's drv_prof_full). */
+void summary__profile(FILE *out, const struct req_mode_profile *pf, const struct pair_counters *p,
+		      uint64_t kernel_full);
 
 #endif

@@ -92,6 +92,16 @@ int fields__extract_req(const struct field_ref *ref, const struct ievt *ev,
 		return value__human_bytes(out, server ? r->req_bytes : r->resp_bytes, ctx);
 	case F_REQ_BYTES_OUT_HUMAN:
 		return value__human_bytes(out, server ? r->resp_bytes : r->req_bytes, ctx);
+	case F_REQ_ONCPU:
+		return r->has_cpu ? value__u64(out, r->oncpu) : -ENOENT;
+	case F_REQ_RUNQ:
+	case F_REQ_OFFCPU_FILE:
+	case F_REQ_OFFCPU_NET:
+	case F_REQ_OFFCPU_LOCK:
+	case F_REQ_OFFCPU_POLL:
+	case F_REQ_OFFCPU_SLEEP:
+	case F_REQ_OFFCPU_OTHER:
+		return r->has_cpu ? value__u64(out, r->cpu[ref->info->id - F_REQ_RUNQ]) : -ENOENT;
 	case F_REQ_REQUEST_BYTES:
 		return value__u64(out, r->req_bytes);
 	case F_REQ_RESPONSE_BYTES:
@@ -152,3 +162,11 @@ int fields__extract_req(const struct field_ref *ref, const struct ievt *ev,
 		return -ENOENT;
 	}
 }
+
+_Static_assert(F_REQ_OFFCPU_FILE - F_REQ_RUNQ == REQ_CPU_FILE &&
+		       F_REQ_OFFCPU_NET - F_REQ_RUNQ == REQ_CPU_NET &&
+		       F_REQ_OFFCPU_LOCK - F_REQ_RUNQ == REQ_CPU_LOCK &&
+		       F_REQ_OFFCPU_POLL - F_REQ_RUNQ == REQ_CPU_POLL &&
+		       F_REQ_OFFCPU_SLEEP - F_REQ_RUNQ == REQ_CPU_SLEEP &&
+		       F_REQ_OFFCPU_OTHER - F_REQ_RUNQ == REQ_CPU_OTHER,
+	       "req.runq and req.offcpu.* are in enum req_cpu's order");

@@ -1,0 +1,134 @@
+/* A test server with phases of known length per request (tests/e2e/
+ * test_profile.sh): for each HTTP request on 127.0.0.1:PORT it spins on CPU
+ * for SPIN_MS of its thread's CPU time in phase_spin, sleeps 30 ms
+ * (nanosleep), waits about 25 ms on a mutex another thread holds, writes and
+ * fsyncs 256 KiB of FILE, then answers. Each phase's own measure goes to LOG,
+ * one line per request, for the test to hold the agent's breakdown against:
+ *   tid holder_tid cpu_ns sleep_ns lock_ns fsync_ns
+ * cpu_ns: the thread's CPU time from the read's return to the answer's write;
+ * the others: wall time of the call(s) that block. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SPIN_MS 20
+#define SLEEP_MS 30
+#define HOLD_MS 25
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static sem_t go, locked;
+static volatile pid_t holder_tid;
+
+static uint64_t clk(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The on-CPU phase the profile's stacks should name. */
+__attribute__((noinline)) void phase_spin(uint64_t ns)
+{
+	uint64_t end = clk(CLOCK_THREAD_CPUTIME_ID) + ns;
+	volatile uint64_t x = 0;
+
+	while (clk(CLOCK_THREAD_CPUTIME_ID) < end)
+		for (int i = 0; i < 1000; i++)
+			x += (uint64_t)i * x + 1;
+}
+
+static void *holder(void *arg)
+{
+	struct timespec hold = { 0, HOLD_MS * 1000000L };
+
+	(void)arg;
+	holder_tid = (pid_t)syscall(SYS_gettid);
+	for (;;) {
+		sem_wait(&go);
+		pthread_mutex_lock(&mu);
+		sem_post(&locked);
+		nanosleep(&hold, NULL);
+		pthread_mutex_unlock(&mu);
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	static char buf[262144];
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct timespec nap = { 0, SLEEP_MS * 1000000L };
+	const char *ans = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+	pthread_t th;
+	FILE *log;
+	int ls, one = 1;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: phase_server PORT FILE LOG\n");
+		return 2;
+	}
+	a.sin_port = htons((uint16_t)atoi(argv[1]));
+	log = fopen(argv[3], "w");
+	ls = socket(AF_INET, SOCK_STREAM, 0);
+	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (!log || ls < 0 || bind(ls, (struct sockaddr *)&a, sizeof(a)) || listen(ls, 16)) {
+		perror("phase_server");
+		return 1;
+	}
+	sem_init(&go, 0, 0);
+	sem_init(&locked, 0, 0);
+	pthread_create(&th, NULL, holder, NULL);
+	memset(buf, 'x', sizeof(buf));
+	for (;;) {
+		int c = accept(ls, NULL, NULL);
+		char req[4096];
+		ssize_t n;
+
+		if (c < 0)
+			continue;
+		while ((n = read(c, req, sizeof(req))) > 0) {
+			uint64_t cpu0 = clk(CLOCK_THREAD_CPUTIME_ID), t, sleep_ns, lock_ns, fsync_ns;
+			int fd;
+
+			phase_spin(SPIN_MS * 1000000ull);
+			t = clk(CLOCK_MONOTONIC);
+			nanosleep(&nap, NULL);
+			sleep_ns = clk(CLOCK_MONOTONIC) - t;
+			sem_post(&go);
+			t = clk(CLOCK_MONOTONIC);
+			sem_wait(&locked);
+			pthread_mutex_lock(&mu);
+			lock_ns = clk(CLOCK_MONOTONIC) - t;
+			pthread_mutex_unlock(&mu);
+			fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0600);
+			t = clk(CLOCK_MONOTONIC);
+			if (fd < 0 || write(fd, buf, sizeof(buf)) != sizeof(buf) || fsync(fd))
+				perror("phase_server: fsync");
+			fsync_ns = clk(CLOCK_MONOTONIC) - t;
+			close(fd);
+			fprintf(log, "%ld %d %llu %llu %llu %llu\n", (long)syscall(SYS_gettid),
+				(int)holder_tid,
+				(unsigned long long)(clk(CLOCK_THREAD_CPUTIME_ID) - cpu0),
+				(unsigned long long)sleep_ns, (unsigned long long)lock_ns,
+				(unsigned long long)fsync_ns);
+			fflush(log);
+			if (write(c, ans, strlen(ans)) < 0)
+				break;
+		}
+		close(c);
+	}
+}

@@ -78,6 +78,9 @@ struct prof_slice {
 #define PROF_NR_NONE 0xffff
 #define PROF_SLICE_PREEMPTED 1	/* PROF_RUNQ: it was preempted, not woken */
 #define PROF_SLICE_FD 2		/* obj is an fd */
+/* PROF_OTHER: the thread was found going on CPU while on it by our account
+ * (its switch out was not seen): how it spent the slice is not known */
+#define PROF_SLICE_UNSEEN 4
 
 /* Slices a thread keeps before they go out as one CPU_SLICES event. */
 #define PROF_BATCH 16

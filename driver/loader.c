@@ -536,6 +536,31 @@ int driver__sock_quiet(struct driver *d, const struct sock_quiet_key *k, bool on
 	return 0;
 }
 
+int driver__prof_each(const struct driver *d,
+		      int (*fn)(void *ctx, uint32_t tid, const struct prof_thread *t), void *ctx)
+{
+	int fd = bpf_map__fd(d->skel->maps.prof_threads);
+	struct prof_thread t;
+	uint32_t key, next;
+	bool first = true;
+	int r, left = 2 * PROF_THREADS;	/* a table that changes could loop */
+
+	if (!d->loaded)
+		return -EINVAL;
+	if (!d->skel->bss->settings.profile)
+		return 0;
+	while (left-- > 0 && !bpf_map_get_next_key(fd, first ? NULL : &key, &next)) {
+		first = false;
+		key = next;
+		/* gone meanwhile (its thread exited): the next key still follows */
+		if (bpf_map_lookup_elem(fd, &key, &t))
+			continue;
+		if ((r = fn(ctx, key, &t)))
+			return r;
+	}
+	return left < 0 || errno == ENOENT ? 0 : -errno;
+}
+
 int driver__counters(const struct driver *d, struct driver_counters *per_cpu, int ncpu,
 		     struct driver_counters *total)
 {

@@ -110,6 +110,13 @@ int driver__set_sock_families(struct driver *d, uint32_t mask);
  * -ENOENT for an end not kept, or another negative errno. */
 int driver__sock_quiet(struct driver *d, const struct sock_quiet_key *k, bool on);
 
+/* Profiling: FN for each thread the driver follows now, with what it holds
+ * (its slices not sent yet, its state since when); stops at FN's nonzero
+ * return, which it returns. For the end of a run, once the programs are
+ * detached: the table changes under a running driver. 0 without profiling. */
+int driver__prof_each(const struct driver *d,
+		      int (*fn)(void *ctx, uint32_t tid, const struct prof_thread *t), void *ctx);
+
 /* Per-CPU counters into PER_CPU (ncpu entries, may be NULL) and their sum into
  * TOTAL (may be NULL). Returns the number of possible CPUs or a negative errno. */
 int driver__counters(const struct driver *d, struct driver_counters *per_cpu, int ncpu,

@@ -108,11 +108,43 @@ static __always_inline void prof__reason(struct task_struct *t, struct prof_thre
 		e->obj = (__u64)fd;
 }
 
+#define PROF_PF_EXITING 0x4	/* task->flags: in do_exit, its exit seen */
+
 /* Whether TASK may be followed when every thread is (PROF_FOLLOW_ALL): not
- * the idle task, not the agent's own. */
+ * the idle task, not the agent's own, not one exiting (its last switch out
+ * comes after prof__exit forgot it). */
 static __always_inline int prof__wanted_all(struct task_struct *t)
 {
-	return settings.profile == PROF_FOLLOW_ALL && t->pid && t->tgid != settings.own_tgid;
+	return settings.profile == PROF_FOLLOW_ALL && t->pid && t->tgid != settings.own_tgid &&
+	       !(t->flags & PROF_PF_EXITING);
+}
+
+/* Following TID begins (PROF_FOLLOW_ALL) in STATE at NOW, said with a batch
+ * of none, as the dispatchers say it for PROF_FOLLOW_SENT: the thread's
+ * clock starts there, and the filter has an event of it to look at. */
+static __always_inline struct prof_thread *prof__follow_all(void *ctx, __u32 tid, __u8 state,
+							    __u64 now)
+{
+	struct prof_thread *e = prof__follow(tid, state, now);
+
+	if (e)
+		prof__emit(ctx, tid, e, now, PROF_SLOT_SCHED, 0);
+	return e;
+}
+
+/* Thread TID was found switched in while on CPU by our account, or out
+ * while off it: a switch was not seen (some sandboxes hide their own
+ * threads' switches, and so the switches to and from them, from every
+ * tracer). How it spent the time since its last known change is not known:
+ * a slice flagged so, which the clock counts as lost, not as any kind. */
+static __always_inline void prof__unseen(void *ctx, __u32 tid, struct prof_thread *e, __u64 now)
+{
+	struct prof_slice sl = { .start = e->since, .kind = PROF_OTHER, .flags = PROF_SLICE_UNSEEN,
+				 .nr = PROF_NR_NONE };
+
+	sl.dur = now > e->since ? now - e->since : 0;
+	e->waker = 0;
+	prof__push(ctx, tid, e, &sl, now);
 }
 
 /* sched_switch(bool preempt, struct task_struct *prev, struct task_struct
@@ -130,14 +162,15 @@ int BPF_PROG(prof_switch, bool preempt, struct task_struct *prev, struct task_st
 	e = bpf_map_lookup_elem(&prof_threads, &ptid);
 	if (!e && prof__wanted_all(prev)) {
 		now = prof__now();
-		e = prof__follow(ptid, PROF_ST_ON, now);
+		e = prof__follow_all(ctx, ptid, PROF_ST_ON, now);
 	}
 	if (e && ptid) {
 		if (!now)
 			now = prof__now();
-		/* a switch of a thread that was not on CPU (missed events) ends
-		 * what it was doing first */
-		prof__close(ctx, ptid, e, now);
+		/* a switch out of a thread not on CPU by our account: its switch
+		 * in was not seen (prof__unseen) */
+		if (e->state != PROF_ST_ON)
+			prof__unseen(ctx, ptid, e, now);
 		if (preempt || prev_state == 0 /* TASK_RUNNING */) {
 			e->state = PROF_ST_RUNQ;
 			e->kind = PROF_SLICE_PREEMPTED;
@@ -151,13 +184,18 @@ int BPF_PROG(prof_switch, bool preempt, struct task_struct *prev, struct task_st
 	if (!e && prof__wanted_all(next)) {
 		if (!now)
 			now = prof__now();
-		e = prof__follow(ntid, PROF_ST_ON, now);
+		prof__follow_all(ctx, ntid, PROF_ST_ON, now);
 		return 0;
 	}
-	if (!e || !ntid || e->state == PROF_ST_ON)
+	if (!e || !ntid)
 		return 0;
 	if (!now)
 		now = prof__now();
+	if (e->state == PROF_ST_ON) {
+		prof__unseen(ctx, ntid, e, now);
+		e->since = now;
+		return 0;
+	}
 	prof__close(ctx, ntid, e, now);
 	e->state = PROF_ST_ON;
 	e->since = now;
@@ -209,6 +247,6 @@ SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(prof_wakeup_new, struct task_struct *p)
 {
 	if (prof__wanted_all(p))
-		prof__follow(p->pid, PROF_ST_RUNQ, prof__now());
+		prof__follow_all(ctx, p->pid, PROF_ST_RUNQ, prof__now());
 	return 0;
 }

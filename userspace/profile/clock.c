@@ -1,16 +1,15 @@
 /* Per-thread clocks from CPU_SLICES batches (clock.h): an open-addressed
  * table by tid with linear probing and backward-shift deletion. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "clock.h"
 
-struct clock_slot {
-	uint64_t tid;		/* 0: empty (tid 0 is the idle task, never followed) */
-	uint64_t last_to;
-	struct prof_clock_read r;
-};
+/* A slot is a thread's account; tid 0 marks it empty (tid 0 is the idle
+ * task, never followed). */
+#define clock_slot prof_clock_thread
 
 struct prof_clock {
 	struct clock_slot *slots;
@@ -76,10 +75,22 @@ void prof_clock__batch(struct prof_clock *c, const struct prof_batch *b)
 		s->r.since = b->from;
 	} else if (b->from != s->last_to) {
 		s->r.gen++;
+		s->gaps++;
+		if (b->from > s->last_to)
+			s->lost += b->from - s->last_to;
 		c->c.n_gaps++;
 	}
-	for (unsigned i = 0; i < b->n; i++)
+	for (unsigned i = 0; i < b->n; i++) {
+		if (b->s[i].flags & PROF_SLICE_F_UNSEEN) {
+			/* as a gap: a reader across it must not trust the sum */
+			s->r.gen++;
+			s->gaps++;
+			s->lost += b->s[i].dur;
+			c->c.n_gaps++;
+			continue;
+		}
 		s->r.t[b->s[i].kind] += b->s[i].dur;
+	}
 	s->last_to = b->to;
 }
 
@@ -131,4 +142,44 @@ void prof_clock__counters(const struct prof_clock *c, struct prof_clock_counters
 {
 	*out = c->c;
 	out->n_threads = c->n;
+}
+
+void prof_clock__name(struct prof_clock *c, uint64_t tid, int64_t pid, const char *comm,
+		      const char *group)
+{
+	struct clock_slot *s = tid ? slot__find(c, tid) : NULL;
+
+	if (!s || !s->tid)
+		return;
+	s->pid = pid;
+	snprintf(s->comm, sizeof(s->comm), "%s", comm ? comm : "");
+	snprintf(s->group, sizeof(s->group), "%s", group ? group : "");
+}
+
+void prof_clock__end(struct prof_clock *c, uint64_t tid, uint64_t ts)
+{
+	struct clock_slot *s = tid ? slot__find(c, tid) : NULL;
+
+	if (s && s->tid && !s->end)
+		s->end = ts > s->last_to ? ts : s->last_to;
+}
+
+void prof_clock__add(struct prof_clock *c, uint64_t tid, unsigned kind, uint64_t ns)
+{
+	struct clock_slot *s = tid ? slot__find(c, tid) : NULL;
+
+	if (s && s->tid && kind < PROF_SLICE__KINDS)
+		s->r.t[kind] += ns;
+}
+
+int prof_clock__each(const struct prof_clock *c,
+		     int (*fn)(void *ctx, const struct prof_clock_thread *t), void *ctx)
+{
+	for (uint32_t i = 0; i < PROF_CLOCK_SLOTS; i++) {
+		int r;
+
+		if (c->slots[i].tid && (r = fn(ctx, &c->slots[i])))
+			return r;
+	}
+	return 0;
 }

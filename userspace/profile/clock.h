@@ -20,6 +20,20 @@ struct prof_clock_read {
 	uint64_t t[PROF_SLICE__KINDS];
 };
 
+/* A thread's whole account (prof_clock__each): whose it is (as the caller
+ * named it, prof_clock__name), its clock, and until when it counts. */
+struct prof_clock_thread {
+	uint64_t tid;
+	int64_t pid;
+	char comm[16];
+	char group[64];		/* the caller's (a container id), "" none */
+	struct prof_clock_read r;
+	uint64_t last_to;	/* its last batch's time */
+	uint64_t end;		/* prof_clock__end's time, 0 while it runs */
+	uint64_t gaps;		/* batches that did not begin where the last ended */
+	uint64_t lost;		/* the time in those gaps: not known how spent */
+};
+
 struct prof_clock_counters {
 	uint64_t n_threads;	/* threads with a clock now */
 	uint64_t n_full;	/* batches of threads not kept: table full */
@@ -37,6 +51,17 @@ void prof_clock__batch(struct prof_clock *c, const struct prof_batch *b);
 bool prof_clock__read(const struct prof_clock *c, uint64_t tid, struct prof_clock_read *out);
 /* Thread TID exited: its clock goes. */
 void prof_clock__forget(struct prof_clock *c, uint64_t tid);
+/* Whose thread TID is, kept with its clock (a thread known to it only). */
+void prof_clock__name(struct prof_clock *c, uint64_t tid, int64_t pid, const char *comm,
+		      const char *group);
+/* Thread TID's account ends at TS (it exited): kept, not forgotten. */
+void prof_clock__end(struct prof_clock *c, uint64_t tid, uint64_t ts);
+/* NS more of KIND for thread TID (what the driver held when it stopped). */
+void prof_clock__add(struct prof_clock *c, uint64_t tid, unsigned kind, uint64_t ns);
+/* FN for each thread with a clock, in table order; stops at FN's nonzero
+ * return, which it returns. */
+int prof_clock__each(const struct prof_clock *c,
+		     int (*fn)(void *ctx, const struct prof_clock_thread *t), void *ctx);
 void prof_clock__counters(const struct prof_clock *c, struct prof_clock_counters *out);
 
 #endif

@@ -25,6 +25,7 @@ enum prof_slice_kind {
 #define PROF_SLICE_NR_NONE 0xffff
 #define PROF_SLICE_F_PREEMPTED 1
 #define PROF_SLICE_F_FD 2
+#define PROF_SLICE_F_UNSEEN 4	/* its use not known: the clock counts it lost */
 
 struct prof_slice_rec {
 	uint64_t start, dur;	/* ns since the epoch, ns */

@@ -135,9 +135,73 @@ static void test_clock(void)
 	prof_clock__free(c);
 }
 
+struct seen {
+	int n;
+	struct prof_clock_thread t;
+};
+
+static int each_one(void *ctx, const struct prof_clock_thread *t)
+{
+	struct seen *s = ctx;
+
+	s->n++;
+	s->t = *t;
+	return 0;
+}
+
+/* What --profile alone reads: a slice whose use is unknown (a switch not
+ * seen) counts as lost time and a gap, never as its kind; names, an end, time
+ * added at the end, and the walk. */
+static void test_account(void)
+{
+	struct prof_clock *c = prof_clock__new();
+	struct prof_batch b = { .tid = 9, .from = 100, .to = 1000, .n = 2 };
+	struct prof_clock_read r;
+	struct seen s = { 0 };
+
+	CHECK(c != NULL);
+	if (!c)
+		return;
+	b.s[0] = (struct prof_slice_rec){ .start = 200, .dur = 100, .kind = PROF_SLICE_LOCK };
+	b.s[1] = (struct prof_slice_rec){ .start = 400, .dur = 300, .kind = PROF_SLICE_OTHER,
+					  .flags = PROF_SLICE_F_UNSEEN };
+	prof_clock__batch(c, &b);
+	CHECK(prof_clock__read(c, 9, &r));
+	CHECK_INT(r.t[PROF_SLICE_LOCK], 100);
+	CHECK_INT(r.t[PROF_SLICE_OTHER], 0);
+	CHECK_INT(r.gen, 2);		/* a reader across it must not trust the sum */
+	prof_clock__name(c, 9, 8, "worker", "abc");
+	prof_clock__name(c, 10, 8, "nobody", "");	/* no clock: nothing */
+	prof_clock__add(c, 9, PROF_SLICE_SLEEP, 50);
+	prof_clock__add(c, 9, PROF_SLICE__KINDS, 50);	/* no such kind: ignored */
+	prof_clock__end(c, 9, 1200);
+	prof_clock__end(c, 9, 1300);			/* the first end stands */
+	CHECK_INT(prof_clock__each(c, each_one, &s), 0);
+	CHECK_INT(s.n, 1);
+	CHECK_INT(s.t.tid, 9);
+	CHECK_INT(s.t.pid, 8);
+	CHECK_STR(s.t.comm, "worker");
+	CHECK_STR(s.t.group, "abc");
+	CHECK_INT(s.t.lost, 300);
+	CHECK_INT(s.t.gaps, 1);
+	CHECK_INT(s.t.end, 1200);
+	CHECK_INT(s.t.r.t[PROF_SLICE_SLEEP], 50);
+	/* a lost batch's time is lost too */
+	b.from = 1500;
+	b.to = 1600;
+	b.n = 0;
+	prof_clock__batch(c, &b);
+	s.n = 0;
+	prof_clock__each(c, each_one, &s);
+	CHECK_INT(s.t.lost, 300 + 500);
+	CHECK_INT(s.t.gaps, 2);
+	prof_clock__free(c);
+}
+
 int main(void)
 {
 	test_decode();
 	test_clock();
+	test_account();
 	return t_report();
 }

@@ -10,9 +10,9 @@ need_live
 [ -x "${PHASE_SERVER:-}" ] || { echo "PHASE_SERVER not built"; exit 1; }
 N=5
 
-# 1. Usage.
-"$AGENT" --profile >"$TMP/opt.out" 2>&1
-expect "--profile without --requests is a usage error" [ $? = 2 ]
+# 1. Usage: live threads only (alone, tests/e2e/test_profile_host).
+"$AGENT" --requests --profile -w "$TMP/x.scap" >"$TMP/opt.out" 2>&1
+expect "--requests --profile with -w is a usage error" [ $? = 2 ]
 
 # 2. The server, the agent, N requests one after another.
 PORT=$(free_port)

@@ -60,6 +60,8 @@ struct agent {
 	struct req_mode *req;		/* --requests */
 	struct filter *kplan;		/* --requests: what the kernel is planned from */
 	struct topo *topo;		/* --requests with --metrics or --service-map */
+	struct prof_clock *prof;	/* --profile without --requests */
+	uint64_t prof_bad;		/* ... its CPU_SLICES events that did not decode */
 	int req_err;			/* an output's error while emitting a record */
 	struct capfile_error ferr;	/* -r: why the file could not be read on */
 	bool reported;			/* the error was already told to the user */
@@ -90,6 +92,12 @@ void agent__requests_quiet(struct agent *a);
 void agent__requests_describe(const struct agent *a);
 void agent__requests_finish(struct agent *a);
 void agent__write_map(struct agent *a);
+
+/* mode_profile.c: --profile without --requests. */
+int agent__profile_plan(struct agent *a, struct capture_live_opts *lo);
+void agent__profile_event(struct agent *a, const struct ievt *ev);
+void agent__profile_finish(struct agent *a);
+void agent__profile_counters(const struct agent *a, struct req_mode_profile *out);
 
 /* loop.c: events until a stop, -M, -n, the file's end or an error: 0 or
  * -errno. */

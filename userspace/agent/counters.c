@@ -24,6 +24,8 @@ void agent__gather(struct agent *a)
 		container_table__counters(inspector__containers(a->in), &c->containers);
 		c->have_containers = true;
 	}
+	if (a->prof)
+		agent__profile_counters(a, &c->profile);
 	if (a->req) {
 		req_mode__counters(a->req, &c->pairing);
 		req_mode__profile_counters(a->req, &c->profile);

@@ -70,6 +70,7 @@ int agent__finish(struct agent *a, bool started)
 {
 	int err;
 
+	agent__profile_finish(a);
 	agent__stop_capture(a);
 	agent__requests_finish(a);
 	agent_kf__free(a->kf);
@@ -84,6 +85,8 @@ int agent__finish(struct agent *a, bool started)
 	field_ctx__fini(&a->fctx);
 	req_mode__free(a->req);
 	a->req = NULL;
+	prof_clock__free(a->prof);
+	a->prof = NULL;
 	topo__free(a->topo);
 	a->topo = NULL;
 	filter__free(a->kplan);

@@ -66,7 +66,7 @@ static void agent__tick_at(struct agent *a, uint64_t ts)
 bool agent__count_only(const struct agent *a)
 {
 	return !a->o.read_file && !a->flt && !a->outs.n && !record__active(&a->rec) &&
-	       !a->metrics && !a->o.requests;
+	       !a->metrics && !a->o.requests && !a->o.profile;
 }
 
 /* One event of a count-only run. */
@@ -111,6 +111,11 @@ static int agent__event(struct agent *a, const struct capture_event *cev, bool c
 	/* Old drivers' per-process CPU samples: internal, sysdig never shows them. */
 	if (ev.type == PPME_PROCINFO_E)
 		return 0;
+	/* --profile alone: the events make per-thread accounts (mode_profile.c) */
+	if (a->prof) {
+		agent__profile_event(a, &ev);
+		return 0;
+	}
 	/* --requests: the events make records (mode_requests.c), not lines */
 	if (a->req) {
 		req_mode__event(a->req, &ev);

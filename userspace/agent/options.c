@@ -64,7 +64,9 @@ const char options_usage[] =
 "                     is reported timed out (default 10)\n"
 "  --profile          with --requests: each server request's thread time, on\n"
 "                     CPU, waiting for one and off it by reason (req.oncpu,\n"
-"                     req.runq, req.offcpu.*; README, \"Profiling\")\n"
+"                     req.runq, req.offcpu.*; README, \"Profiling\"); alone:\n"
+"                     every thread's (the filter's threads') such times over\n"
+"                     the run, one line per thread at the end (-j: JSON)\n"
 "  --drop-failed      skip the exit events of failed system calls\n"
 "  --exit-only        one BPF program per syscall, on its exit: the enter event\n"
 "                     is built then, from the registers the call left, and is\n"
@@ -421,8 +423,9 @@ int options__parse(int argc, char **argv, struct agent_opts *o, char *err, size_
 		return bad(err, errlen, "%s starts new files of -w: give -w FILE too", o->rollover_mb ? "-C" : "-G");
 	if (o->file_limit && !o->rollover_mb && !o->rotate_secs)
 		return bad(err, errlen, "-W limits the files of -C or -G: give -C MB or -G SECS too%s", "");
-	if (o->profile && !o->requests)
-		return bad(err, errlen, "--profile breaks requests down: give --requests too%s", "");
+	if (o->profile && (o->read_file || o->write_file))
+		return bad(err, errlen, "--profile follows live threads: it does not take %s",
+			   o->read_file ? "-r" : "-w");
 	if ((o->service_map || o->request_timeout_ns) && !o->requests)
 		return bad(err, errlen, "%s works on request records: give --requests too",
 			   o->service_map ? "--service-map" : "--request-timeout");

@@ -146,7 +146,7 @@ int agent__start(struct agent *a)
 	struct agent_kf_opts ko = { .off = a->o.no_kernel_filter,
 				    .syscalls_only = a->o.write_file != NULL,
 				    .host_root = getenv("HOST_ROOT"),
-				    .requests = a->o.requests };
+				    .requests = a->o.requests || a->o.profile };
 	struct capture_live_opts lo = {
 		.ring_pages = a->o.ring_pages,
 		.snaplen = a->o.snaplen,
@@ -173,7 +173,9 @@ int agent__start(struct agent *a)
 	/* What the driver must load follows from the filter: planned first. */
 	if (a->o.requests && (err = agent__requests_plan(a, &lo)))
 		return err;
-	a->kf = agent_kf__plan(a->o.requests ? a->kplan : a->flt, &ko);
+	if (a->o.profile && !a->o.requests && (err = agent__profile_plan(a, &lo)))
+		return err;
+	a->kf = agent_kf__plan(a->kplan ? a->kplan : a->flt, &ko);
 	if (!a->kf) {
 		agent__say("cannot plan the kernel filter: %s", strerror(errno));
 		return -errno;

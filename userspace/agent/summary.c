@@ -102,8 +102,9 @@ void summary__print(FILE *out, const struct agent_counters *c, const char *headi
 		summary__containers(out, &c->containers);
 	if (c->have_pairing)
 		summary__requests(out, &c->pairing, c->cap.total.drv_quiet);
-	if (c->have_pairing && c->profile.on)
-		summary__profile(out, &c->profile, &c->pairing, c->cap.total.drv_prof_full);
+	if (c->profile.on)
+		summary__profile(out, &c->profile, c->have_pairing ? &c->pairing : NULL,
+				 c->cap.total.drv_prof_full);
 }
 
 void summary__profile(FILE *out, const struct req_mode_profile *pf, const struct pair_counters *p,
@@ -111,11 +112,14 @@ void summary__profile(FILE *out, const struct req_mode_profile *pf, const struct
 {
 	fprintf(out, "agent: profiling: %" PRIu64 " threads followed now, %" PRIu64
 		" not followed (the kernel's table full), %" PRIu64 " batches past the agent's"
-		" table, %" PRIu64 " gaps (a batch lost), %" PRIu64 " batches malformed; server"
-		" requests with no CPU breakdown: %" PRIu64 " whose thread was not followed, %"
-		PRIu64 " answered by another thread, %" PRIu64 " across a gap\n",
+		" table, %" PRIu64 " gaps (a batch or a switch not seen), %" PRIu64 " batches malformed",
 		pf->clock.n_threads, kernel_full, pf->clock.n_full, pf->clock.n_gaps,
-		pf->n_bad_batches, p->n_cpu_unfollowed, p->n_cpu_handed, p->n_cpu_gap);
+		pf->n_bad_batches);
+	if (p)
+		fprintf(out, "; server requests with no CPU breakdown: %" PRIu64 " whose thread"
+			" was not followed, %" PRIu64 " answered by another thread, %" PRIu64
+			" across a gap", p->n_cpu_unfollowed, p->n_cpu_handed, p->n_cpu_gap);
+	fputc('\n', out);
 }
 
 void summary__requests(FILE *out, const struct pair_counters *p, uint64_t kept)

@@ -55,7 +55,8 @@ void summary__containers(FILE *out, const struct container_counters *c);
 /* --requests: what the pairing reported, and what it could not follow; KEPT:
  * the syscalls of quiet client ends the kernel kept (capture's drv_quiet). */
 void summary__requests(FILE *out, const struct pair_counters *p, uint64_t kept);
-/* --profile: the threads followed and what the breakdowns missed; KERNEL_FULL:
+/* --profile: the threads followed and, with --requests (P not NULL), what
+ * the breakdowns missed; KERNEL_FULL:
  * threads the driver's table had no room for (capture's drv_prof_full). */
 void summary__profile(FILE *out, const struct req_mode_profile *pf, const struct pair_counters *p,
 		      uint64_t kernel_full);

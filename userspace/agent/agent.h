@@ -20,6 +20,7 @@
 #include "inspect.h"
 #include "kfilter.h"
 #include "options.h"
+#include "profile_out.h"
 #include "outputs.h"
 #include "record.h"
 #include "req_mode.h"
@@ -61,6 +62,7 @@ struct agent {
 	struct filter *kplan;		/* --requests: what the kernel is planned from */
 	struct topo *topo;		/* --requests with --metrics or --service-map */
 	struct prof_clock *prof;	/* --profile without --requests */
+	struct profile_out *pout;	/* --profile-out */
 	uint64_t prof_bad;		/* ... its CPU_SLICES events that did not decode */
 	int req_err;			/* an output's error while emitting a record */
 	struct capfile_error ferr;	/* -r: why the file could not be read on */

@@ -1,6 +1,7 @@
 /* The end: capture stopped, what the modes still hold sent, the outputs
  * flushed, the summary printed. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -80,6 +81,17 @@ int agent__finish(struct agent *a, bool started)
 	err = record__close(&a->rec);
 	if (agent__close_outputs(a, started) && !err)
 		err = -EIO;
+	if (a->pout && started) {
+		struct profile_out_counters pc;
+
+		profile_out__counters(a->pout, &pc);
+		fprintf(stderr, "agent: slow requests' timelines: %" PRIu64 " written to %s (%" PRIu64
+			" with slices not kept), %" PRIu64 " past %d a second, %" PRIu64
+			" could not be written\n", pc.n_written, profile_out__dir(a->pout),
+			pc.n_partial, pc.n_rate, PROFILE_OUT_PER_SEC, pc.n_errors);
+	}
+	profile_out__free(a->pout);
+	a->pout = NULL;
 	agent_metrics__stop(a->metrics);
 	a->metrics = NULL;
 	field_ctx__fini(&a->fctx);

@@ -46,12 +46,17 @@ int agent__requests_plan(struct agent *a, struct capture_live_opts *lo)
 static void agent__on_request(void *ctx, const struct req_record *r, const struct ievt *ev)
 {
 	struct agent *a = ctx;
+	bool matched;
 	int err;
 
 	if (a->req_err || agent__n_reached(a))
 		return;
 	a->fctx.req = r;
-	if (!ev || !a->flt || filter__match(a->flt, ev, &a->fctx)) {
+	matched = !ev || !a->flt || filter__match(a->flt, ev, &a->fctx);
+	/* every client record: a slow parent's calls need not be the filter's */
+	if (a->pout)
+		profile_out__record(a->pout, a, r, matched);
+	if (matched) {
 		a->tally.matched++;
 		if (a->topo && topo__add(a->topo, r))
 			a->tally.topo_errors++;
@@ -71,6 +76,7 @@ int agent__requests_open(struct agent *a)
 			agent__say("cannot set up the request metrics: %s", strerror(errno));
 			return -errno;
 		}
+		topo__set_profile(a->topo, a->o.profile);
 	}
 	/* -q --metrics: records only counted, no event made of them */
 	a->req = req_mode__new(a->in, a->o.request_timeout_ns, !a->flt && !a->outs.n,
@@ -82,6 +88,22 @@ int agent__requests_open(struct agent *a)
 	if (a->o.profile && req_mode__profile(a->req)) {
 		agent__say("cannot set up profiling: %s", strerror(ENOMEM));
 		return -ENOMEM;
+	}
+	if (a->o.profile_out) {
+		uint64_t thr[REQ_PROTO_MAX];
+		char err[256];
+
+		/* checked by options__parse already */
+		profile_out__thresholds(a->o.profile_threshold, thr, err, sizeof(err));
+		if (req_mode__profile_recent(a->req)) {
+			agent__say("cannot set up profiling's timelines: %s", strerror(ENOMEM));
+			return -ENOMEM;
+		}
+		a->pout = profile_out__new(a->o.profile_out, thr);
+		if (!a->pout) {
+			agent__say("--profile-out %s: %s", a->o.profile_out, strerror(errno));
+			return -errno;
+		}
 	}
 	return 0;
 }

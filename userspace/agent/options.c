@@ -10,6 +10,7 @@
 #include "capture.h"
 #include "format.h"
 #include "options.h"
+#include "profile_out.h"
 
 const char options_usage[] =
 "Usage: agent [options] [filter]\n"
@@ -67,6 +68,12 @@ const char options_usage[] =
 "                     req.runq, req.offcpu.*; README, \"Profiling\"); alone:\n"
 "                     every thread's (the filter's threads') such times over\n"
 "                     the run, one line per thread at the end (-j: JSON)\n"
+"  --profile-out DIR  with --requests --profile: each slow server request's\n"
+"                     timeline (its thread's waits, what each waited on, the\n"
+"                     calls it made meanwhile) as DIR/req-ID.json and .svg\n"
+"  --profile-threshold D  slow for --profile-out: over D (100ms), or PROTO=D\n"
+"                     pairs (http=100ms,redis=5ms); default 200ms, redis and\n"
+"                     dns 20ms\n"
 "  --drop-failed      skip the exit events of failed system calls\n"
 "  --exit-only        one BPF program per syscall, on its exit: the enter event\n"
 "                     is built then, from the registers the call left, and is\n"
@@ -105,7 +112,8 @@ const char options_usage[] =
 
 enum { OPT_FILTER = 256, OPT_RING, OPT_UNBUF, OPT_VERSION, OPT_DROP_FAILED, OPT_OUTPUT,
        OPT_QUEUE, OPT_FLUSH, OPT_BATCH_BYTES, OPT_BATCH_MS, OPT_METRICS, OPT_NO_KFILTER,
-       OPT_EXIT_ONLY, OPT_NO_EXIT_ONLY, OPT_ENGINE, OPT_REQUESTS, OPT_PROFILE, OPT_SERVICE_MAP,
+       OPT_EXIT_ONLY, OPT_NO_EXIT_ONLY, OPT_ENGINE, OPT_REQUESTS, OPT_PROFILE, OPT_PROFILE_OUT,
+       OPT_PROFILE_THRESHOLD, OPT_SERVICE_MAP,
        OPT_REQ_TIMEOUT };
 
 static const struct option longopts[] = {
@@ -131,6 +139,8 @@ static const struct option longopts[] = {
 	{ "engine", required_argument, NULL, OPT_ENGINE },
 	{ "requests", no_argument, NULL, OPT_REQUESTS },
 	{ "profile", no_argument, NULL, OPT_PROFILE },
+	{ "profile-out", required_argument, NULL, OPT_PROFILE_OUT },
+	{ "profile-threshold", required_argument, NULL, OPT_PROFILE_THRESHOLD },
 	{ "service-map", required_argument, NULL, OPT_SERVICE_MAP },
 	{ "request-timeout", required_argument, NULL, OPT_REQ_TIMEOUT },
 	{ "read", required_argument, NULL, 'r' },
@@ -349,6 +359,19 @@ int options__parse(int argc, char **argv, struct agent_opts *o, char *err, size_
 		case OPT_PROFILE:
 			o->profile = true;
 			break;
+		case OPT_PROFILE_OUT:
+			if (!*optarg)
+				return bad(err, errlen, "--profile-out takes a directory%s", "");
+			o->profile_out = optarg;
+			break;
+		case OPT_PROFILE_THRESHOLD: {
+			uint64_t thr[REQ_PROTO_MAX];
+
+			if (profile_out__thresholds(optarg, thr, err, errlen))
+				return -EINVAL;
+			o->profile_threshold = optarg;
+			break;
+		}
 		case OPT_SERVICE_MAP:
 			if (!*optarg)
 				return bad(err, errlen, "--service-map takes a file name%s", "");
@@ -426,6 +449,9 @@ int options__parse(int argc, char **argv, struct agent_opts *o, char *err, size_
 	if (o->profile && (o->read_file || o->write_file))
 		return bad(err, errlen, "--profile follows live threads: it does not take %s",
 			   o->read_file ? "-r" : "-w");
+	if ((o->profile_out || o->profile_threshold) && !(o->requests && o->profile))
+		return bad(err, errlen, "%s writes slow requests' timelines: give --requests "
+			   "--profile too", o->profile_out ? "--profile-out" : "--profile-threshold");
 	if ((o->service_map || o->request_timeout_ns) && !o->requests)
 		return bad(err, errlen, "%s works on request records: give --requests too",
 			   o->service_map ? "--service-map" : "--request-timeout");

@@ -49,6 +49,8 @@ struct agent_opts {
 	const char *metrics;	/* --metrics ADDR:PORT, NULL: off */
 	bool requests;		/* --requests: request records instead of events */
 	bool profile;		/* --profile: requests' CPU breakdown */
+	const char *profile_out;	/* --profile-out DIR: slow requests' timelines */
+	const char *profile_threshold;	/* --profile-threshold SPEC (profile_out.h) */
 	const char *service_map; /* --service-map FILE (with --requests) */
 	uint64_t request_timeout_ns; /* --request-timeout, 0: the default */
 };

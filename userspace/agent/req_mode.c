@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "recent.h"
 #include "driver.h"
 #include "loader.h"
 #include "req_mode.h"
@@ -33,6 +34,7 @@ struct req_mode {
 	struct thread_info gone;
 	/* --profile: each followed thread's clock, from CPU_SLICES events */
 	struct prof_clock *clock;
+	struct prof_recent *recent;	/* --profile-out: their recent slices */
 	uint64_t n_bad_batches;		/* CPU_SLICES events that did not decode */
 };
 
@@ -173,6 +175,26 @@ int req_mode__profile(struct req_mode *m)
 	return 0;
 }
 
+/* B's slices into the recent ones, each on an fd named by the fd tables now,
+ * before the thread's next syscall (a close) can take the name away: a hash
+ * lookup per such slice, no syscall. */
+static void recent__batch(struct req_mode *m, const struct prof_batch *b)
+{
+	const char *names[PROF_SLICES_MAX] = { 0 };
+	struct thread_info *ti = thread_table__find(m->threads, (int64_t)b->tid);
+
+	for (unsigned i = 0; ti && ti->fds && i < b->n; i++) {
+		struct fd_info *fi;
+
+		if (!(b->s[i].flags & PROF_SLICE_F_FD))
+			continue;
+		fi = fd_table__find(ti->fds, (int64_t)b->s[i].obj);
+		names[i] = fi ? fi->name : NULL;
+	}
+
+	prof_recent__batch(m->recent, b, names);
+}
+
 /* A CPU_SLICES event: into its thread's clock, before the syscall events
  * that follow it cut a request. */
 static void slices__event(struct req_mode *m, const struct ievt *ev)
@@ -188,6 +210,22 @@ static void slices__event(struct req_mode *m, const struct ievt *ev)
 		return;
 	}
 	prof_clock__batch(m->clock, &b);
+	if (m->recent)
+		recent__batch(m, &b);
+}
+
+int req_mode__profile_recent(struct req_mode *m)
+{
+	if (!m->clock)
+		return -EINVAL;
+	if (!m->recent)
+		m->recent = prof_recent__new();
+	return m->recent ? 0 : -ENOMEM;
+}
+
+const struct prof_recent *req_mode__recent(const struct req_mode *m)
+{
+	return m->recent;
 }
 
 void req_mode__free(struct req_mode *m)
@@ -195,6 +233,7 @@ void req_mode__free(struct req_mode *m)
 	if (!m)
 		return;
 	prof_clock__free(m->clock);
+	prof_recent__free(m->recent);
 	pair__free(m->pair);
 	free(m);
 }
@@ -289,6 +328,8 @@ void req_mode__event(struct req_mode *m, const struct ievt *ev)
 	if ((ev->type == PPME_PROCEXIT_1_E || ev->type == PPME_PROCEXIT_E) && ev->thread) {
 		if (m->clock)
 			prof_clock__forget(m->clock, (uint64_t)ev->thread->tid);
+		if (m->recent)
+			prof_recent__forget(m->recent, (uint64_t)ev->thread->tid);
 		if (proc__last_thread(m, ev->thread))
 			pair__exit(m->pair, ev->thread->pid);
 		return;

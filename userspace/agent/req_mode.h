@@ -67,5 +67,10 @@ struct req_mode_profile {
 	struct prof_clock_counters clock;
 };
 void req_mode__profile_counters(const struct req_mode *m, struct req_mode_profile *out);
+/* --profile-out: each followed thread's recent slices kept too (after
+ * req_mode__profile), for slow requests' timelines. 0, -EINVAL or -ENOMEM. */
+int req_mode__profile_recent(struct req_mode *m);
+struct prof_recent;
+const struct prof_recent *req_mode__recent(const struct req_mode *m);	/* NULL: none */
 
 #endif

@@ -53,6 +53,11 @@ int topo__add(struct topo *t, const struct req_record *r);
 
 void topo__counters(const struct topo *t, struct topo_counters *c);
 
+/* With ON (--profile), topo__prom adds the entity series' CPU breakdowns:
+ * agent_request_profiled_total, agent_request_oncpu_seconds_total,
+ * agent_request_runq_seconds_total, agent_request_offcpu_seconds_total. */
+void topo__set_profile(struct topo *t, bool on);
+
 /* Appends the families agent_request_* and agent_edge_* (README.md lists
  * them) to B. 0, or -ENOMEM (B then holds part of the text). */
 int topo__prom(const struct topo *t, struct prom_buf *b);

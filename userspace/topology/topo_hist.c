@@ -38,6 +38,7 @@ void topo_stats__merge(struct topo_stats *into, const struct topo_stats *s)
 	into->dur_ns += s->dur_ns;
 	for (unsigned i = 0; i < TOPO_NBUCKETS; i++)
 		into->bucket[i] += s->bucket[i];
+
 }
 
 double topo_stats__quantile_ns(const struct topo_stats *s, double q)

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "req_head.h"
+#include "req_record.h"
 #include "topo.h"
 #include "topo_entity.h"
 
@@ -42,6 +43,12 @@ struct topo_stats {
 	uint64_t req_bytes, resp_bytes;
 	uint64_t dur_ns;			/* sum */
 	uint64_t bucket[TOPO_NBUCKETS];		/* per bucket, not cumulative */
+};
+
+/* --profile: a series' requests with a CPU breakdown, and its sums (ns) */
+struct topo_cpu {
+	uint64_t profiled, oncpu_ns;
+	uint64_t cpu_ns[REQ_CPU__KINDS];
 };
 
 void topo_stats__add(struct topo_stats *s, const struct req_record *r);
@@ -94,6 +101,9 @@ struct topo_series {
 	const struct topo_content *content;	/* NULL: "other" */
 	uint8_t proto, cls;
 	struct topo_stats s;
+	/* made at its first request with a breakdown (--profile), so that the
+	 * tables' bound without profiling stays as it was */
+	struct topo_cpu *cpu;
 };
 
 /* (client, server, protocol, response class). */
@@ -116,6 +126,7 @@ struct topo {
 	struct topo_entity *other;		/* made up front: never fails */
 	uint32_t series_over, edges_over;	/* overflow entries, past the caps */
 	struct topo_counters c;
+	bool profile;				/* topo__set_profile */
 };
 
 /* topo_stats.c: the entity named N, made if new; past the cap the "other"

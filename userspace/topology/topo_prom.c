@@ -167,6 +167,65 @@ static const struct family families[] = {
 	  "response's last, per edge.", true, true, F_COUNT, NULL },
 };
 
+void topo__set_profile(struct topo *t, bool on)
+{
+	t->profile = on;
+}
+
+/* The reasons of agent_request_offcpu_seconds_total, by enum req_cpu. */
+static const char *const offcpu_reasons[REQ_CPU__KINDS] = {
+	[REQ_CPU_FILE] = "file", [REQ_CPU_NET] = "net", [REQ_CPU_LOCK] = "lock",
+	[REQ_CPU_POLL] = "poll", [REQ_CPU_SLEEP] = "sleep", [REQ_CPU_OTHER] = "other",
+};
+
+/* Profiling's families over the entity series (server records carry the
+ * breakdowns; edges are not split). */
+static int profile__prom(const struct topo *t, struct prom_buf *b)
+{
+	struct labels l;
+	int err;
+
+	err = prom__family(b, "agent_request_profiled_total", "counter",
+			   "Requests with a CPU breakdown (--profile), whose times the "
+			   "families below sum.");
+	topo_foreach(const struct topo_series, s, &t->series) {
+		labels__series(&l, s);
+		if (!err)
+			err = prom__sample_u64(b, "agent_request_profiled_total", l.v, (s->cpu ? s->cpu->profiled : 0));
+	}
+	if (!err)
+		err = prom__family(b, "agent_request_oncpu_seconds_total", "counter",
+				   "The serving thread's time on a CPU within requests.");
+	topo_foreach(const struct topo_series, s, &t->series) {
+		labels__series(&l, s);
+		if (!err)
+			err = prom__sample_double(b, "agent_request_oncpu_seconds_total", l.v,
+						  (double)(s->cpu ? s->cpu->oncpu_ns : 0) / 1e9);
+	}
+	if (!err)
+		err = prom__family(b, "agent_request_runq_seconds_total", "counter",
+				   "The serving thread's time waiting for a CPU within requests.");
+	topo_foreach(const struct topo_series, s, &t->series) {
+		labels__series(&l, s);
+		if (!err)
+			err = prom__sample_double(b, "agent_request_runq_seconds_total", l.v,
+						  (double)(s->cpu ? s->cpu->cpu_ns[REQ_CPU_RUNQ] : 0) / 1e9);
+	}
+	if (!err)
+		err = prom__family(b, "agent_request_offcpu_seconds_total", "counter",
+				   "The serving thread's time blocked within requests, by the "
+				   "reason (the system call it waited in).");
+	topo_foreach(const struct topo_series, s, &t->series) {
+		for (unsigned k = REQ_CPU_FILE; k < REQ_CPU__KINDS && !err; k++) {
+			labels__series(&l, s);
+			labels__add(&l, "reason", offcpu_reasons[k]);
+			err = prom__sample_double(b, "agent_request_offcpu_seconds_total", l.v,
+						  (double)(s->cpu ? s->cpu->cpu_ns[k] : 0) / 1e9);
+		}
+	}
+	return err;
+}
+
 int topo__prom(const struct topo *t, struct prom_buf *b)
 {
 	static const char capped[] = "agent_request_series_capped_total";
@@ -198,5 +257,7 @@ int topo__prom(const struct topo *t, struct prom_buf *b)
 
 		err = prom__sample_u64(b, capped, l, caps[i].v);
 	}
+	if (!err && t->profile)
+		err = profile__prom(t, b);
 	return err;
 }

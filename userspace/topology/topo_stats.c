@@ -329,6 +329,16 @@ int topo__add(struct topo *t, const struct req_record *r)
 	topo_stats__add(&s->s, r);
 	topo_stats__add(&e->s, r);
 	t->c.n_counted++;
+	if (t->profile && r->has_cpu) {
+		if (!s->cpu && !(s->cpu = calloc(1, sizeof(*s->cpu)))) {
+			t->c.n_nomem++;
+			return -ENOMEM;
+		}
+		s->cpu->profiled++;
+		s->cpu->oncpu_ns += r->oncpu;
+		for (unsigned k = 0; k < REQ_CPU__KINDS; k++)
+			s->cpu->cpu_ns[k] += r->cpu[k];
+	}
 	return 0;
 }
 
@@ -379,6 +389,8 @@ void topo__free(struct topo *t)
 		return;
 	table__free(&t->entities);
 	table__free(&t->contents);
+	topo_foreach(struct topo_series, s, &t->series)
+		free(s->cpu);
 	table__free(&t->series);
 	table__free(&t->edges);
 	free(t->cache);

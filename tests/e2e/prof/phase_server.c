@@ -2,11 +2,12 @@
  * test_profile.sh): for each HTTP request on 127.0.0.1:PORT it spins on CPU
  * for SPIN_MS of its thread's CPU time in phase_spin, sleeps 30 ms
  * (nanosleep), waits about 25 ms on a mutex another thread holds, writes and
- * fsyncs 256 KiB of FILE, then answers. Each phase's own measure goes to LOG,
+ * fsyncs 256 KiB of FILE, with REDIS_PORT sends Redis on 127.0.0.1 a PING
+ * (one connection, kept), then answers. Each phase's own measure goes to LOG,
  * one line per request, for the test to hold the agent's breakdown against:
- *   tid holder_tid cpu_ns sleep_ns lock_ns fsync_ns
+ *   tid holder_tid cpu_ns sleep_ns lock_ns fsync_ns redis_ns
  * cpu_ns: the thread's CPU time from the read's return to the answer's write;
- * the others: wall time of the call(s) that block. */
+ * the others: wall time of the call(s) that block (redis_ns 0 without it). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -67,6 +68,40 @@ static void *holder(void *arg)
 	return NULL;
 }
 
+/* A PING to Redis on PORT and its +PONG, on one connection kept open. */
+static uint64_t redis_ping(int port)
+{
+	static int fd = -1;
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+				 .sin_port = htons((uint16_t)port) };
+	uint64_t t = clk(CLOCK_MONOTONIC);
+	char got[16];
+	size_t n = 0;
+
+	if (fd < 0) {
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a))) {
+			perror("phase_server: redis");
+			exit(1);
+		}
+		t = clk(CLOCK_MONOTONIC);
+	}
+	if (write(fd, "PING\r\n", 6) != 6) {
+		perror("phase_server: redis");
+		exit(1);
+	}
+	while (n < 7) {
+		ssize_t k = read(fd, got + n, 7 - n);
+
+		if (k <= 0) {
+			perror("phase_server: redis");
+			exit(1);
+		}
+		n += (size_t)k;
+	}
+	return clk(CLOCK_MONOTONIC) - t;
+}
+
 int main(int argc, char **argv)
 {
 	static char buf[262144];
@@ -77,8 +112,10 @@ int main(int argc, char **argv)
 	FILE *log;
 	int ls, one = 1;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: phase_server PORT FILE LOG\n");
+	int redis = argc > 4 ? atoi(argv[4]) : 0;
+
+	if (argc != 4 && argc != 5) {
+		fprintf(stderr, "usage: phase_server PORT FILE LOG [REDIS_PORT]\n");
 		return 2;
 	}
 	a.sin_port = htons((uint16_t)atoi(argv[1]));
@@ -102,6 +139,7 @@ int main(int argc, char **argv)
 			continue;
 		while ((n = read(c, req, sizeof(req))) > 0) {
 			uint64_t cpu0 = clk(CLOCK_THREAD_CPUTIME_ID), t, sleep_ns, lock_ns, fsync_ns;
+			uint64_t redis_ns = 0;
 			int fd;
 
 			phase_spin(SPIN_MS * 1000000ull);
@@ -120,11 +158,13 @@ int main(int argc, char **argv)
 				perror("phase_server: fsync");
 			fsync_ns = clk(CLOCK_MONOTONIC) - t;
 			close(fd);
-			fprintf(log, "%ld %d %llu %llu %llu %llu\n", (long)syscall(SYS_gettid),
+			if (redis)
+				redis_ns = redis_ping(redis);
+			fprintf(log, "%ld %d %llu %llu %llu %llu %llu\n", (long)syscall(SYS_gettid),
 				(int)holder_tid,
 				(unsigned long long)(clk(CLOCK_THREAD_CPUTIME_ID) - cpu0),
 				(unsigned long long)sleep_ns, (unsigned long long)lock_ns,
-				(unsigned long long)fsync_ns);
+				(unsigned long long)fsync_ns, (unsigned long long)redis_ns);
 			fflush(log);
 			if (write(c, ans, strlen(ans)) < 0)
 				break;

@@ -140,6 +140,39 @@ int main(int argc, char **argv)
 	CHECK_INT(topo__prom(t, &b), 0);
 	CHECK_INT(count_prefix(b.buf, "agent_request_total"), 0);
 	CHECK_INT(count_prefix(b.buf, "agent_request_series_capped_total{"), 4);
+	CHECK_INT(count_prefix(b.buf, "agent_request_offcpu"), 0);	/* profiling off */
+	promtool(argc > 1 ? argv[1] : NULL, b.buf);
+
+	/* profiling: the breakdowns summed per series, a request without one
+	 * counted in none of them */
+	topo__free(t);
+	t = topo__new(NULL);
+	topo__set_profile(t, true);
+	r = rec__http("10.0.0.1", "10.0.0.2", 8080, REQ_SIDE_SERVER, "/api", 200, 90000000);
+	rec__local(&r.server, "nginx", &ci);
+	r.has_cpu = true;
+	r.oncpu = 20000000;
+	r.cpu[REQ_CPU_RUNQ] = 1000000;
+	r.cpu[REQ_CPU_SLEEP] = 30000000;
+	r.cpu[REQ_CPU_LOCK] = 25000000;
+	r.cpu[REQ_CPU_FILE] = 14000000;
+	CHECK_INT(topo__add(t, &r), 0);
+	CHECK_INT(topo__add(t, &r), 0);
+	r.has_cpu = false;
+	CHECK_INT(topo__add(t, &r), 0);
+	prom_buf__reset(&b);
+	CHECK_INT(topo__prom(t, &b), 0);
+#define SER ENT ",request_content=\"/api\",response_content=\"2xx\""
+	check_line(b.buf, "# TYPE agent_request_offcpu_seconds_total counter");
+	check_line(b.buf, "agent_request_total{" SER "} 3");
+	check_line(b.buf, "agent_request_profiled_total{" SER "} 2");
+	check_line(b.buf, "agent_request_oncpu_seconds_total{" SER "} 0.04");
+	check_line(b.buf, "agent_request_runq_seconds_total{" SER "} 0.002");
+	check_line(b.buf, "agent_request_offcpu_seconds_total{" SER ",reason=\"sleep\"} 0.06");
+	check_line(b.buf, "agent_request_offcpu_seconds_total{" SER ",reason=\"lock\"} 0.05");
+	check_line(b.buf, "agent_request_offcpu_seconds_total{" SER ",reason=\"file\"} 0.028");
+	check_line(b.buf, "agent_request_offcpu_seconds_total{" SER ",reason=\"net\"} 0");
+	CHECK_INT(count_prefix(b.buf, "agent_request_offcpu_seconds_total{"), 6);
 	promtool(argc > 1 ? argv[1] : NULL, b.buf);
 	prom_buf__free(&b);
 	topo__free(t);

@@ -82,6 +82,10 @@ struct prof_slice {
  * (its switch out was not seen): how it spent the slice is not known */
 #define PROF_SLICE_UNSEEN 4
 
+/* On-CPU stacks (driver_config.profile_hz): frames per stack, stacks kept. */
+#define PROF_STACK_DEPTH 127
+#define PROF_STACKS 16384
+
 /* Slices a thread keeps before they go out as one CPU_SLICES event. */
 #define PROF_BATCH 16
 /* Threads followed at once; past it a thread is not followed, counted. */

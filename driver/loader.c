@@ -1,6 +1,7 @@
 /* The driver's userspace side: skeleton lifecycle, filler table, settings, counters. */
 #include <ctype.h>
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,9 @@ struct driver {
 	bool no_bpf_loop;
 	struct bpf_link *links[11];
 	int nlinks;
+	struct bpf_link **samplers;	/* prof_sample on each CPU's cpu-clock */
+	int nsamplers;
+	uint32_t profile_hz;
 	int ncpus;
 	bool loaded;
 	bool per_thread;
@@ -143,6 +147,10 @@ int driver__configure(struct driver *d, const struct driver_config *cfg)
 	d->skel->bss->settings.profile = cfg->profile;
 	/* the table takes its memory at load: none without profiling */
 	bpf_map__set_max_entries(d->skel->maps.prof_threads, cfg->profile ? PROF_THREADS : 1);
+	if (cfg->profile_hz > 10000)
+		return -EINVAL;
+	d->profile_hz = cfg->profile ? cfg->profile_hz : 0;
+	bpf_map__set_max_entries(d->skel->maps.prof_stacks, d->profile_hz ? PROF_STACKS : 1);
 	d->per_thread = cfg->per_thread;
 	d->all_syscalls = !cfg->syscalls;
 	for (int i = 0; i < SYSCALL_TABLE_SIZE; i++)
@@ -243,6 +251,7 @@ static void plan__apply(struct driver *d)
 	bpf_program__set_autoload(sk->progs.prof_waking, plan.prof);
 	bpf_program__set_autoload(sk->progs.prof_wakeup, plan.prof);
 	bpf_program__set_autoload(sk->progs.prof_wakeup_new, plan.prof);
+	bpf_program__set_autoload(sk->progs.prof_sample, plan.prof && d->profile_hz);
 	memset(sk->bss->filler_off, 0, sizeof(sk->bss->filler_off));
 	bpf_object__for_each_program(p, sk->obj) {
 		if (is_dispatcher(p) || (code = filler_code(bpf_program__name(p), &part)) < 0)
@@ -376,6 +385,39 @@ int driver__for_each_program(const struct driver *d,
 	return 0;
 }
 
+/* prof_sample on a cpu-clock perf event of each online CPU, at profile_hz;
+ * a CPU that is not online (ENODEV) has none. */
+static int samplers__attach(struct driver *d)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr), .type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK, .freq = 1, .sample_freq = d->profile_hz,
+	};
+
+	d->samplers = calloc((size_t)d->ncpus, sizeof(*d->samplers));
+	if (!d->samplers)
+		return -ENOMEM;
+	for (int cpu = 0; cpu < d->ncpus; cpu++) {
+		int fd = (int)syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		struct bpf_link *l;
+
+		if (fd < 0) {
+			if (errno == ENODEV)
+				continue;
+			return -errno;
+		}
+		l = bpf_program__attach_perf_event(d->skel->progs.prof_sample, fd);
+		if (!l) {
+			int err = -errno;
+
+			close(fd);
+			return err;
+		}
+		d->samplers[d->nsamplers++] = l;
+	}
+	return 0;
+}
+
 int driver__attach(struct driver *d)
 {
 	static const struct {
@@ -417,6 +459,14 @@ int driver__attach(struct driver *d)
 		}
 		d->links[d->nlinks++] = l;
 	}
+	if (d->profile_hz) {
+		int err = samplers__attach(d);
+
+		if (err) {
+			driver__detach(d);
+			return err;
+		}
+	}
 	d->skel->bss->settings.capture = !d->paused;
 	return 0;
 }
@@ -429,6 +479,11 @@ void driver__detach(struct driver *d)
 		d->skel->bss->settings.capture = 0;
 	while (d->nlinks > 0)
 		bpf_link__destroy(d->links[--d->nlinks]);
+	/* a sampler's link closes its perf event */
+	while (d->nsamplers > 0)
+		bpf_link__destroy(d->samplers[--d->nsamplers]);
+	free(d->samplers);
+	d->samplers = NULL;
 }
 
 void driver__close(struct driver *d)
@@ -534,6 +589,32 @@ int driver__sock_quiet(struct driver *d, const struct sock_quiet_key *k, bool on
 	if (!d->skel->bss->settings.sock_quiet)
 		__atomic_store_n(&d->skel->bss->settings.sock_quiet, 1, __ATOMIC_RELEASE);
 	return 0;
+}
+
+int driver__stack(const struct driver *d, int64_t id, uint64_t *ips, int max)
+{
+	uint64_t all[PROF_STACK_DEPTH];
+	uint32_t key = (uint32_t)id;
+	int n = 0;
+
+	if (!d->loaded || id < 0 || id > UINT32_MAX || max < 0)
+		return -EINVAL;
+	if (bpf_map_lookup_elem(bpf_map__fd(d->skel->maps.prof_stacks), &key, all))
+		return -ENOENT;
+	while (n < PROF_STACK_DEPTH && n < max && all[n]) {
+		ips[n] = all[n];
+		n++;
+	}
+	return n;
+}
+
+int driver__stack_forget(const struct driver *d, int64_t id)
+{
+	uint32_t key = (uint32_t)id;
+
+	if (!d->loaded || id < 0 || id > UINT32_MAX)
+		return -EINVAL;
+	return bpf_map_delete_elem(bpf_map__fd(d->skel->maps.prof_stacks), &key) ? -errno : 0;
 }
 
 int driver__prof_each(const struct driver *d,

@@ -44,6 +44,10 @@ struct driver_config {
 	 * time the driver keeps and sends as CPU_SLICES events; loads the
 	 * scheduler programs of prof.bpf.c. */
 	uint8_t profile;
+	/* With profile: the followed threads' on-CPU stacks, sampled this many
+	 * times a second per CPU (a cpu-clock perf event each, prof_sample.bpf.c)
+	 * and sent as CPU_SAMPLE events; 0: none. */
+	uint32_t profile_hz;
 };
 
 /* What driver__load did: programs loaded (dispatchers, fillers and their
@@ -114,6 +118,15 @@ int driver__sock_quiet(struct driver *d, const struct sock_quiet_key *k, bool on
  * (its slices not sent yet, its state since when); stops at FN's nonzero
  * return, which it returns. For the end of a run, once the programs are
  * detached: the table changes under a running driver. 0 without profiling. */
+/* Stack ID of a CPU_SAMPLE event: its addresses into IPS (at most MAX, up
+ * to PROF_STACK_DEPTH), innermost first. Their count, or -ENOENT (no such
+ * stack), -EINVAL. */
+int driver__stack(const struct driver *d, int64_t id, uint64_t *ips, int max);
+/* Stack ID's entry freed, once its addresses were read: the table has room
+ * for the stacks to come (a sample whose stack finds its bucket taken loses
+ * it). 0 or -ENOENT. */
+int driver__stack_forget(const struct driver *d, int64_t id);
+
 int driver__prof_each(const struct driver *d,
 		      int (*fn)(void *ctx, uint32_t tid, const struct prof_thread *t), void *ctx);
 

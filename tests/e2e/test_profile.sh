@@ -23,6 +23,7 @@ srv_start redis redis-server --bind 127.0.0.1 --port "$RPORT" --save '' --append
 expect "redis-server listens" wait_port "$RPORT" || cat "$SRV/redis.log"
 PORT=$(free_port)
 srv_start phase "$PHASE_SERVER" "$PORT" "$TMP/fsync.dat" "$TMP/phases.log" "$RPORT"
+PHASE_PID=$SRV_PID
 expect "the phase server listens" wait_port "$PORT"
 # At real-time priority (lib.sh, rt_on), so that the machine's other tasks
 # (a CPU hog beside the suite, the kernel's writeback workers during its
@@ -34,10 +35,18 @@ MPORT=$(free_port)
 expect "the agent starts with --requests --profile" \
 	start_agent "$REQ_OUT" "$REQ_ERR" --requests --profile -j -p "$FMT" \
 	--metrics "127.0.0.1:$MPORT" --profile-out "$TMP/tl" --profile-threshold http=50ms \
+	--profile-hz 997 \
 	"req.sport=$PORT or req.sport=$RPORT"
+# perf's own sampler on the server meanwhile: the oracle of the stacks
+command -v perf >/dev/null || need_pkgs linux-perf
+perf record -q -e cpu-clock -F 997 -g -p "$PHASE_PID" -o "$TMP/perf.data" >"$TMP/perf.out" 2>&1 &
+PERF_PID=$!
+for _ in $(seq 1 100); do [ -s "$TMP/perf.data" ] && break; sleep 0.1; done
 for i in $(seq 1 $N); do
 	timeout 10 curl -s -o /dev/null "http://127.0.0.1:$PORT/work?i=$i"
 done
+kill -INT "$PERF_PID"; wait "$PERF_PID"
+perf script -i "$TMP/perf.data" -F comm,tid,ip,sym,dso >"$TMP/perf.txt" 2>/dev/null
 # The metrics (rendered about once a second): polled until the N requests are
 # in agent_request_profiled_total, for at most 20 s.
 python3 - "$MPORT" "$N" "$TMP/metrics.txt" <<'PY'
@@ -175,6 +184,64 @@ PY
 expect "the exit line counts the timelines written" \
 	grep -qE "^agent: slow requests' timelines: $N written to .* \(0 with slices not kept\), 0 past 10 a second, 0 could not be written" "$REQ_ERR" ||
 	grep timelines "$REQ_ERR"
+# 5. On-CPU stacks: the server's file of collapsed stacks names phase_spin
+# (its 20 ms on CPU per request) as the user function in the most samples,
+# leaving out the threads' roots (main, start_thread and what calls them), and so does
+# perf record -g of the server over the same requests; each timeline's
+# stacks have it too.
+req_check stacks "phase_spin tops the server's on-CPU stacks, as in perf record -g; each slow request's stacks hold it" \
+	"$TMP/tl" "$TMP/perf.txt" "$N" <<'PY'
+import collections, glob, json, sys
+tl, perf, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+ROOTS = {"main", "_start", "__libc_start_main", "__libc_start_call_main", "start_thread",
+         "clone", "clone3", "__clone", "__clone3"}
+def top(stacks):
+    # user frames with a name, the threads' roots left out
+    inc = collections.Counter()
+    for frames, k in stacks:
+        for f in set(frames):
+            if not f.startswith("[") and not f.endswith("_[k]") and f.split("@")[0] not in ROOTS:
+                inc[f] += k
+    return inc
+ours = []
+for l in open(tl + "/stacks-host-phase_server.folded"):
+    st, k = l.rsplit(" ", 1)
+    ours.append((st.split(";")[1:], int(k)))
+total = sum(k for _, k in ours)
+inc = top(ours)
+assert inc and inc.most_common(1)[0][0] == "phase_spin", inc.most_common(5)
+# perf script: a sample's header line, then one "ip sym" line per frame
+theirs, frames = [], None
+for l in open(perf):
+    if not l.strip():
+        if frames is not None:
+            theirs.append((frames, 1))
+        frames = None
+    elif not l.startswith("\t") and not l.startswith(" "):
+        frames = []
+    elif frames is not None:
+        # "ip sym+off (dso)": the kernel's frames marked as ours are
+        parts = l.split(None, 1)
+        rest = parts[1].strip() if len(parts) > 1 else "[unknown] ([unknown])"
+        sym, _, dso = rest.rpartition(" (")
+        sym = sym.split("+")[0] or "[unknown]"
+        frames.append(sym + "_[k]" if "kernel.kallsyms" in dso else sym)
+if frames:
+    theirs.append((frames, 1))
+pinc = top(theirs)
+assert pinc and pinc.most_common(1)[0][0] == "phase_spin", pinc.most_common(5)
+for f in sorted(glob.glob(tl + "/req-*.json")):
+    t = json.load(open(f))
+    assert any("phase_spin" in s["stack"].split(";") for s in t["stacks"]), (f, t["stacks"][:3])
+print("  ours: %d samples of phase_server, phase_spin in %d; perf: %d samples, phase_spin in %d" % (
+    total, inc["phase_spin"], len(theirs), pinc["phase_spin"]))
+print("ok")
+PY
+# A stack the kernel's table could not keep (its bucket held another:
+# bpf_get_stackid's -EEXIST) is counted; at most 5% of the samples here.
+expect "the exit line counts the stacks, at most 5% of them not kept" awk '
+	/^agent: on-CPU stacks: / { n = $4 + 0; lost = $(NF - 7) + 0; ok = n > 0 && lost <= 0.05 * n && /\(0 samples past/ }
+	END { exit !ok }' "$REQ_ERR" || grep 'on-CPU' "$REQ_ERR"
 # README's picture is one of them: PROFILE_SVG=docs/profile-request.svg keeps it
 [ -n "${PROFILE_SVG:-}" ] && cp "$(ls "$TMP"/tl/req-*.svg | head -n 1)" "$PROFILE_SVG"
 finish

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "agent.h"
+#include "stacks.h"
 #include "say.h"
 #include "signals.h"
 
@@ -84,11 +85,19 @@ int agent__finish(struct agent *a, bool started)
 	if (a->pout && started) {
 		struct profile_out_counters pc;
 
+		profile_out__finish(a->pout);
 		profile_out__counters(a->pout, &pc);
 		fprintf(stderr, "agent: slow requests' timelines: %" PRIu64 " written to %s (%" PRIu64
 			" with slices not kept), %" PRIu64 " past %d a second, %" PRIu64
 			" could not be written\n", pc.n_written, profile_out__dir(a->pout),
 			pc.n_partial, pc.n_rate, PROFILE_OUT_PER_SEC, pc.n_errors);
+		if (pc.stacks)
+			fprintf(stderr, "agent: on-CPU stacks: %" PRIu64 " samples, %" PRIu64
+				" distinct stacks (%" PRIu64 " samples past the bound of %d, %" PRIu64
+				" whose stacks the driver could not keep)%s%s\n", pc.n_samples,
+				pc.n_stacks, pc.n_stacks_full, PROF_STACKS_KEYS, pc.n_stacks_lost,
+				pc.write_err ? "; cannot write the stack files: " : "",
+				pc.write_err ? strerror(-pc.write_err) : "");
 	}
 	profile_out__free(a->pout);
 	a->pout = NULL;

@@ -39,6 +39,9 @@ int agent__requests_plan(struct agent *a, struct capture_live_opts *lo)
 	/* the threads whose socket I/O is sent: those that serve requests */
 	if (a->o.profile)
 		lo->profile = PROF_FOLLOW_SENT;
+	/* stacks only where something reads them: --profile-out */
+	if (a->o.profile_out)
+		lo->profile_hz = a->o.profile_hz >= 0 ? (uint32_t)a->o.profile_hz : PROFILE_HZ;
 	return 0;
 }
 
@@ -104,6 +107,11 @@ int agent__requests_open(struct agent *a)
 			agent__say("--profile-out %s: %s", a->o.profile_out, strerror(errno));
 			return -errno;
 		}
+		if (a->o.profile_hz && profile_out__stacks(a->pout, a)) {
+			agent__say("cannot set up profiling's stacks: %s", strerror(ENOMEM));
+			return -ENOMEM;
+		}
+		req_mode__profile_stacks(a->req, profile_out__stack_table(a->pout));
 	}
 	return 0;
 }

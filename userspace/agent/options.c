@@ -71,6 +71,9 @@ const char options_usage[] =
 "  --profile-out DIR  with --requests --profile: each slow server request's\n"
 "                     timeline (its thread's waits, what each waited on, the\n"
 "                     calls it made meanwhile) as DIR/req-ID.json and .svg\n"
+"  --profile-hz N     with --profile-out: the followed threads' on-CPU stacks,\n"
+"                     sampled N times a second per CPU (default 99, 0: none),\n"
+"                     in the timelines and DIR/stacks-GROUP-PROCESS.folded\n"
 "  --profile-threshold D  slow for --profile-out: over D (100ms), or PROTO=D\n"
 "                     pairs (http=100ms,redis=5ms); default 200ms, redis and\n"
 "                     dns 20ms\n"
@@ -113,7 +116,7 @@ const char options_usage[] =
 enum { OPT_FILTER = 256, OPT_RING, OPT_UNBUF, OPT_VERSION, OPT_DROP_FAILED, OPT_OUTPUT,
        OPT_QUEUE, OPT_FLUSH, OPT_BATCH_BYTES, OPT_BATCH_MS, OPT_METRICS, OPT_NO_KFILTER,
        OPT_EXIT_ONLY, OPT_NO_EXIT_ONLY, OPT_ENGINE, OPT_REQUESTS, OPT_PROFILE, OPT_PROFILE_OUT,
-       OPT_PROFILE_THRESHOLD, OPT_SERVICE_MAP,
+       OPT_PROFILE_THRESHOLD, OPT_PROFILE_HZ, OPT_SERVICE_MAP,
        OPT_REQ_TIMEOUT };
 
 static const struct option longopts[] = {
@@ -141,6 +144,7 @@ static const struct option longopts[] = {
 	{ "profile", no_argument, NULL, OPT_PROFILE },
 	{ "profile-out", required_argument, NULL, OPT_PROFILE_OUT },
 	{ "profile-threshold", required_argument, NULL, OPT_PROFILE_THRESHOLD },
+	{ "profile-hz", required_argument, NULL, OPT_PROFILE_HZ },
 	{ "service-map", required_argument, NULL, OPT_SERVICE_MAP },
 	{ "request-timeout", required_argument, NULL, OPT_REQ_TIMEOUT },
 	{ "read", required_argument, NULL, 'r' },
@@ -250,6 +254,7 @@ int options__parse(int argc, char **argv, struct agent_opts *o, char *err, size_
 	memset(o, 0, sizeof(*o));
 	o->flush_ms = AGENT_DEFAULT_FLUSH_MS;
 	o->exit_only = -1;
+	o->profile_hz = -1;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":jp:n:M:s:lLqvhr:w:zC:G:W:AxXb", longopts, NULL)) != -1) {
@@ -364,6 +369,16 @@ int options__parse(int argc, char **argv, struct agent_opts *o, char *err, size_
 				return bad(err, errlen, "--profile-out takes a directory%s", "");
 			o->profile_out = optarg;
 			break;
+		case OPT_PROFILE_HZ: {
+			char *end;
+			long hz = strtol(optarg, &end, 10);
+
+			if (end == optarg || *end || hz < 0 || hz > 1000)
+				return bad(err, errlen, "--profile-hz takes samples a second from 0 "
+					   "to 1000, not '%s'", optarg);
+			o->profile_hz = (int)hz;
+			break;
+		}
 		case OPT_PROFILE_THRESHOLD: {
 			uint64_t thr[REQ_PROTO_MAX];
 
@@ -449,6 +464,9 @@ int options__parse(int argc, char **argv, struct agent_opts *o, char *err, size_
 	if (o->profile && (o->read_file || o->write_file))
 		return bad(err, errlen, "--profile follows live threads: it does not take %s",
 			   o->read_file ? "-r" : "-w");
+	if (o->profile_hz >= 0 && !o->profile_out)
+		return bad(err, errlen, "--profile-hz samples stacks for --profile-out: give "
+			   "--requests --profile --profile-out DIR too%s", "");
 	if ((o->profile_out || o->profile_threshold) && !(o->requests && o->profile))
 		return bad(err, errlen, "%s writes slow requests' timelines: give --requests "
 			   "--profile too", o->profile_out ? "--profile-out" : "--profile-threshold");

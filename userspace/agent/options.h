@@ -51,6 +51,7 @@ struct agent_opts {
 	bool profile;		/* --profile: requests' CPU breakdown */
 	const char *profile_out;	/* --profile-out DIR: slow requests' timelines */
 	const char *profile_threshold;	/* --profile-threshold SPEC (profile_out.h) */
+	int profile_hz;			/* --profile-hz, -1: not given (99) */
 	const char *service_map; /* --service-map FILE (with --requests) */
 	uint64_t request_timeout_ns; /* --request-timeout, 0: the default */
 };

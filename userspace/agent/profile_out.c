@@ -18,7 +18,9 @@
 #include "recent.h"
 #include "req_record.h"
 #include "schema.h"
+#include "stacks.h"
 #include "state.h"
+#include "symbolizer.h"
 #include "timeline.h"
 
 #define TL_SLICES 512	/* slices drawn per timeline; past it the timeline says not whole */
@@ -47,6 +49,10 @@ struct profile_out {
 	struct prof_tl_slice s[TL_SLICES];
 	char names[TL_SLICES][80];	/* wakers' names */
 	struct prof_tl_call tc[TL_CALLS];
+	struct symbolizer *sym;		/* --profile-hz */
+	struct prof_stacks *stacks;
+	struct agent *a;
+	int32_t keys[PROF_RECENT_SAMPLES];
 };
 
 static int duration__parse(const char *s, size_t len, uint64_t *out)
@@ -138,8 +144,55 @@ void profile_out__free(struct profile_out *po)
 {
 	if (!po)
 		return;
+	prof_stacks__free(po->stacks);
+	symbolizer__free(po->sym);
 	free(po->dir);
 	free(po);
+}
+
+/* A stack's addresses from the driver's table (prof_stack_fetch_fn). */
+static int stack__fetch(void *ctx, int64_t id, uint64_t *ips, int max)
+{
+	struct profile_out *po = ctx;
+	struct driver *d = po->a->cap ? capture__driver(po->a->cap) : NULL;
+
+	int n;
+
+	if (!d)
+		return -ENOENT;
+	n = driver__stack(d, id, ips, max);
+	/* named now and counted by (process, stacks) from here: the kernel's
+	 * table gets the room back */
+	if (n >= 0)
+		driver__stack_forget(d, id);
+	return n;
+}
+
+int profile_out__stacks(struct profile_out *po, struct agent *a)
+{
+	const char *root = getenv("HOST_ROOT");
+	char proc[4096];
+	struct symbolizer_opts o = { 0 };
+
+	snprintf(proc, sizeof(proc), "%s/proc", root ? root : "");
+	o.proc = proc;
+	po->a = a;
+	po->sym = symbolizer__new(&o);
+	po->stacks = po->sym ? prof_stacks__new(po->sym, stack__fetch, po) : NULL;
+	po->c.stacks = true;
+	return po->stacks ? 0 : -ENOMEM;
+}
+
+struct prof_stacks *profile_out__stack_table(struct profile_out *po)
+{
+	return po->stacks;
+}
+
+int profile_out__finish(struct profile_out *po)
+{
+	if (po->stacks)
+		po->c.write_err = prof_stacks__write(po->stacks, po->dir);
+	return po->c.write_err;
 }
 
 static void addr(char *out, size_t n, uint8_t family, const uint8_t *ip, uint16_t port)
@@ -267,6 +320,52 @@ static int file__put(const char *dir, uint64_t id, const char *ext, const struct
 	return err;
 }
 
+static int count__cmp(const void *a, const void *b)
+{
+	const int64_t *x = a, *y = b;
+
+	return x[1] != y[1] ? (x[1] < y[1] ? 1 : -1) : (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+/* The request's on-CPU stacks: its thread's samples in its span, each
+ * distinct stack with its count, most first. NULL: none (or ENOMEM). */
+static struct json_object *stacks__json(struct profile_out *po, const struct req_record *r)
+{
+	const struct prof_recent *rec = req_mode__recent(po->a->req);
+	size_t n = prof_recent__samples(rec, (uint64_t)r->server.tid, r->ts_start, r->ts_end,
+					po->keys, PROF_RECENT_SAMPLES);
+	int64_t kc[PROF_RECENT_SAMPLES][2];
+	size_t m = 0;
+	struct json_object *arr = json_object_new_array();
+
+	if (!arr)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		size_t j = 0;
+
+		while (j < m && kc[j][0] != po->keys[i])
+			j++;
+		if (j == m) {
+			kc[m][0] = po->keys[i];
+			kc[m++][1] = 0;
+		}
+		kc[j][1]++;
+	}
+	qsort(kc, m, sizeof(kc[0]), count__cmp);
+	for (size_t j = 0; j < m; j++) {
+		struct json_object *o = json_object_new_object();
+		const char *f = prof_stacks__folded(po->stacks, (int)kc[j][0]);
+
+		if (!o || !f || json_object_array_add(arr, o)) {
+			json_object_put(o);
+			continue;
+		}
+		json_object_object_add(o, "stack", json_object_new_string(f));
+		json_object_object_add(o, "count", json_object_new_int64(kc[j][1]));
+	}
+	return arr;
+}
+
 static int timeline__write(struct profile_out *po, struct agent *a, const struct req_record *r)
 {
 	const struct prof_recent *rec = a->req ? req_mode__recent(a->req) : NULL;
@@ -333,6 +432,15 @@ static int timeline__write(struct profile_out *po, struct agent *a, const struct
 		json_object_put(req);
 		return -ENOMEM;
 	}
+	if (po->stacks) {
+		struct json_object *st = stacks__json(po, r);
+
+		if (!st || json_object_object_add(o, "stacks", st)) {
+			json_object_put(st);
+			json_object_put(o);
+			return -ENOMEM;
+		}
+	}
 	err = file__put(po->dir, r->id, "json", &t, o);
 	json_object_put(o);
 	if (!err)
@@ -373,7 +481,17 @@ void profile_out__record(struct profile_out *po, struct agent *a, const struct r
 void profile_out__counters(const struct profile_out *po, struct profile_out_counters *out)
 {
 	*out = po->c;
+	if (po->stacks) {
+		struct prof_stacks_counters sc;
+
+		prof_stacks__counters(po->stacks, &sc);
+		out->n_samples = sc.n_samples;
+		out->n_stacks = sc.n_keys;
+		out->n_stacks_full = sc.n_full;
+		out->n_stacks_lost = sc.n_lost;
+	}
 }
+
 
 const char *profile_out__dir(const struct profile_out *po)
 {

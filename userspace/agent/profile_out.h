@@ -19,6 +19,9 @@ struct req_record;
  * well, 20 ms. */
 #define PROFILE_SLOW_NS 200000000ull
 #define PROFILE_SLOW_FAST_NS 20000000ull
+/* --profile-hz's default: samples a second per CPU (off the beat of 100 Hz
+ * timers, as perf's default 4000 and 99 in the examples of profilers). */
+#define PROFILE_HZ 99
 /* At most this many timelines per second of event time (past it counted). */
 #define PROFILE_OUT_PER_SEC 10
 /* Client requests kept for their parents' timelines (the latest). */
@@ -29,6 +32,12 @@ struct profile_out_counters {
 	uint64_t n_partial;	/* ... with some of their slices not kept */
 	uint64_t n_rate;	/* slow requests past PROFILE_OUT_PER_SEC */
 	uint64_t n_errors;	/* timelines that could not be written */
+	bool stacks;		/* stacks were sampled: */
+	uint64_t n_samples;	/* ... samples counted */
+	uint64_t n_stacks;	/* ... distinct stacks */
+	uint64_t n_stacks_full;	/* ... samples of stacks past the bound */
+	uint64_t n_stacks_lost;	/* ... samples the driver could not keep a stack of */
+	int write_err;		/* the stack files: 0 or -errno */
 };
 
 /* SPEC: a duration for every protocol ("100ms"), or PROTO=DURATION pairs by
@@ -44,6 +53,12 @@ void profile_out__free(struct profile_out *po);
 void profile_out__record(struct profile_out *po, struct agent *a, const struct req_record *r,
 			 bool matched);
 void profile_out__counters(const struct profile_out *po, struct profile_out_counters *out);
+/* The on-CPU stacks (--profile-hz): a symbolizer and the stack table, whose
+ * addresses come from A's driver. 0 or -ENOMEM. */
+int profile_out__stacks(struct profile_out *po, struct agent *a);
+struct prof_stacks *profile_out__stack_table(struct profile_out *po);	/* NULL: none */
+/* The end: DIR/stacks-GROUP-PROCESS.folded written. 0 or -errno. */
+int profile_out__finish(struct profile_out *po);
 const char *profile_out__dir(const struct profile_out *po);
 
 #endif

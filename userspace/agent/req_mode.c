@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "clock.h"
+#include "container.h"
 #include "recent.h"
+#include "stacks.h"
 #include "driver.h"
 #include "loader.h"
 #include "req_mode.h"
@@ -35,6 +37,8 @@ struct req_mode {
 	/* --profile: each followed thread's clock, from CPU_SLICES events */
 	struct prof_clock *clock;
 	struct prof_recent *recent;	/* --profile-out: their recent slices */
+	struct prof_stacks *stacks;	/* ... and their on-CPU stacks (not owned) */
+	uint64_t n_bad_samples;		/* CPU_SAMPLE events that did not decode */
 	uint64_t n_bad_batches;		/* CPU_SLICES events that did not decode */
 };
 
@@ -214,6 +218,34 @@ static void slices__event(struct req_mode *m, const struct ievt *ev)
 		recent__batch(m, &b);
 }
 
+/* A CPU_SAMPLE event: its stack counted for its process, and kept with its
+ * thread's recent ones for a slow request's timeline. */
+static void sample__event(struct req_mode *m, const struct ievt *ev)
+{
+	const struct schema_params *pp = &ev->params;
+	const struct thread_info *ti = ev->thread;
+	int64_t v[3];
+	int key;
+
+	if (!m->stacks)
+		return;
+	if (pp->n != 3 || pp->len[0] != 8 || pp->len[1] != 8 || pp->len[2] != 8) {
+		m->n_bad_samples++;
+		return;
+	}
+	for (int i = 0; i < 3; i++)
+		memcpy(&v[i], pp->val[i], 8);
+	key = prof_stacks__add(m->stacks, ti ? ti->pid : v[0], ti ? ti->comm : "",
+			       ti && ti->container ? ti->container->id : "", v[1], v[2]);
+	if (key >= 0 && m->recent)
+		prof_recent__sample(m->recent, (uint64_t)v[0], ev->ts, key);
+}
+
+void req_mode__profile_stacks(struct req_mode *m, struct prof_stacks *s)
+{
+	m->stacks = s;
+}
+
 int req_mode__profile_recent(struct req_mode *m)
 {
 	if (!m->clock)
@@ -320,6 +352,10 @@ void req_mode__event(struct req_mode *m, const struct ievt *ev)
 		if (m->next_expire)
 			pair__expire(m->pair, ev->ts);
 		m->next_expire = ev->ts + EXPIRE_EVERY_NS;
+	}
+	if (ev->type == PPME_CPU_SAMPLE_E) {
+		sample__event(m, ev);
+		return;
 	}
 	if (ev->type == PPME_CPU_SLICES_E) {
 		slices__event(m, ev);

@@ -72,5 +72,9 @@ void req_mode__profile_counters(const struct req_mode *m, struct req_mode_profil
 int req_mode__profile_recent(struct req_mode *m);
 struct prof_recent;
 const struct prof_recent *req_mode__recent(const struct req_mode *m);	/* NULL: none */
+/* --profile-hz with --profile-out: CPU_SAMPLE events' stacks counted in S
+ * (the caller's; NULL: none). */
+struct prof_stacks;
+void req_mode__profile_stacks(struct req_mode *m, struct prof_stacks *s);
 
 #endif

@@ -120,6 +120,7 @@ static int live_setup(struct live *l, const struct capture_live_opts *o)
 		.per_thread = o->per_thread,
 		.sock_families = o->sock_families,
 		.profile = o->profile,
+		.profile_hz = o->profile_hz,
 	};
 	struct ringset_opts ro = {0};
 	uint32_t pages = o->ring_pages ? o->ring_pages : DEFAULT_RING_PAGES;

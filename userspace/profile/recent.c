@@ -20,6 +20,9 @@ struct recent_ring {
 	uint64_t dropped_end;	/* the latest end of a slice the ring let go */
 	struct prof_slice_rec s[PROF_RECENT_SLICES];
 	char name[PROF_RECENT_SLICES][PROF_RECENT_NAME];
+	uint32_t shead, sn;	/* samples: the oldest's index, how many */
+	uint64_t sts[PROF_RECENT_SAMPLES];
+	int32_t skey[PROF_RECENT_SAMPLES];
 };
 
 struct prof_recent {
@@ -87,28 +90,70 @@ static void name__put(char *dst, const char *name)
 	snprintf(dst, PROF_RECENT_NAME, "%s", name ? name : "");
 }
 
+/* Thread TID's ring, made when new; NULL past the bound (counted). */
+static struct recent_ring *ring__get(struct prof_recent *r, uint64_t tid)
+{
+	struct recent_slot *s = slot__find(r, tid);
+	struct recent_ring *g;
+
+	if (s->tid)
+		return &r->rings[s->ring];
+	if (!r->n_free) {
+		r->c.n_full++;
+		return NULL;
+	}
+	s->tid = tid;
+	s->ring = r->free_rings[--r->n_free];
+	g = &r->rings[s->ring];
+	g->head = g->n = g->shead = g->sn = 0;
+	g->dropped_end = 0;
+	r->c.n_threads++;
+	return g;
+}
+
+void prof_recent__sample(struct prof_recent *r, uint64_t tid, uint64_t ts, int32_t key)
+{
+	struct recent_ring *g = tid ? ring__get(r, tid) : NULL;
+	uint32_t k;
+
+	if (!g)
+		return;
+	if (g->sn == PROF_RECENT_SAMPLES) {
+		k = g->shead;
+		g->shead = (g->shead + 1) % PROF_RECENT_SAMPLES;
+	} else {
+		k = (g->shead + g->sn++) % PROF_RECENT_SAMPLES;
+	}
+	g->sts[k] = ts;
+	g->skey[k] = key;
+}
+
+size_t prof_recent__samples(const struct prof_recent *r, uint64_t tid, uint64_t from, uint64_t to,
+			    int32_t *keys, size_t n)
+{
+	const struct recent_slot *s = tid ? slot__find(r, tid) : NULL;
+	const struct recent_ring *g;
+	size_t k = 0;
+
+	if (!s || !s->tid)
+		return 0;
+	g = &r->rings[s->ring];
+	for (uint32_t i = 0; i < g->sn && k < n; i++) {
+		uint32_t at = (g->shead + i) % PROF_RECENT_SAMPLES;
+
+		if (g->sts[at] >= from && g->sts[at] <= to)
+			keys[k++] = g->skey[at];
+	}
+	return k;
+}
+
 void prof_recent__batch(struct prof_recent *r, const struct prof_batch *b,
 			const char *const *names)
 {
-	struct recent_slot *s;
 	struct recent_ring *g;
 
-	if (!b->tid || !b->n)
+	if (!b->tid || !b->n || !(g = ring__get(r, b->tid)))
 		return;
-	s = slot__find(r, b->tid);
-	if (!s->tid) {
-		if (!r->n_free) {
-			r->c.n_full++;
-			return;
-		}
-		s->tid = b->tid;
-		s->ring = r->free_rings[--r->n_free];
-		g = &r->rings[s->ring];
-		g->head = g->n = 0;
-		g->dropped_end = 0;
-		r->c.n_threads++;
-	}
-	g = &r->rings[s->ring];
 	for (unsigned i = 0; i < b->n; i++) {
 		uint32_t k;
 

@@ -15,6 +15,7 @@
 #define PROF_RECENT_SLICES 256	/* per thread: 10 KiB */
 #define PROF_RECENT_THREADS 2048	/* slots; 3/4 used: 1536 threads, 43 MiB virtual */
 #define PROF_RECENT_NAME 48	/* bytes of a slice's name kept (its end, when longer) */
+#define PROF_RECENT_SAMPLES 128	/* per thread: its last on-CPU stack samples */
 
 struct prof_recent;
 
@@ -30,6 +31,13 @@ void prof_recent__free(struct prof_recent *r);
  * may be NULL). */
 void prof_recent__batch(struct prof_recent *r, const struct prof_batch *b,
 			const char *const *names);
+/* An on-CPU stack sample of thread TID at TS: KEY (prof_stacks__add's).
+ * A thread not kept yet is kept from here (past the bound, counted). */
+void prof_recent__sample(struct prof_recent *r, uint64_t tid, uint64_t ts, int32_t key);
+/* Thread TID's samples in FROM..TO, oldest first: their keys into KEYS (at
+ * most N); returns how many. */
+size_t prof_recent__samples(const struct prof_recent *r, uint64_t tid, uint64_t from, uint64_t to,
+			    int32_t *keys, size_t n);
 /* Thread TID exited: its slices go. */
 void prof_recent__forget(struct prof_recent *r, uint64_t tid);
 /* Thread TID's slices that overlap FROM..TO, oldest first, into OUT (at most

@@ -57,7 +57,10 @@ for r in $(seq "$rounds"); do
 		echo "round $r, -P $p"
 		rb_row bare "bare-P$p"
 		rb_row requests "requests-P$p" --requests -q --metrics "127.0.0.1:$mport"
-		rb_row plain "plain-P$p" -q "$RB_SYSCALLS"
+		# RB_PROFILE=1 (bench/profile/requests.sh): request mode with profiling
+		[ -n "${RB_PROFILE:-}" ] && rb_row profile "profile-P$p" --requests --profile -q \
+			--metrics "127.0.0.1:$mport"
+		[ -z "${RB_NO_PLAIN:-}" ] && rb_row plain "plain-P$p" -q "$RB_SYSCALLS"
 	done
 done
 echo "means (load average now $(cut -d' ' -f1-3 /proc/loadavg)):"

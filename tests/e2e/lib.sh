@@ -78,10 +78,18 @@ expect() {	# expect DESCRIPTION COMMAND...
 }
 
 # Starts the agent in the background with stdout/stderr to files; waits until the
-# driver is attached (the agent says so on stderr with -v).
+# driver is attached (the agent says so on stderr with -v). REQ_AGENT_EXTRA:
+# words added to a request-mode agent's arguments (test_req_profile runs the
+# request tests again with --profile); each such agent's exit summary is then
+# checked for kernel drops by finish.
+AGENT_ERRS=()
 start_agent() {	# start_agent OUT ERR ARGS...
-	local out=$1 err=$2; shift 2
-	"$AGENT" -v "$@" >"$out" 2>"$err" &
+	local out=$1 err=$2 extra=(); shift 2
+	if [ -n "${REQ_AGENT_EXTRA:-}" ] && [[ " $* " == *" --requests "* ]]; then
+		read -ra extra <<<"$REQ_AGENT_EXTRA"
+		AGENT_ERRS+=("$err")
+	fi
+	"$AGENT" -v "${extra[@]}" "$@" >"$out" 2>"$err" &
 	AGENT_PID=$!
 	wait_capturing "$err" "$AGENT_PID"
 }
@@ -213,6 +221,11 @@ our_progs_loaded() {	# true if any of the driver's programs is still in the kern
 }
 
 finish() {
+	local f
+	for f in "${AGENT_ERRS[@]}"; do
+		expect "no kernel drops under '$REQ_AGENT_EXTRA' at the default rings ($(basename "$f"))" \
+			grep -qE '^agent: dropped 0 ' "$f" || grep -E '^agent: (dropped|profiling)' "$f"
+	done
 	echo "$((checks - failures)) passed, $failures failed"
 	[ "$failures" = 0 ]
 }

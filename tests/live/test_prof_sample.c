@@ -1,0 +1,149 @@
+/* Profiling's on-CPU stacks (driver/prof_sample.bpf.c, driver_config.profile_hz
+ * 997, threads followed from their first socket write): a worker that is
+ * followed, then spins 300 ms of its CPU time in sample_spin, then writes
+ * again. Every CPU_SAMPLE event between its writes is the worker's (no other
+ * thread of ours is followed), with its header and params right; its user
+ * stack reads back from the driver's table (driver__stack), innermost first,
+ * and in most samples holds sample_spin (named by dladdr: the test is linked
+ * with -rdynamic and built with frame pointers); a stack freed
+ * (driver__stack_forget) is gone. At least half the samples a 997 Hz clock
+ * gives in 300 ms of CPU time come. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "procnet/pn_test.h"
+
+static const int sample_calls[] = { SYS_write, -1 };
+
+static int srv;
+static long worker_tid;
+static volatile uint64_t sink;
+
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+__attribute__((noinline)) void sample_spin(uint64_t ns)
+{
+	uint64_t end = cpu_ns() + ns;
+
+	while (cpu_ns() < end)
+		for (int i = 0; i < 20000; i++)
+			sink += (uint64_t)i * sink + 1;
+}
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	worker_tid = pn_gettid();
+	if (write(srv, "a", 1) != 1)		/* following begins */
+		perror("write a");
+	sample_spin(300 * 1000000ull);
+	if (write(srv, "b", 1) != 1)
+		perror("write b");
+	return NULL;
+}
+
+/* Whether one of the N addresses is in sample_spin. */
+static bool holds_spin(const uint64_t *ips, int n)
+{
+	for (int i = 0; i < n; i++) {
+		Dl_info di;
+
+		if (dladdr((void *)(uintptr_t)ips[i], &di) && di.dli_sname &&
+		    !strcmp(di.dli_sname, "sample_spin"))
+			return true;
+	}
+	return false;
+}
+
+int main(void)
+{
+	struct driver_config cfg = pn_capture_self;
+	struct sockaddr_in a = pn_in4("127.0.0.1", 0);
+	socklen_t alen = sizeof(a);
+	struct hevt *wa = NULL, *wb = NULL, *e;
+	struct harness *h;
+	pthread_t tw;
+	int l, cli, n, samples = 0, with_spin = 0, read_back = 0, first_id = -1;
+
+	cfg.syscalls = harness__only(sample_calls);
+	cfg.sock_families = (1u << PPM_AF_INET) | (1u << PPM_AF_INET6);
+	cfg.profile = PROF_FOLLOW_SENT;
+	cfg.profile_hz = 997;
+	l = socket(AF_INET, SOCK_STREAM, 0);
+	cli = socket(AF_INET, SOCK_STREAM, 0);
+	if (l < 0 || cli < 0 || bind(l, (void *)&a, alen) || listen(l, 1) ||
+	    getsockname(l, (void *)&a, &alen) || connect(cli, (void *)&a, alen) ||
+	    (srv = accept(l, NULL, NULL)) < 0) {
+		perror("setup");
+		return 1;
+	}
+	alarm(60);
+	h = harness__open(64, &cfg);
+	pthread_create(&tw, NULL, worker, NULL);
+	pthread_join(tw, NULL);
+	n = harness__drain(h, -1);	/* every thread's: only the worker's may sample */
+	EXPECT(n > 0);
+	for (int i = 0; i < harness__count(h); i++) {
+		e = harness__get(h, i);
+		if (e->hdr.type == PPME_SYSCALL_WRITE_X && e->hdr.tid == (uint64_t)worker_tid)
+			*(wa ? &wb : &wa) = e;
+	}
+	EXPECT(wa && wb);
+	if (!wa || !wb)
+		goto out;
+	for (int i = 0; i < harness__count(h); i++) {
+		uint64_t ips[PROF_STACK_DEPTH];
+		int64_t uid, kid;
+		int k;
+
+		e = harness__get(h, i);
+		if (e->hdr.type != PPME_CPU_SAMPLE_E)
+			continue;
+		hevt__expect_header(e, PPME_CPU_SAMPLE_E, worker_tid);
+		EXPECT(e->p.n == 3 && e->p.len[0] == 8 && e->p.len[1] == 8 && e->p.len[2] == 8);
+		EXPECT_PARAM_INT(e, 0, worker_tid);
+		EXPECT(e->hdr.ts > wa->hdr.ts && e->hdr.ts < wb->hdr.ts);
+		samples++;
+		uid = hevt__int(e, 1);
+		kid = hevt__int(e, 2);
+		/* an id, or a stack not kept: -EEXIST (its bucket taken), -EFAULT */
+		EXPECT(uid >= 0 || uid == -EEXIST || uid == -EFAULT);
+		EXPECT(kid >= 0 || kid == -EEXIST || kid == -EFAULT);
+		if (uid < 0)
+			continue;
+		k = driver__stack(harness__driver(h), uid, ips, PROF_STACK_DEPTH);
+		EXPECT(k > 0 && k <= PROF_STACK_DEPTH);
+		if (k <= 0)
+			continue;
+		read_back++;
+		with_spin += holds_spin(ips, k);
+		if (first_id < 0)
+			first_id = (int)uid;
+	}
+	fprintf(stderr, "  %d samples in 300 ms of CPU at 997 Hz, %d stacks read back, %d in "
+		"sample_spin\n", samples, read_back, with_spin);
+	EXPECT(samples >= 150);
+	EXPECT(read_back >= samples * 9 / 10);
+	EXPECT(with_spin >= read_back * 9 / 10);
+	/* freed: gone from the table */
+	if (first_id >= 0) {
+		uint64_t ips[4];
+
+		EXPECT(driver__stack_forget(harness__driver(h), first_id) == 0);
+		EXPECT(driver__stack(harness__driver(h), first_id, ips, 4) == -ENOENT);
+	}
+out:
+	harness__close(h);
+	close(cli);
+	close(srv);
+	close(l);
+	return harness__report("prof_sample");
+}

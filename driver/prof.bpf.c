@@ -142,7 +142,11 @@ static __always_inline void prof__unseen(void *ctx, __u32 tid, struct prof_threa
 	struct prof_slice sl = { .start = e->since, .kind = PROF_OTHER, .flags = PROF_SLICE_UNSEEN,
 				 .nr = PROF_NR_NONE };
 
-	sl.dur = now > e->since ? now - e->since : 0;
+	/* on CPU since before the last batch went (from its syscall event):
+	 * that batch said so up to its end, and a batch's slices begin in it */
+	if (sl.start < e->from)
+		sl.start = e->from;
+	sl.dur = now > sl.start ? now - sl.start : 0;
 	e->waker = 0;
 	prof__push(ctx, tid, e, &sl, now);
 }

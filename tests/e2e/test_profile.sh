@@ -87,7 +87,7 @@ assert len(srv) == n == len(log), (len(srv), len(log))
 ms = 1e6
 def near(got, want, what, r):
     assert abs(got - want) <= max(0.10 * want, 2 * ms), "%s: agent %.3f ms, server %.3f ms: %s" % (what, got / ms, want / ms, r)
-for r, (tid, holder, cpu, sleep, lock, fsync, redis) in zip(srv, log):
+for r, (tid, holder, cpu, sleep, lock, fsync, redis, runq) in zip(srv, log):
     parts = ["req.oncpu", "req.runq", "req.offcpu.file", "req.offcpu.net", "req.offcpu.lock",
              "req.offcpu.poll", "req.offcpu.sleep", "req.offcpu.other"]
     assert all(isinstance(r.get(k), int) for k in parts), r
@@ -96,13 +96,15 @@ for r, (tid, holder, cpu, sleep, lock, fsync, redis) in zip(srv, log):
     near(r["req.oncpu"], cpu, "on CPU", r)
     near(r["req.offcpu.sleep"], sleep, "sleep", r)
     near(r["req.offcpu.lock"], lock, "lock", r)
-    near(r["req.offcpu.file"], fsync, "file (write + fsync)", r)
-    assert r["req.offcpu.net"] <= 2 * ms and r["req.offcpu.poll"] <= 2 * ms, r
-    assert r["req.runq"] <= 2 * ms and r["req.offcpu.other"] <= 2 * ms, r
-    print("  request id %d: on %.1f ms (server %.1f), sleep %.1f (%.1f), lock %.1f (%.1f), file %.1f (%.1f), runq %.2f, other %.2f ms" % (
+    near(r["req.offcpu.file"], fsync, "file (open, write, fsync, close)", r)
+    near(r["req.runq"], runq, "run queue (the kernel's run_delay)", r)
+    # the network waits are the Redis call's (its wall time holds them)
+    assert r["req.offcpu.net"] <= redis + 2 * ms and r["req.offcpu.poll"] <= 2 * ms, (redis, r)
+    assert r["req.offcpu.other"] <= 2 * ms, r
+    print("  request id %d: on %.1f ms (server %.1f), sleep %.1f (%.1f), lock %.1f (%.1f), file %.1f (%.1f), runq %.2f (%.2f), net %.2f (Redis %.2f), other %.2f ms" % (
         r["req.id"], r["req.oncpu"] / ms, cpu / ms, r["req.offcpu.sleep"] / ms, sleep / ms,
         r["req.offcpu.lock"] / ms, lock / ms, r["req.offcpu.file"] / ms, fsync / ms,
-        r["req.runq"] / ms, r["req.offcpu.other"] / ms))
+        r["req.runq"] / ms, runq / ms, r["req.offcpu.net"] / ms, redis / ms, r["req.offcpu.other"] / ms))
 # the metrics: the same records' sums per reason, for the server's series
 met = {}
 for l in open(sys.argv[4]):
@@ -151,7 +153,7 @@ for r in srv:
 files = sorted(glob.glob(tl + "/req-*.json"))
 assert len(files) == n, files
 kinds = ["runq", "file", "net", "lock", "poll", "sleep", "other"]
-for r, (tid, holder, cpu, sleep, lock, fsync, redis) in zip(srv, log):
+for r, (tid, holder, cpu, sleep, lock, fsync, redis, runq) in zip(srv, log):
     t = json.load(open("%s/req-%d.json" % (tl, r["req.id"])))
     q = t["req"]
     assert q["req.id"] == r["req.id"] and q["thread.tid"] == tid and q["req.duration"] == r["req.duration"], (q, r)
@@ -186,6 +188,7 @@ expect "the exit line counts the timelines written" \
 	grep timelines "$REQ_ERR"
 # 5. On-CPU stacks: the server's file of collapsed stacks names phase_spin
 # (its 20 ms on CPU per request) as the user function in the most samples,
+# over half of them,
 # leaving out the threads' roots (main, start_thread and what calls them), and so does
 # perf record -g of the server over the same requests; each timeline's
 # stacks have it too.
@@ -209,7 +212,8 @@ for l in open(tl + "/stacks-host-phase_server.folded"):
     ours.append((st.split(";")[1:], int(k)))
 total = sum(k for _, k in ours)
 inc = top(ours)
-assert inc and inc.most_common(1)[0][0] == "phase_spin", inc.most_common(5)
+# most of the server's CPU time is the spin (phase_server.c), the rest a few syscalls
+assert inc and inc.most_common(1)[0][0] == "phase_spin" and inc["phase_spin"] > total / 2, (total, inc.most_common(5))
 # perf script: a sample's header line, then one "ip sym" line per frame
 theirs, frames = [], None
 for l in open(perf):
@@ -229,7 +233,7 @@ for l in open(perf):
 if frames:
     theirs.append((frames, 1))
 pinc = top(theirs)
-assert pinc and pinc.most_common(1)[0][0] == "phase_spin", pinc.most_common(5)
+assert pinc and pinc.most_common(1)[0][0] == "phase_spin" and pinc["phase_spin"] > len(theirs) / 2, (len(theirs), pinc.most_common(5))
 for f in sorted(glob.glob(tl + "/req-*.json")):
     t = json.load(open(f))
     assert any("phase_spin" in s["stack"].split(";") for s in t["stacks"]), (f, t["stacks"][:3])

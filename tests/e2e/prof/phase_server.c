@@ -5,9 +5,14 @@
  * fsyncs 256 KiB of FILE, with REDIS_PORT sends Redis on 127.0.0.1 a PING
  * (one connection, kept), then answers. Each phase's own measure goes to LOG,
  * one line per request, for the test to hold the agent's breakdown against:
- *   tid holder_tid cpu_ns sleep_ns lock_ns fsync_ns redis_ns
- * cpu_ns: the thread's CPU time from the read's return to the answer's write;
- * the others: wall time of the call(s) that block (redis_ns 0 without it). */
+ *   tid holder_tid cpu_ns sleep_ns lock_ns fsync_ns redis_ns runq_ns
+ * cpu_ns: the thread's CPU time from the read's return to the answer's write's;
+ * runq_ns: the time it waited on a run queue meanwhile, the kernel's own
+ * count (run_delay in /proc/thread-self/schedstat); sleep_ns, lock_ns,
+ * fsync_ns (the file's open, write, fsync and close): the off-CPU time of
+ * the call(s) that block, their wall time less the thread's CPU time and
+ * run-queue wait over them; redis_ns: the wall time of the call (0 without
+ * it), which holds its network wait. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -41,14 +46,53 @@ static uint64_t clk(clockid_t id)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* The calling thread's time waiting on a run queue so far (the kernel's
+ * sched_info run_delay), 0 where unreadable. */
+static uint64_t run_delay(void)
+{
+	unsigned long long on = 0, wait = 0;
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+
+	if (f) {
+		if (fscanf(f, "%llu %llu", &on, &wait) != 2)
+			wait = 0;
+		fclose(f);
+	}
+	return wait;
+}
+
+/* A phase's off-CPU time: its wall time less the thread's CPU time and its
+ * run-queue wait over it, both the kernel's own counts. */
+struct mark {
+	uint64_t wall, cpu, rq;
+};
+
+static struct mark mark(void)
+{
+	struct mark m = { clk(CLOCK_MONOTONIC), clk(CLOCK_THREAD_CPUTIME_ID), run_delay() };
+
+	return m;
+}
+
+static uint64_t off_since(struct mark m)
+{
+	struct mark now = mark();
+	uint64_t busy = (now.cpu - m.cpu) + (now.rq - m.rq), wall = now.wall - m.wall;
+
+	return wall > busy ? wall - busy : 0;
+}
+
 /* The on-CPU phase the profile's stacks should name. */
 __attribute__((noinline)) void phase_spin(uint64_t ns)
 {
 	uint64_t end = clk(CLOCK_THREAD_CPUTIME_ID) + ns;
 	volatile uint64_t x = 0;
 
+	/* the clock read is a syscall, traced: enough work between reads that
+	 * most samples land here, not in it (whose callers' frames lack
+	 * frame pointers, so a stack from there skips this function) */
 	while (clk(CLOCK_THREAD_CPUTIME_ID) < end)
-		for (int i = 0; i < 1000; i++)
+		for (int i = 0; i < 50000; i++)
 			x += (uint64_t)i * x + 1;
 }
 
@@ -138,36 +182,41 @@ int main(int argc, char **argv)
 		if (c < 0)
 			continue;
 		while ((n = read(c, req, sizeof(req))) > 0) {
-			uint64_t cpu0 = clk(CLOCK_THREAD_CPUTIME_ID), t, sleep_ns, lock_ns, fsync_ns;
-			uint64_t redis_ns = 0;
+			uint64_t cpu0 = clk(CLOCK_THREAD_CPUTIME_ID), sleep_ns, lock_ns, fsync_ns;
+			uint64_t redis_ns = 0, rq0 = run_delay(), rq, cpu;
+			struct mark t;
 			int fd;
 
 			phase_spin(SPIN_MS * 1000000ull);
-			t = clk(CLOCK_MONOTONIC);
+			t = mark();
 			nanosleep(&nap, NULL);
-			sleep_ns = clk(CLOCK_MONOTONIC) - t;
+			sleep_ns = off_since(t);
 			sem_post(&go);
-			t = clk(CLOCK_MONOTONIC);
+			t = mark();
 			sem_wait(&locked);
 			pthread_mutex_lock(&mu);
-			lock_ns = clk(CLOCK_MONOTONIC) - t;
+			lock_ns = off_since(t);
 			pthread_mutex_unlock(&mu);
+			/* the open too: truncating the last request's pages may wait */
+			t = mark();
 			fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0600);
-			t = clk(CLOCK_MONOTONIC);
 			if (fd < 0 || write(fd, buf, sizeof(buf)) != sizeof(buf) || fsync(fd))
 				perror("phase_server: fsync");
-			fsync_ns = clk(CLOCK_MONOTONIC) - t;
 			close(fd);
+			fsync_ns = off_since(t);
 			if (redis)
 				redis_ns = redis_ping(redis);
-			fprintf(log, "%ld %d %llu %llu %llu %llu %llu\n", (long)syscall(SYS_gettid),
-				(int)holder_tid,
-				(unsigned long long)(clk(CLOCK_THREAD_CPUTIME_ID) - cpu0),
-				(unsigned long long)sleep_ns, (unsigned long long)lock_ns,
-				(unsigned long long)fsync_ns, (unsigned long long)redis_ns);
-			fflush(log);
 			if (write(c, ans, strlen(ans)) < 0)
 				break;
+			/* after the answer: the agent's span ends at its write's return */
+			rq = run_delay() - rq0;
+			cpu = clk(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+			fprintf(log, "%ld %d %llu %llu %llu %llu %llu %llu\n", (long)syscall(SYS_gettid),
+				(int)holder_tid, (unsigned long long)cpu,
+				(unsigned long long)sleep_ns, (unsigned long long)lock_ns,
+				(unsigned long long)fsync_ns, (unsigned long long)redis_ns,
+				(unsigned long long)rq);
+			fflush(log);
 		}
 		close(c);
 	}

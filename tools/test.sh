@@ -14,15 +14,22 @@ id0=$(prog_id) || id0=
 dmesg0=$(dmesg 2>/dev/null | wc -l)
 start=$(date +%s)
 meson test -C build --print-errorlogs --num-processes 1 "$@" || status=$?
-# One plain closing line that any reader understands.
+# One plain closing line that any reader understands, after each failed
+# test's last lines again: a CI record may keep only the tail of the output.
 python3 - build/meson-logs/testlog.json <<'PY'
 import json, sys
 ok = fail = skip = 0
 for line in open(sys.argv[1]):
-    r = json.loads(line)["result"]
+    t = json.loads(line)
+    r = t["result"]
     if r in ("OK", "EXPECTEDFAIL"): ok += 1
     elif r == "SKIP": skip += 1
-    else: fail += 1
+    else:
+        fail += 1
+        out = (t.get("stdout") or "") + (t.get("stderr") or "")
+        print("tests: %s failed (%s); its last lines:" % (t["name"], r))
+        for l in out.splitlines()[-25:]:
+            print("  | " + l[:300])
 print("tests: %d passed, %d failed, %d skipped" % (ok, fail, skip))
 PY
 id1=$(prog_id) || id1=

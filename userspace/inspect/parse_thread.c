@@ -248,9 +248,11 @@ static void clone__parent(struct inspector *in, struct ievt *ev, const struct ev
 			ns_fork__keep(in, ctid, child, caller->fds);
 		return;
 	}
-	if (thread_table__find(in->threads, child))
+	ti = thread_table__find(in->threads, child);
+	if (ti && !thread__placeholder(ti))
 		return;		/* the child's own event came first */
-	ti = inspector__new_thread(in, child);
+	if (!ti)
+		ti = inspector__new_thread(in, child);
 	if (!ti)
 		return;
 	if (flags & PPM_CLONE_FLAGS_CLONE_THREAD) {
@@ -273,6 +275,7 @@ static void clone__parent(struct inspector *in, struct ievt *ev, const struct ev
 	clone__fill(ti, x, l, caller);
 	inspector__thread_container(in, ti, caller);
 	ti->start_ts = ev->ts;
+	fd_table__unref(ti->fds);	/* a placeholder's: its first events have no fds */
 	ti->fds = clone__fds(in, caller, flags, child);
 	if (flags & PPM_CLONE_FLAGS_CLONE_THREAD)
 		thread_table__count_sibling(in->threads, ti);
@@ -296,7 +299,7 @@ static void clone__child(struct inspector *in, struct ievt *ev, const struct evt
 	struct thread_info *ti = thread_table__find(in->threads, ev->tid), *parent = NULL;
 	enum pidns ns = clone__pidns(x, l, ev->tid, pid, true);
 
-	if (ti) {
+	if (ti && !thread__placeholder(ti)) {
 		/* made by the parent side: the child knows its namespaced ids */
 		if (evp__has(x, IDX(l->vtid)))
 			ti->vtid = evp__int(x, IDX(l->vtid), ti->vtid);
@@ -316,7 +319,8 @@ static void clone__child(struct inspector *in, struct ievt *ev, const struct evt
 	} else if (ptid > 0) {
 		parent = thread_table__find(in->threads, ptid);
 	}
-	ti = inspector__new_thread(in, ev->tid);
+	if (!ti)
+		ti = inspector__new_thread(in, ev->tid);
 	if (!ti)
 		return;
 	ti->pid = pid;
@@ -328,6 +332,8 @@ static void clone__child(struct inspector *in, struct ievt *ev, const struct evt
 	clone__fill(ti, x, l, parent);
 	inspector__thread_container(in, ti, parent);
 	ti->start_ts = ev->ts;
+	fd_table__unref(ti->fds);	/* a placeholder's: its first events have no fds */
+	ti->fds = NULL;
 	if (!(flags & (PPM_CLONE_FLAGS_CLONE_THREAD | PPM_CLONE_FLAGS_CLONE_FILES)))
 		ti->fds = ns_fork__take(in, ptid, ti->vtid);
 	if (!ti->fds)

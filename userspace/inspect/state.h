@@ -140,6 +140,14 @@ struct thread_info *thread_table__main(struct thread_table *t, const struct thre
  * 0 when MAIN is NULL. */
 uint32_t thread_table__nthreads(struct thread_table *t, const struct thread_info *main);
 
+/* Whether TI was made for an event of a thread nothing had told of (no
+ * /proc, as when reading a file): its process unknown, which the thread's
+ * clone event, if one comes, tells. */
+static inline bool thread__placeholder(const struct thread_info *ti)
+{
+	return ti->pid < 0;
+}
+
 /* TI's pid namespace (enum pidns). */
 static inline enum pidns thread__pidns(const struct thread_info *ti)
 {

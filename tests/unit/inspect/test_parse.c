@@ -1,6 +1,7 @@
 /* The parser itself: the fields of struct ievt, enter/exit pairing and latency,
- * malformed frames (counted, state untouched), generic event names, and threads
- * first seen in an event read from a fake HOST_ROOT/proc. */
+ * malformed frames (counted, state untouched), generic event names, threads
+ * first seen in an event read from a fake HOST_ROOT/proc, and without /proc
+ * made placeholders that their clone fills. */
 #include "test_util.h"
 
 #define Q(x) ((uint64_t)(int64_t)(x))
@@ -302,6 +303,25 @@ static void test_unknown_tid(void)
 		inspector__counters(t->in, &c);
 		CHECK_INT(c.n_lazy_threads, 1);
 		CHECK_INT(c.n_lazy_unreadable, 0);
+		/* a new thread's first event before its clone (the driver's
+		 * batch at its wake-up): a placeholder, which its parent's
+		 * clone exit fills, and so does its own when it comes first */
+		CHECK(t_spawn(t, 710, 1, "parent", "/p") == 0);
+		CHECK(t_emit(t, PPME_SYSCALL_READ_E, 711, "qd", Q(6), 10u) == 0);
+		CHECK(find(t, 711) && thread__placeholder(find(t, 711)));
+		CHECK(t_clone(t, PPME_SYSCALL_CLONE_20_X, 710, 711, "parent", "a", 2, 710, 710, 1,
+			      "/p", "parent", PPM_CLONE_FLAGS_CLONE_THREAD | PPM_CLONE_FLAGS_CLONE_FILES,
+			      1000, 710, 710) == 0);
+		ti = find(t, 711);
+		CHECK(ti && ti->pid == 710 && !thread__placeholder(ti) && ti->fds == find(t, 710)->fds);
+		CHECK_STR(ti->comm, "parent");
+		CHECK(t_emit(t, PPME_SYSCALL_READ_E, 712, "qd", Q(6), 10u) == 0);
+		CHECK(t_clone(t, PPME_SYSCALL_CLONE_20_X, 712, 0, "parent", "a", 2, 712, 710, 1,
+			      "/p", "worker2", PPM_CLONE_FLAGS_CLONE_THREAD | PPM_CLONE_FLAGS_CLONE_FILES,
+			      1000, 712, 710) == 0);
+		ti = find(t, 712);
+		CHECK(ti && ti->pid == 710 && ti->ptid == 1 && ti->fds == find(t, 710)->fds);
+		CHECK_STR(ti->comm, "worker2");
 		inspector__free(t->in);
 		/* nor used to purge: a full table drops new threads */
 		o.max_threads = 2;

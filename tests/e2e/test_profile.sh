@@ -10,9 +10,10 @@ need_live
 [ -x "${PHASE_SERVER:-}" ] || { echo "PHASE_SERVER not built"; exit 1; }
 N=5
 
-# 1. Usage: live threads only (alone, tests/e2e/test_profile_host).
-"$AGENT" --requests --profile -w "$TMP/x.scap" >"$TMP/opt.out" 2>&1
-expect "--requests --profile with -w is a usage error" [ $? = 2 ]
+# 1. Usage: stacks are sampled live only.
+"$AGENT" --requests --profile --profile-out "$TMP/x" --profile-hz 99 -r /dev/null >"$TMP/opt.out" 2>&1
+expect "--profile-hz with -r is a usage error" [ $? = 2 ]
+expect "... saying why" grep -q 'keeps no stacks' "$TMP/opt.out"
 
 # 2. Redis, the server, the agent, N requests one after another.
 need_pkgs redis-server
@@ -35,7 +36,7 @@ MPORT=$(free_port)
 expect "the agent starts with --requests --profile" \
 	start_agent "$REQ_OUT" "$REQ_ERR" --requests --profile -j -p "$FMT" \
 	--metrics "127.0.0.1:$MPORT" --profile-out "$TMP/tl" --profile-threshold http=50ms \
-	--profile-hz 997 \
+	--profile-hz 997 -w "$TMP/prof.scap" \
 	"req.sport=$PORT or req.sport=$RPORT"
 # perf's own sampler on the server meanwhile: the oracle of the stacks
 command -v perf >/dev/null || need_pkgs linux-perf
@@ -246,6 +247,31 @@ PY
 expect "the exit line counts the stacks, at most 5% of them not kept" awk '
 	/^agent: on-CPU stacks: / { n = $4 + 0; lost = $(NF - 7) + 0; ok = n > 0 && lost <= 0.05 * n && /\(0 samples past/ }
 	END { exit !ok }' "$REQ_ERR" || grep 'on-CPU' "$REQ_ERR"
+# 6. The capture file the agent wrote (-w) replays (-r) with the same
+# records, every field and breakdown, and the same timelines; only their
+# stacks are not in it (the kernel's table held them).
+"$AGENT" -r "$TMP/prof.scap" --requests --profile -j -p "$FMT" --profile-out "$TMP/tl2" \
+	--profile-threshold http=50ms "req.sport=$PORT or req.sport=$RPORT" \
+	>"$TMP/replay.out" 2>"$TMP/replay.err"
+expect "the agent replays its capture file with --requests --profile" [ $? = 0 ] ||
+	tail -n 5 "$TMP/replay.err"
+req_check replay "the replay's records are the live ones, field for field; its timelines too, but for their stacks" \
+	"$REQ_OUT" "$TMP/replay.out" "$TMP/tl" "$TMP/tl2" "$N" <<'PY'
+import glob, json, os, sys
+live, again, tl, tl2, n = sys.argv[1:6]
+a = [json.loads(l) for l in open(live)]
+b = [json.loads(l) for l in open(again)]
+assert a == b, ("records differ", len(a), len(b), [(x, y) for x, y in zip(a, b) if x != y][:1])
+names = sorted(os.path.basename(f) for f in glob.glob(tl + "/req-*.json"))
+assert len(names) == int(n) and names == sorted(os.path.basename(f) for f in glob.glob(tl2 + "/req-*.json")), names
+for f in names:
+    x, y = json.load(open(tl + "/" + f)), json.load(open(tl2 + "/" + f))
+    assert x.pop("stacks") and "stacks" not in y and x == y, (f, x, y)
+print("  %d records, %d timelines alike" % (len(a), len(names)))
+print("ok")
+PY
+expect "... and says the same of the profiling" \
+	diff <(grep '^agent: profiling:' "$REQ_ERR") <(grep '^agent: profiling:' "$TMP/replay.err")
 # README's picture is one of them: PROFILE_SVG=docs/profile-request.svg keeps it
 [ -n "${PROFILE_SVG:-}" ] && cp "$(ls "$TMP"/tl/req-*.svg | head -n 1)" "$PROFILE_SVG"
 finish

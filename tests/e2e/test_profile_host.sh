@@ -30,10 +30,9 @@ need_live
 command -v perf >/dev/null || need_pkgs linux-perf
 THREADS=6
 
-# 1. Usage: live threads only.
+# 1. Usage: the file must be one.
 "$AGENT" --profile -r /dev/null >"$TMP/opt.out" 2>&1
-expect "--profile with -r is a usage error" [ $? = 2 ]
-expect "... saying why" grep -q 'profile follows live threads' "$TMP/opt.out"
+expect "--profile -r of a file that is none fails" [ $? = 1 ]
 
 # One measure: the agent (JSON lines) and perf around one run of the workload.
 measure() {	# measure DIR
@@ -207,14 +206,28 @@ expect "the exit line counts the threads and nothing lost" \
 	"$m/agent.err" || grep profiling "$m/agent.err"
 expect "no event dropped" grep -qE '^agent: dropped 0 ' "$m/agent.err" || grep dropped "$m/agent.err"
 
-# 3. The table without -j: a header and one row per thread, times in ms.
-expect "the agent starts with --profile (a table)" \
-	start_agent "$TMP/t.out" "$TMP/t.err" --profile 'proc.name=sched_mix'
+# 3. The table without -j: a header and one row per thread, times in ms;
+# written to a capture file too (-w), which replays (-r) with the same rows:
+# those of the threads that exited, and of a shell loop still running at the
+# end, whose last slices and state the agent takes from the kernel's table
+# and writes to the file as one more batch.
+(while :; do sleep 0.02; done) &
+LOOP=$!
+busy=$LOOP	# killed at exit (lib.sh) if the test stops early
+SEL="proc.name=sched_mix or proc.pid=$LOOP"
+expect "the agent starts with --profile (a table) and -w" \
+	start_agent "$TMP/t.out" "$TMP/t.err" --profile -w "$TMP/t.scap" "$SEL"
 "$SCHED_MIX" "$TMP/t.dat" 2 >"$TMP/t.truth"
 kill -INT "$AGENT_PID"; wait "$AGENT_PID"; rc=$?; AGENT_PID=
+kill "$LOOP"
 expect "the agent exits 0" [ $rc = 0 ]
 expect "the table's header names its columns" grep -qE \
 	'^ +PID +TID COMM +CONTAINER +SPAN_MS +ONCPU +RUNQ +FILE +NET +LOCK +POLL +SLEEP +OTHER +LOST$' "$TMP/t.out"
+ROW='^ +[0-9]+ +[0-9]+ sched_mix +host( +[0-9]+\.[0-9]{3}){10}'
 expect "a row for each of the workload's 3 threads, on the host" \
-	[ "$(grep -cE '^ +[0-9]+ +[0-9]+ sched_mix +host( +[0-9]+\.[0-9]{3}){10}' "$TMP/t.out")" = 3 ]
+	[ "$(grep -cE "$ROW" "$TMP/t.out")" = 3 ]
+expect "a row for the shell loop" grep -qE "^ +$LOOP +$LOOP " "$TMP/t.out"
+"$AGENT" -r "$TMP/t.scap" --profile "$SEL" >"$TMP/r.out" 2>"$TMP/r.err"
+expect "the agent replays the file with --profile" [ $? = 0 ] || tail -n 3 "$TMP/r.err"
+expect "... with the same header and rows" diff "$TMP/t.out" "$TMP/r.out"
 finish

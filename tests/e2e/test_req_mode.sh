@@ -2,7 +2,8 @@
 # Request mode's own claims (README, "Requests"), with a small Python server on
 # loopback: the options it refuses, what -v says it loads and captures, the
 # request line and -pp, a request never answered reported timed out after
-# --request-timeout, a response cut by a close reported aborted, the slow
+# --request-timeout, a response cut by a close reported aborted, its -w file
+# replayed by -r with the same records, the slow
 # request filter with a unit (req.duration > 100ms), the service map written
 # on SIGUSR1, and file I/O kept in the kernel (dd's two million reads and
 # writes under capture send a fraction of that).
@@ -12,8 +13,7 @@ need_live
 t0=$SECONDS
 
 # 1. Options.
-for args in "--service-map $TMP/m.json" "--request-timeout 2" "--requests -r /dev/null" \
-	    "--requests -w $TMP/x.scap" "--requests --request-timeout 0"; do
+for args in "--service-map $TMP/m.json" "--request-timeout 2" "--requests --request-timeout 0"; do
 	# shellcheck disable=SC2086
 	"$AGENT" $args >"$TMP/opt.out" 2>&1
 	rc=$?
@@ -59,7 +59,7 @@ expect "the server listens" wait_port "$PORT"
 # 3. The agent: -v's account, then the requests.
 OUT=$TMP/req.out ERR=$TMP/req.err MAP=$TMP/map.json
 expect "the agent starts in request mode" start_agent "$OUT" "$ERR" --requests -j \
-	--request-timeout 1 --service-map "$MAP" -p "$REQ_FORMAT" "req.sport=$PORT"
+	--request-timeout 1 --service-map "$MAP" -p "$REQ_FORMAT" -w "$TMP/req.scap" "req.sport=$PORT"
 expect "-v: only IPv4 and IPv6 socket I/O leaves the kernel, 2048 bytes of buffers, the bounds" \
 	grep -q 'request mode: only IPv4 and IPv6 socket I/O leaves the kernel, 2048 bytes of each buffer; up to 4096 connections followed, 16 requests in flight on each, unanswered ones time out after 1.000 s' "$ERR"
 expect "-v: exit-only capture" grep -q 'exit-only' "$ERR"
@@ -109,6 +109,20 @@ assert slow["req.duration"] >= 300e6 and slow["req.ttfb"] >= 300e6, slow
 assert cut["req.aborted"] is True and cut["req.status"] == 200 and cut["req.response_bytes"] == 41 + 500, cut
 (hang,) = srv["/hang"]
 assert hang["req.timeout"] is True and hang["req.duration"] == 1000000000 and hang.get("req.status") is None, hang
+print("ok")
+PY
+# 3b. Its -w file replays (-r) with the same records, /hang timed out by the
+# file's clock as live by the events'.
+"$AGENT" -r "$TMP/req.scap" --requests -j --request-timeout 1 -p "$REQ_FORMAT" "req.sport=$PORT" \
+	>"$TMP/replay.out" 2>"$TMP/replay.err"
+expect "the agent replays its -w file with --requests" [ $? = 0 ] || tail -n 5 "$TMP/replay.err"
+req_check replay "the replay's records are the live ones, field for field" "$OUT" "$TMP/replay.out" <<'PY'
+import json, sys
+key = lambda r: json.dumps(r, sort_keys=True)
+a = sorted(map(json.loads, open(sys.argv[1])), key=key)
+b = sorted(map(json.loads, open(sys.argv[2])), key=key)
+assert a and a == b, ("differ", len(a), len(b), [r for r in a if r not in b][:1], [r for r in b if r not in a][:1])
+print("  %d records alike" % len(a))
 print("ok")
 PY
 

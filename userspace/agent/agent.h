@@ -55,6 +55,7 @@ struct agent {
 	bool signals_blocked;
 	int stdout_err;			/* stdout's writer failed: stop */
 	uint64_t next_tick_ts;		/* event time at which agent__tick runs again */
+	uint64_t last_ts;		/* the last event's time (-r: the clock of ticks) */
 	uint64_t next_publish_ms;
 	struct agent_counters counters;	/* gathered at ticks and at the end */
 	struct record rec;		/* -w */
@@ -95,8 +96,9 @@ void agent__requests_describe(const struct agent *a);
 void agent__requests_finish(struct agent *a);
 void agent__write_map(struct agent *a);
 
-/* mode_profile.c: --profile without --requests. */
+/* mode_profile.c: --profile without --requests (the plan live only). */
 int agent__profile_plan(struct agent *a, struct capture_live_opts *lo);
+int agent__profile_open(struct agent *a);
 void agent__profile_event(struct agent *a, const struct ievt *ev);
 void agent__profile_finish(struct agent *a);
 void agent__profile_counters(const struct agent *a, struct req_mode_profile *out);

@@ -31,8 +31,10 @@ static void agent__tick(struct agent *a)
 	if (a->req) {
 		struct timespec ts;
 
+		/* -r: the file's time, not this host's now */
 		clock_gettime(CLOCK_REALTIME, &ts);
-		req_mode__tick(a->req, (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
+		req_mode__tick(a->req, a->o.read_file ? a->last_ts :
+			       (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
 	}
 	if (a->metrics)
 		agent__publish_due(a, agent__now_ms(), true);
@@ -107,10 +109,18 @@ static int agent__event(struct agent *a, const struct capture_event *cev, bool c
 			a->reported = true;
 		return err;
 	}
+	if (ev.ts > a->last_ts)
+		a->last_ts = ev.ts;
 	agent__tick_at(a, ev.ts);
 	/* Old drivers' per-process CPU samples: internal, sysdig never shows them. */
 	if (ev.type == PPME_PROCINFO_E)
 		return 0;
+	/* --requests or --profile: -w keeps every event they read, so that -r
+	 * makes the same records or accounts again */
+	if ((a->prof || a->req) && (err = record__event(&a->rec, &ev, cev))) {
+		a->reported = true;
+		return err;
+	}
 	/* --profile alone: the events make per-thread accounts (mode_profile.c) */
 	if (a->prof) {
 		agent__profile_event(a, &ev);

@@ -45,6 +45,12 @@ int agent__profile_plan(struct agent *a, struct capture_live_opts *lo)
 		return -EINVAL;
 	}
 	lo->profile = PROF_FOLLOW_ALL;
+	return agent__profile_open(a);
+}
+
+/* The per-thread accounts: live, or from -r's file. */
+int agent__profile_open(struct agent *a)
+{
 	a->prof = prof_clock__new();
 	if (!a->prof) {
 		agent__say("cannot set up profiling: %s", strerror(ENOMEM));
@@ -91,27 +97,61 @@ struct prof_end {
 	uint64_t now;
 };
 
-/* What the driver holds for a thread when it stopped: its slices not sent,
- * and its state up to now. */
+/* A CPU_SLICES event of thread TID: the frame, as the driver builds them. */
+struct held_frame {
+	uint8_t b[PPM_HDR_LEN + 3 * 2 + 16 + PROF_BATCH * sizeof(struct prof_slice)];
+};
+
+/* What the driver holds for a thread when it stopped, as the batch it would
+ * have sent at NOW: its slices not sent, and its state since when as one more
+ * slice. It goes to the thread's clock as any batch, and with -w into the
+ * file, so that -r of it ends every account as here. */
 static int prof__held(void *ctx, uint32_t tid, const struct prof_thread *t)
 {
 	struct prof_end *pe = ctx;
-	struct prof_batch b = { .tid = tid, .from = t->from, .to = pe->now };
+	struct prof_slice sl[PROF_BATCH] = { 0 };
+	struct ppm_evt_hdr h = { .ts = pe->now, .tid = tid, .type = PPME_CPU_SLICES_E,
+				 .nparams = PPME_CPU_SLICES_E_NPARAMS };
+	uint64_t at = t->from, tid64 = tid;
+	uint16_t lens[3] = { 8, 8, 0 };
+	struct held_frame f;
+	struct prof_batch b;
+	uint32_t n = 0;
+	uint8_t *p;
 
-	/* as the batch it would have sent: a gap shows as one */
 	for (uint32_t i = 0; i < t->n && i < PROF_BATCH; i++) {
-		b.s[b.n].start = t->s[i].start;
-		b.s[b.n].dur = t->s[i].dur;
-		b.s[b.n].kind = t->s[i].kind < PROF__KINDS ? t->s[i].kind : PROF_OTHER;
-		b.s[b.n].flags = t->s[i].flags;
-		b.n++;
+		sl[n] = t->s[i];
+		at = sl[n].start + sl[n].dur;
+		n++;
+	}
+	if (t->state != PROF_ST_ON && n < PROF_BATCH) {
+		uint64_t start = t->since > at ? t->since : at;
+
+		if (pe->now > start) {
+			sl[n].start = start;
+			sl[n].dur = pe->now - start;
+			sl[n].kind = t->state == PROF_ST_RUNQ ? PROF_RUNQ : t->kind;
+			sl[n].flags = t->state == PROF_ST_RUNQ ? t->kind : 0;
+			sl[n].nr = PROF_NR_NONE;
+			n++;
+		}
+	}
+	lens[2] = (uint16_t)(n * sizeof(sl[0]));
+	h.len = (uint32_t)(PPM_HDR_LEN + sizeof(lens) + 16 + lens[2]);
+	p = f.b;
+	memcpy(p, &h, PPM_HDR_LEN);
+	memcpy(p += PPM_HDR_LEN, lens, sizeof(lens));
+	memcpy(p += sizeof(lens), &tid64, 8);
+	memcpy(p += 8, &t->from, 8);
+	memcpy(p + 8, sl, lens[2]);
+	/* read back as -r will: what would not decode is counted so here too */
+	if (prof_batch__decode(&b, pe->now, f.b + PPM_HDR_LEN + 6, 8, f.b + PPM_HDR_LEN + 14, 8,
+			       f.b + PPM_HDR_LEN + 22, lens[2])) {
+		pe->a->prof_bad++;
+		return 0;
 	}
 	prof_clock__batch(pe->a->prof, &b);
-	if (t->state == PROF_ST_RUNQ && pe->now > t->since)
-		prof_clock__add(pe->a->prof, tid, PROF_RUNQ, pe->now - t->since);
-	else if (t->state == PROF_ST_OFF && pe->now > t->since)
-		prof_clock__add(pe->a->prof, tid, t->kind, pe->now - t->since);
-	return 0;
+	return record__frame(&pe->a->rec, 0, (const struct ppm_evt_hdr *)f.b, pe->now) ? -EIO : 0;
 }
 
 struct prof_out {
@@ -177,8 +217,10 @@ void agent__profile_finish(struct agent *a)
 	 * error: the table must stand still to be walked */
 	if (a->cap && capture__driver(a->cap))
 		driver__detach(capture__driver(a->cap));
+	/* live threads' accounts run to now; -r's to the file's last event */
 	clock_gettime(CLOCK_BOOTTIME, &ts);
-	pe.now = po.now = (a->cap && capture__driver(a->cap) ?
+	pe.now = po.now = a->o.read_file ? a->last_ts :
+			  (a->cap && capture__driver(a->cap) ?
 			   driver__boot_time(capture__driver(a->cap)) : 0) +
 			  (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	if (a->cap && capture__driver(a->cap))

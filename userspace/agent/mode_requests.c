@@ -107,7 +107,8 @@ int agent__requests_open(struct agent *a)
 			agent__say("--profile-out %s: %s", a->o.profile_out, strerror(errno));
 			return -errno;
 		}
-		if (a->o.profile_hz && profile_out__stacks(a->pout, a)) {
+		/* the stacks are the kernel's: none from -r's file */
+		if (a->o.profile_hz && !a->o.read_file && profile_out__stacks(a->pout, a)) {
 			agent__say("cannot set up profiling's stacks: %s", strerror(ENOMEM));
 			return -ENOMEM;
 		}
@@ -116,13 +117,15 @@ int agent__requests_open(struct agent *a)
 	return 0;
 }
 
-/* Metrics only, live, exit-only capture: the client ends the pairing leaves
- * to their server's side keep their I/O in the kernel (req_mode.h). */
+/* Metrics only, live, exit-only capture, no -w (which keeps every event):
+ * the client ends the pairing leaves to their server's side keep their I/O
+ * in the kernel (req_mode.h). */
 void agent__requests_quiet(struct agent *a)
 {
 	struct capture_stats st;
 
-	if (a->req && capture__driver(a->cap) && !capture__stats(a->cap, &st) && st.exit_only)
+	if (a->req && !a->o.write_file && capture__driver(a->cap) && !capture__stats(a->cap, &st) &&
+	    st.exit_only)
 		req_mode__set_driver(a->req, capture__driver(a->cap));
 }
 

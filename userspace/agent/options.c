@@ -58,7 +58,8 @@ const char options_usage[] =
 "                     as bytes) and print one record per request instead of\n"
 "                     events; the filter and -p take req.* fields (README,\n"
 "                     \"Requests\"). Only socket I/O leaves the kernel; the\n"
-"                     snaplen defaults to 2048\n"
+"                     snaplen defaults to 2048. -w writes the events the\n"
+"                     records come from; -r FILE --requests makes them again\n"
 "  --service-map FILE with --requests: write the service map to FILE.json\n"
 "                     and FILE.dot at exit and on SIGUSR1\n"
 "  --request-timeout S  with --requests: a request unanswered for S seconds\n"
@@ -67,13 +68,15 @@ const char options_usage[] =
 "                     CPU, waiting for one and off it by reason (req.oncpu,\n"
 "                     req.runq, req.offcpu.*; README, \"Profiling\"); alone:\n"
 "                     every thread's (the filter's threads') such times over\n"
-"                     the run, one line per thread at the end (-j: JSON)\n"
+"                     the run, one line per thread at the end (-j: JSON);\n"
+"                     with -w, -r FILE --profile replays them\n"
 "  --profile-out DIR  with --requests --profile: each slow server request's\n"
 "                     timeline (its thread's waits, what each waited on, the\n"
 "                     calls it made meanwhile) as DIR/req-ID.json and .svg\n"
 "  --profile-hz N     with --profile-out: the followed threads' on-CPU stacks,\n"
 "                     sampled N times a second per CPU (default 99, 0: none),\n"
-"                     in the timelines and DIR/stacks-GROUP-PROCESS.folded\n"
+"                     in the timelines and DIR/stacks-GROUP-PROCESS.folded;\n"
+"                     live only: a -w file keeps samples, not their stacks\n"
 "  --profile-threshold D  slow for --profile-out: over D (100ms), or PROTO=D\n"
 "                     pairs (http=100ms,redis=5ms); default 200ms, redis and\n"
 "                     dns 20ms\n"
@@ -461,9 +464,6 @@ int options__parse(int argc, char **argv, struct agent_opts *o, char *err, size_
 		return bad(err, errlen, "%s starts new files of -w: give -w FILE too", o->rollover_mb ? "-C" : "-G");
 	if (o->file_limit && !o->rollover_mb && !o->rotate_secs)
 		return bad(err, errlen, "-W limits the files of -C or -G: give -C MB or -G SECS too%s", "");
-	if (o->profile && (o->read_file || o->write_file))
-		return bad(err, errlen, "--profile follows live threads: it does not take %s",
-			   o->read_file ? "-r" : "-w");
 	if (o->profile_hz >= 0 && !o->profile_out)
 		return bad(err, errlen, "--profile-hz samples stacks for --profile-out: give "
 			   "--requests --profile --profile-out DIR too%s", "");
@@ -473,9 +473,10 @@ int options__parse(int argc, char **argv, struct agent_opts *o, char *err, size_
 	if ((o->service_map || o->request_timeout_ns) && !o->requests)
 		return bad(err, errlen, "%s works on request records: give --requests too",
 			   o->service_map ? "--service-map" : "--request-timeout");
-	if (o->requests && (o->read_file || o->write_file))
-		return bad(err, errlen, "--requests pairs live socket I/O: it does not take %s",
-			   o->read_file ? "-r" : "-w");
+	/* a file keeps the samples, not the stacks (they are the kernel's) */
+	if (o->profile_hz >= 0 && o->read_file)
+		return bad(err, errlen, "--profile-hz samples live threads: -r's file keeps "
+			   "no stacks to read%s", "");
 	if (o->read_file && o->write_file && !strcmp(o->read_file, o->write_file))
 		return bad(err, errlen, "-r and -w name the same file '%s'", o->read_file);
 	if (optind < argc) {

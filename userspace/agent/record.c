@@ -103,6 +103,25 @@ int record__event(struct record *r, const struct ievt *ev, const struct capture_
 	return 0;
 }
 
+int record__frame(struct record *r, uint16_t cpu, const struct ppm_evt_hdr *frame, uint64_t ts)
+{
+	int err;
+
+	if (r->cycle && (err = capfile_cycle__consider(r->cycle, ts)) != 0) {
+		r->writer = capfile_cycle__writer(r->cycle);
+		if (err < 0) {
+			agent__say("cannot write %s: %s", capfile_cycle__name(r->cycle),
+				   strerror(-err));
+			return err;
+		}
+	}
+	if (r->writer && (err = capfile_writer__write(r->writer, cpu, frame))) {
+		agent__say("cannot write %s: %s", r->path, strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
 int record__keep_state(struct record *r, const struct capture_event *cev)
 {
 	int err;

@@ -30,6 +30,9 @@ int record__start(struct record *r, struct inspector *in);
 /* An event the filter matched: a new file first when the current one is full,
  * the users and container it names, then the event. */
 int record__event(struct record *r, const struct ievt *ev, const struct capture_event *cev);
+/* An event the agent made itself at time TS (FRAME, as the driver frames
+ * them): written as one of CPU's. */
+int record__frame(struct record *r, uint16_t cpu, const struct ppm_evt_hdr *frame, uint64_t ts);
 /* A state-only event (of a filtered -w file being replayed): kept as it was. */
 int record__keep_state(struct record *r, const struct capture_event *cev);
 /* An event of TYPE the filter left out: kept as state-only when it changes the

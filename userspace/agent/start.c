@@ -166,9 +166,12 @@ int agent__start(struct agent *a)
 	char msg[512];
 	int err;
 
+	/* -r: the modes read the file's events as they would the kernel's */
 	if (a->o.read_file)
 		return agent__start_file(a) ?: record__open(&a->rec, &a->o) ?:
-		       record__start(&a->rec, a->in);
+		       record__start(&a->rec, a->in) ?:
+		       (a->o.requests ? agent__requests_open(a) : 0) ?:
+		       (a->o.profile && !a->o.requests ? agent__profile_open(a) : 0);
 	if ((err = preflight__check(a->o.ring_pages, agent__perf_rings(a), msg, sizeof(msg)))) {
 		agent__say("%s", msg);
 		return err;

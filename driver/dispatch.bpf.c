@@ -100,7 +100,7 @@ int sys_exit(struct bpf_raw_tracepoint_args *ctx)
 	if (!r)
 		return 0;
 	if (settings.profile)
-		prof__at_event(ctx, pid_tgid);
+		prof__at_event(ctx, pid_tgid, sock_io[id] != SOCK_IO_NONE);
 	return exit__send(ctx, r, (long)ctx->args[1], pid_tgid);
 }
 
@@ -149,7 +149,7 @@ int sys_exit_eo(struct bpf_raw_tracepoint_args *ctx)
 	park__flush(ctx, s);
 	/* profiling: the thread's slices so far go before its events */
 	if (settings.profile)
-		prof__at_event(ctx, pid_tgid);
+		prof__at_event(ctx, pid_tgid, sock_io[id] != SOCK_IO_NONE);
 	/* No enter event here: a new thread's clone, an exec (see above), or a
 	 * call whose enter event says nothing its exit event does not (proto's
 	 * UF_EO_SYNTH): userspace rebuilds that one, and the syscall costs one

@@ -43,8 +43,9 @@ struct driver_settings {
 /* Profiling: which threads the driver follows through the scheduler. */
 enum prof_follow {
 	PROF_FOLLOW_NONE = 0,
-	/* a thread from its first syscall event sent (in request mode: its
-	 * first socket I/O, so the threads that serve and make requests) */
+	/* a thread from its first syscall event sent that moves data on an
+	 * fd (sock_io[]; in request mode the socket I/O sent, so the threads
+	 * that serve and make requests) */
 	PROF_FOLLOW_SENT,
 	PROF_FOLLOW_ALL,	/* every thread but the agent's own */
 };

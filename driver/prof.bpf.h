@@ -169,9 +169,11 @@ static __always_inline struct prof_thread *prof__follow(__u32 tid, __u8 state, _
 
 /* The current thread's syscall event PID_TGID is about to be sent (the
  * dispatchers, profiling on): its slices so far go first, so they come
- * before the event, and a thread not followed yet is from now on, saying so
- * with a batch of none (PROF_FOLLOW_SENT). */
-static __always_inline void prof__at_event(void *ctx, __u64 pid_tgid)
+ * before the event, and a thread not followed yet is from now on when the
+ * event moves data on an fd (IO; in request mode a socket's: the threads
+ * that serve and make requests, not every one that forks or execs), saying
+ * so with a batch of none (PROF_FOLLOW_SENT). */
+static __always_inline void prof__at_event(void *ctx, __u64 pid_tgid, int io)
 {
 	__u32 tid = (__u32)pid_tgid;
 	struct prof_thread *e = bpf_map_lookup_elem(&prof_threads, &tid);
@@ -182,7 +184,7 @@ static __always_inline void prof__at_event(void *ctx, __u64 pid_tgid)
 			prof__emit(ctx, tid, e, prof__now(), PROF_SLOT_TASK, pid_tgid);
 		return;
 	}
-	if (settings.profile != PROF_FOLLOW_SENT)
+	if (settings.profile != PROF_FOLLOW_SENT || !io)
 		return;
 	now = prof__now();
 	e = prof__follow(tid, PROF_ST_ON, now);

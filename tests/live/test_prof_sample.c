@@ -1,8 +1,10 @@
 /* Profiling's on-CPU stacks (driver/prof_sample.bpf.c, driver_config.profile_hz
  * 997, threads followed from their first socket write): a worker that is
  * followed, then spins 300 ms of its CPU time in sample_spin, then writes
- * again and exits. Every CPU_SAMPLE event is the worker's (no other thread of
- * ours is followed), after its first event (following begins as that event
+ * again and exits. A bystander thread has an event of its own sent (getppid:
+ * not I/O) and spins 50 ms: following begins at I/O only, so it is never
+ * followed and no sample or batch names it. Every CPU_SAMPLE event is the
+ * worker's (no other thread of ours is followed), after its first event (following begins as that event
  * goes out), with its header and params right; the worker stays followed
  * until it exits, so a sample may come after its second write, in the few
  * microseconds of CPU its exit takes: at most 2 such at 997 Hz. Its user
@@ -18,10 +20,10 @@
 
 #include "procnet/pn_test.h"
 
-static const int sample_calls[] = { SYS_write, -1 };
+static const int sample_calls[] = { SYS_write, SYS_getppid, -1 };
 
 static int srv;
-static long worker_tid;
+static long worker_tid, bystander_tid;
 static volatile uint64_t sink;
 
 static uint64_t cpu_ns(void)
@@ -53,6 +55,15 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+static void *bystander(void *arg)
+{
+	(void)arg;
+	bystander_tid = pn_gettid();
+	syscall(SYS_getppid);	/* an event sent, not I/O */
+	sample_spin(50 * 1000000ull);
+	return NULL;
+}
+
 /* Whether one of the N addresses is in sample_spin. */
 static bool holds_spin(const uint64_t *ips, int n)
 {
@@ -73,7 +84,8 @@ int main(void)
 	socklen_t alen = sizeof(a);
 	struct hevt *w0 = NULL, *wa = NULL, *wb = NULL, *e;
 	struct harness *h;
-	pthread_t tw;
+	pthread_t tw, tb;
+	int by_events = 0;
 	int l, cli, n, samples = 0, with_spin = 0, read_back = 0, first_id = -1, after = 0;
 
 	cfg.syscalls = harness__only(sample_calls);
@@ -90,12 +102,18 @@ int main(void)
 	}
 	alarm(60);
 	h = harness__open(64, &cfg);
+	pthread_create(&tb, NULL, bystander, NULL);
+	pthread_join(tb, NULL);
 	pthread_create(&tw, NULL, worker, NULL);
 	pthread_join(tw, NULL);
 	n = harness__drain(h, -1);	/* every thread's: only the worker's may sample */
 	EXPECT(n > 0);
 	for (int i = 0; i < harness__count(h); i++) {
 		e = harness__get(h, i);
+		if (e->hdr.tid == (uint64_t)bystander_tid) {
+			by_events++;
+			EXPECT(e->hdr.type != PPME_CPU_SAMPLE_E && e->hdr.type != PPME_CPU_SLICES_E);
+		}
 		if (e->hdr.tid != (uint64_t)worker_tid || e->hdr.type == PPME_CPU_SAMPLE_E)
 			continue;
 		if (!w0)
@@ -104,6 +122,7 @@ int main(void)
 			*(wa ? &wb : &wa) = e;
 	}
 	EXPECT(wa && wb);
+	EXPECT(by_events > 0);	/* its getppid went: it had an event sent */
 	if (!wa || !wb)
 		goto out;
 	for (int i = 0; i < harness__count(h); i++) {

@@ -85,9 +85,14 @@ static void name__put(char *dst, const char *name)
 {
 	size_t len = name ? strlen(name) : 0;
 
-	if (len >= PROF_RECENT_NAME)
+	/* every slice of every batch: a copy, not a formatted print */
+	if (len >= PROF_RECENT_NAME) {
 		name += len - (PROF_RECENT_NAME - 1);
-	snprintf(dst, PROF_RECENT_NAME, "%s", name ? name : "");
+		len = PROF_RECENT_NAME - 1;
+	}
+	if (len)
+		memcpy(dst, name, len);
+	dst[len] = '\0';
 }
 
 /* Thread TID's ring, made when new; NULL past the bound (counted). */

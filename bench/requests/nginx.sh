@@ -78,6 +78,9 @@ for r in $(seq "$rounds"); do
 	# RB_PROFILE=1 (bench/profile/requests.sh): request mode with profiling
 	[ -n "${RB_PROFILE:-}" ] && rb_row profile profile --requests --profile -q \
 		--metrics "127.0.0.1:$mport"
+	# ... and with timelines and on-CPU stacks at 99 Hz (--profile-out)
+	[ -n "${RB_PROFILE:-}" ] && rb_row stacks stacks --requests --profile -q \
+		--metrics "127.0.0.1:$mport" --profile-out "$tmp/profile-out"
 	[ -z "${RB_NO_PLAIN:-}" ] && rb_row plain plain -q "$RB_SYSCALLS"
 done
 echo "means (load average now $(cut -d' ' -f1-3 /proc/loadavg)):"

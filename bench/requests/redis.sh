@@ -60,6 +60,8 @@ for r in $(seq "$rounds"); do
 		# RB_PROFILE=1 (bench/profile/requests.sh): request mode with profiling
 		[ -n "${RB_PROFILE:-}" ] && rb_row profile "profile-P$p" --requests --profile -q \
 			--metrics "127.0.0.1:$mport"
+		[ -n "${RB_PROFILE:-}" ] && rb_row stacks "stacks-P$p" --requests --profile -q \
+			--metrics "127.0.0.1:$mport" --profile-out "$tmp/profile-out"
 		[ -z "${RB_NO_PLAIN:-}" ] && rb_row plain "plain-P$p" -q "$RB_SYSCALLS"
 	done
 done

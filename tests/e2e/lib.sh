@@ -10,6 +10,7 @@ trap 'cleanup_e2e' EXIT
 cleanup_e2e() {
 	[ -n "${AGENT_PID:-}" ] && kill -9 "$AGENT_PID" 2>/dev/null
 	[ -n "${busy:-}" ] && kill "$busy" 2>/dev/null
+	[ -n "${FTRACE:-}" ] && { echo 0 >"$FTRACE/events/enable"; rmdir "$FTRACE"; } 2>/dev/null
 	rm -rf "$TMP"
 }
 
@@ -218,6 +219,32 @@ not() { ! "$@"; }
 our_progs_loaded() {	# true if any of the driver's programs is still in the kernel
 	command -v bpftool >/dev/null || PATH=$PATH:/usr/sbin
 	bpftool prog show 2>/dev/null | grep -Eq 'name (sys_enter|sys_exit|sched_process_e|syscall_close_e)'
+}
+
+# ftrace_start TID: the kernel's sched_switch and sched_wakeup of thread TID,
+# on CLOCK_MONOTONIC, into a tracefs instance of the test's own (FTRACE;
+# removed at exit). The kernel's own record, beside any BPF of ours.
+FTRACE=
+ftrace_start() {
+	local t=/sys/kernel/tracing
+	[ -d "$t/instances" ] || mount -t tracefs nodev "$t" || return 1
+	FTRACE=$t/instances/agent-e2e-$$
+	mkdir "$FTRACE" && echo mono >"$FTRACE/trace_clock" &&
+		echo "prev_pid == $1 || next_pid == $1" >"$FTRACE/events/sched/sched_switch/filter" &&
+		echo "pid == $1" >"$FTRACE/events/sched/sched_wakeup/filter" &&
+		echo 1 >"$FTRACE/events/sched/sched_switch/enable" &&
+		echo 1 >"$FTRACE/events/sched/sched_wakeup/enable"
+}
+
+# ftrace_stop OUT: the record into OUT, the instance removed; false if its
+# ring lost any of it.
+ftrace_stop() {
+	local lost
+	echo 0 >"$FTRACE/events/enable"
+	grep -v '^#' "$FTRACE/trace" >"$1"
+	lost=$(cat "$FTRACE"/per_cpu/cpu*/stats | awk '/^overrun:/ { n += $2 } END { print n + 0 }')
+	rmdir "$FTRACE" && FTRACE=
+	[ "$lost" = 0 ]
 }
 
 finish() {

@@ -2,7 +2,9 @@
 # --requests --profile (README, "Profiling"): a server of our own with phases of
 # known length per request (prof/phase_server.c: 20 ms on CPU, a 30 ms
 # nanosleep, about 25 ms waiting on a mutex another thread holds, a 256 KiB
-# write and its fsync) measures each phase itself; the agent's breakdown of each
+# write and its fsync) marks each phase's bounds with its own clocks; the
+# kernel's sched_switch and sched_wakeup of its thread (tracefs) say how long
+# it was blocked in each (prof/phases.py); the agent's breakdown of each
 # request holds against those measures, and its parts add up to the duration.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_servers.sh"
@@ -30,6 +32,9 @@ expect "the phase server listens" wait_port "$PORT"
 # (a CPU hog beside the suite, the kernel's writeback workers during its
 # fsync) do not make it wait for a CPU: its phases are then the known values.
 expect "the phase server runs at real-time priority" rt_on "$SRV_PID"
+# The server answers on its main thread: the kernel's record of its switches
+# and wakeups, the oracle of its time blocked.
+expect "the kernel traces the server's thread (tracefs)" ftrace_start "$PHASE_PID"
 FMT="$REQ_FORMAT %thread.tid %req.oncpu %req.runq %req.offcpu.file %req.offcpu.net"
 FMT+=" %req.offcpu.lock %req.offcpu.poll %req.offcpu.sleep %req.offcpu.other"
 MPORT=$(free_port)
@@ -62,6 +67,11 @@ for _ in range(200):
         break
     time.sleep(0.1)
 PY
+expect "the kernel's trace of the server's thread is whole" ftrace_stop "$TMP/sched.txt"
+/usr/bin/python3 "$(dirname "$0")/prof/phases.py" "$TMP/phases.log" "$TMP/sched.txt" \
+	"$TMP/phases.json" >"$TMP/phases.out" 2>&1
+expect "the server's marks and the kernel's trace give each phase (its CPU clock under its time on CPU)" [ $? = 0 ] ||
+	tail -n 5 "$TMP/phases.out"
 req_agent_stop
 expect "the agent exits 0" [ $? = 0 ] || tail -n 5 "$REQ_ERR"
 srv_stop "$SRV_PID"
@@ -73,39 +83,41 @@ expect "the exit line counts the threads followed and no request across a gap" \
 	grep 'profiling' "$REQ_ERR"
 expect "no event dropped" grep -qE '^agent: dropped 0 ' "$REQ_ERR" || grep dropped "$REQ_ERR"
 
-# 3. Each request's breakdown against the server's own measures. Buckets
-# within 10% or 2 ms of the measure (the agent's span, from the read's exit to
-# the write's, holds the server's measured calls and a few syscalls more).
-req_check breakdown "each bucket within 10% (or 2 ms) of the server's measure; the parts sum to req.duration; the metrics sum the records" \
-	"$REQ_OUT" "$TMP/phases.log" "$N" "$TMP/metrics.txt" "$PORT" <<'PY'
+# 3. Each request's breakdown against the oracle's measures: on CPU, the
+# request's wall time less its time blocked and its run_delay; sleep, lock and
+# file, its time blocked in each phase; the run queue, the kernel's own
+# run_delay. Each within 10% or 2 ms (the agent's span, from the read's exit
+# to the write's, holds the server's marks and a few syscalls more).
+req_check breakdown "each bucket within 10% (or 2 ms) of the server's phases; the parts sum to req.duration; the metrics sum the records" \
+	"$REQ_OUT" "$TMP/phases.json" "$N" "$TMP/metrics.txt" "$PORT" <<'PY'
 import json, re, sys
 port = int(sys.argv[5])
 recs = [json.loads(l) for l in open(sys.argv[1]) if json.loads(l)["req.sport"] == port]
 srv = [r for r in recs if r["req.side"] == "server"]
-log = [list(map(int, l.split())) for l in open(sys.argv[2])]
+log = json.load(open(sys.argv[2]))
 n = int(sys.argv[3])
 assert len(srv) == n == len(log), (len(srv), len(log))
 ms = 1e6
 def near(got, want, what, r):
     assert abs(got - want) <= max(0.10 * want, 2 * ms), "%s: agent %.3f ms, server %.3f ms: %s" % (what, got / ms, want / ms, r)
-for r, (tid, holder, cpu, sleep, lock, fsync, redis, runq) in zip(srv, log):
+for r, p in zip(srv, log):
     parts = ["req.oncpu", "req.runq", "req.offcpu.file", "req.offcpu.net", "req.offcpu.lock",
              "req.offcpu.poll", "req.offcpu.sleep", "req.offcpu.other"]
     assert all(isinstance(r.get(k), int) for k in parts), r
     assert sum(r[k] for k in parts) == r["req.duration"], r
-    assert r["thread.tid"] == tid, (r, tid)
-    near(r["req.oncpu"], cpu, "on CPU", r)
-    near(r["req.offcpu.sleep"], sleep, "sleep", r)
-    near(r["req.offcpu.lock"], lock, "lock", r)
-    near(r["req.offcpu.file"], fsync, "file (open, write, fsync, close)", r)
-    near(r["req.runq"], runq, "run queue (the kernel's run_delay)", r)
+    assert r["thread.tid"] == p["tid"], (r, p)
+    near(r["req.oncpu"], p["on"], "on CPU", (p, r))
+    near(r["req.offcpu.sleep"], p["sleep"], "sleep", (p, r))
+    near(r["req.offcpu.lock"], p["lock"], "lock", (p, r))
+    near(r["req.offcpu.file"], p["file"], "file (open, write, fsync, close)", (p, r))
+    near(r["req.runq"], p["runq"], "run queue (the kernel's run_delay)", (p, r))
     # the network waits are the Redis call's (its wall time holds them)
-    assert r["req.offcpu.net"] <= redis + 2 * ms and r["req.offcpu.poll"] <= 2 * ms, (redis, r)
+    assert r["req.offcpu.net"] <= p["redis"] + 2 * ms and r["req.offcpu.poll"] <= 2 * ms, (p, r)
     assert r["req.offcpu.other"] <= 2 * ms, r
-    print("  request id %d: on %.1f ms (server %.1f), sleep %.1f (%.1f), lock %.1f (%.1f), file %.1f (%.1f), runq %.2f (%.2f), net %.2f (Redis %.2f), other %.2f ms" % (
-        r["req.id"], r["req.oncpu"] / ms, cpu / ms, r["req.offcpu.sleep"] / ms, sleep / ms,
-        r["req.offcpu.lock"] / ms, lock / ms, r["req.offcpu.file"] / ms, fsync / ms,
-        r["req.runq"] / ms, runq / ms, r["req.offcpu.net"] / ms, redis / ms, r["req.offcpu.other"] / ms))
+    print("  request id %d: on %.1f ms (server %.1f; its CPU clock %.1f), sleep %.1f (%.1f), lock %.1f (%.1f), file %.1f (%.1f), runq %.2f (%.2f), net %.2f (Redis %.2f), other %.2f ms" % (
+        r["req.id"], r["req.oncpu"] / ms, p["on"] / ms, p["cpu"] / ms, r["req.offcpu.sleep"] / ms, p["sleep"] / ms,
+        r["req.offcpu.lock"] / ms, p["lock"] / ms, r["req.offcpu.file"] / ms, p["file"] / ms,
+        r["req.runq"] / ms, p["runq"] / ms, r["req.offcpu.net"] / ms, p["redis"] / ms, r["req.offcpu.other"] / ms))
 # the metrics: the same records' sums per reason, for the server's series
 met = {}
 for l in open(sys.argv[4]):
@@ -137,14 +149,14 @@ PY
 # tid), the fsync on the file's path; its Redis call, as the record says;
 # the SVG well-formed XML.
 req_check timelines "each Redis call linked by req.parent; each request's timeline names its waits, the holder as the lock's waker, the fsync's file and the Redis call" \
-	"$REQ_OUT" "$TMP/phases.log" "$N" "$TMP/tl" "$PORT" "$RPORT" "$TMP/fsync.dat" <<'PY'
+	"$REQ_OUT" "$TMP/phases.json" "$N" "$TMP/tl" "$PORT" "$RPORT" "$TMP/fsync.dat" <<'PY'
 import glob, json, os, sys, xml.etree.ElementTree as E
 out, logf, n, tl, port, rport, fpath = sys.argv[1:8]
 n, port, rport = int(n), int(port), int(rport)
 recs = [json.loads(l) for l in open(out)]
 srv = [r for r in recs if r["req.side"] == "server" and r["req.sport"] == port]
 calls = [r for r in recs if r["req.side"] == "client" and r["req.sport"] == rport and r["proc.name"] == "phase_server"]
-log = [list(map(int, l.split())) for l in open(logf)]
+log = json.load(open(logf))
 assert len(srv) == n == len(log), (len(srv), len(log))
 ms = 1e6
 for r in srv:
@@ -154,7 +166,8 @@ for r in srv:
 files = sorted(glob.glob(tl + "/req-*.json"))
 assert len(files) == n, files
 kinds = ["runq", "file", "net", "lock", "poll", "sleep", "other"]
-for r, (tid, holder, cpu, sleep, lock, fsync, redis, runq) in zip(srv, log):
+for r, p in zip(srv, log):
+    tid, holder, sleep = p["tid"], p["holder"], p["sleep"]
     t = json.load(open("%s/req-%d.json" % (tl, r["req.id"])))
     q = t["req"]
     assert q["req.id"] == r["req.id"] and q["thread.tid"] == tid and q["req.duration"] == r["req.duration"], (q, r)

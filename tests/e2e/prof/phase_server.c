@@ -5,14 +5,17 @@
  * fsyncs 256 KiB of FILE, with REDIS_PORT sends Redis on 127.0.0.1 a PING
  * (one connection, kept), then answers. Each phase's own measure goes to LOG,
  * one line per request, for the test to hold the agent's breakdown against:
- *   tid holder_tid cpu_ns sleep_ns lock_ns fsync_ns redis_ns runq_ns
- * cpu_ns: the thread's CPU time from the read's return to the answer's write's;
- * runq_ns: the time it waited on a run queue meanwhile, the kernel's own
- * count (run_delay in /proc/thread-self/schedstat); sleep_ns, lock_ns,
- * fsync_ns (the file's open, write, fsync and close): the off-CPU time of
- * the call(s) that block, their wall time less the thread's CPU time and
- * run-queue wait over them; redis_ns: the wall time of the call (0 without
- * it), which holds its network wait. */
+ *   tid holder_tid redis_ns, then 8 marks, each "wall cpu rq"
+ * the marks: the read's return, the sleep's start and end, the mutex wait's,
+ * the file's (its open, write, fsync and close), the answer's write's
+ * return; wall: CLOCK_MONOTONIC, cpu: the thread's CPU clock, rq: the time
+ * it waited on a run queue so far, the kernel's own count (run_delay in
+ * /proc/thread-self/schedstat); redis_ns: the wall time of the call (0
+ * without it), which holds its network wait. Each phase's off-CPU time is
+ * its wall time less its time on CPU and run-queue wait; the thread's CPU
+ * clock leaves out the time a VM's host took while the thread ran (steal),
+ * so the test takes the time blocked from the kernel's sched_switch and
+ * sched_wakeup, and holds the CPU clock under the time on CPU. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -61,8 +64,7 @@ static uint64_t run_delay(void)
 	return wait;
 }
 
-/* A phase's off-CPU time: its wall time less the thread's CPU time and its
- * run-queue wait over it, both the kernel's own counts. */
+/* One reading of the thread's clocks, the kernel's own counts. */
 struct mark {
 	uint64_t wall, cpu, rq;
 };
@@ -72,14 +74,6 @@ static struct mark mark(void)
 	struct mark m = { clk(CLOCK_MONOTONIC), clk(CLOCK_THREAD_CPUTIME_ID), run_delay() };
 
 	return m;
-}
-
-static uint64_t off_since(struct mark m)
-{
-	struct mark now = mark();
-	uint64_t busy = (now.cpu - m.cpu) + (now.rq - m.rq), wall = now.wall - m.wall;
-
-	return wall > busy ? wall - busy : 0;
 }
 
 /* The on-CPU phase the profile's stacks should name. */
@@ -182,40 +176,40 @@ int main(int argc, char **argv)
 		if (c < 0)
 			continue;
 		while ((n = read(c, req, sizeof(req))) > 0) {
-			uint64_t cpu0 = clk(CLOCK_THREAD_CPUTIME_ID), sleep_ns, lock_ns, fsync_ns;
-			uint64_t redis_ns = 0, rq0 = run_delay(), rq, cpu;
-			struct mark t;
+			struct mark m[8];
+			uint64_t redis_ns = 0;
 			int fd;
 
+			m[0] = mark();
 			phase_spin(SPIN_MS * 1000000ull);
-			t = mark();
+			m[1] = mark();
 			nanosleep(&nap, NULL);
-			sleep_ns = off_since(t);
+			m[2] = mark();
 			sem_post(&go);
-			t = mark();
+			m[3] = mark();
 			sem_wait(&locked);
 			pthread_mutex_lock(&mu);
-			lock_ns = off_since(t);
+			m[4] = mark();
 			pthread_mutex_unlock(&mu);
 			/* the open too: truncating the last request's pages may wait */
-			t = mark();
+			m[5] = mark();
 			fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0600);
 			if (fd < 0 || write(fd, buf, sizeof(buf)) != sizeof(buf) || fsync(fd))
 				perror("phase_server: fsync");
 			close(fd);
-			fsync_ns = off_since(t);
+			m[6] = mark();
 			if (redis)
 				redis_ns = redis_ping(redis);
 			if (write(c, ans, strlen(ans)) < 0)
 				break;
 			/* after the answer: the agent's span ends at its write's return */
-			rq = run_delay() - rq0;
-			cpu = clk(CLOCK_THREAD_CPUTIME_ID) - cpu0;
-			fprintf(log, "%ld %d %llu %llu %llu %llu %llu %llu\n", (long)syscall(SYS_gettid),
-				(int)holder_tid, (unsigned long long)cpu,
-				(unsigned long long)sleep_ns, (unsigned long long)lock_ns,
-				(unsigned long long)fsync_ns, (unsigned long long)redis_ns,
-				(unsigned long long)rq);
+			m[7] = mark();
+			fprintf(log, "%ld %d %llu", (long)syscall(SYS_gettid), (int)holder_tid,
+				(unsigned long long)redis_ns);
+			for (int i = 0; i < 8; i++)
+				fprintf(log, " %llu %llu %llu", (unsigned long long)m[i].wall,
+					(unsigned long long)m[i].cpu, (unsigned long long)m[i].rq);
+			fputc('\n', log);
 			fflush(log);
 		}
 		close(c);

@@ -37,7 +37,10 @@ struct driver_settings {
 	/* Profiling (prof.bpf.h): enum prof_follow, which threads' off-CPU and
 	 * run-queue time is kept */
 	__u8 profile;
-	__u8 pad[5];
+	/* prof_let_go has had an entry: a thread not followed is looked up
+	 * there before following begins */
+	__u8 prof_let_go;
+	__u8 pad[4];
 };
 
 /* Profiling: which threads the driver follows through the scheduler. */
@@ -45,7 +48,8 @@ enum prof_follow {
 	PROF_FOLLOW_NONE = 0,
 	/* a thread from its first syscall event sent that moves data on an
 	 * fd (sock_io[]; in request mode the socket I/O sent, so the threads
-	 * that serve and make requests) */
+	 * that serve and make requests), but one the agent let go
+	 * (prof_let_go: a client's only) */
 	PROF_FOLLOW_SENT,
 	PROF_FOLLOW_ALL,	/* every thread but the agent's own */
 };

@@ -147,6 +147,8 @@ int driver__configure(struct driver *d, const struct driver_config *cfg)
 	d->skel->bss->settings.profile = cfg->profile;
 	/* the table takes its memory at load: none without profiling */
 	bpf_map__set_max_entries(d->skel->maps.prof_threads, cfg->profile ? PROF_THREADS : 1);
+	bpf_map__set_max_entries(d->skel->maps.prof_let_go,
+				 cfg->profile == PROF_FOLLOW_SENT ? PROF_THREADS : 1);
 	if (cfg->profile_hz > 10000)
 		return -EINVAL;
 	d->profile_hz = cfg->profile ? cfg->profile_hz : 0;
@@ -588,6 +590,26 @@ int driver__sock_quiet(struct driver *d, const struct sock_quiet_key *k, bool on
 	/* from now on the socket test looks the table up */
 	if (!d->skel->bss->settings.sock_quiet)
 		__atomic_store_n(&d->skel->bss->settings.sock_quiet, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int driver__prof_let_go(struct driver *d, uint32_t tid, bool on)
+{
+	int fd = bpf_map__fd(d->skel->maps.prof_let_go);
+	uint8_t one = 1;
+
+	if (!d->loaded || d->skel->bss->settings.profile != PROF_FOLLOW_SENT)
+		return -EINVAL;
+	if (!on)
+		return bpf_map_delete_elem(fd, &tid) && errno != ENOENT ? -errno : 0;
+	if (bpf_map_update_elem(fd, &tid, &one, BPF_ANY))
+		return -errno;
+	if (!d->skel->bss->settings.prof_let_go)
+		__atomic_store_n(&d->skel->bss->settings.prof_let_go, 1, __ATOMIC_RELEASE);
+	/* after the entry above: its next I/O event finds it and follows no
+	 * more (a batch already built may still come) */
+	if (bpf_map_delete_elem(bpf_map__fd(d->skel->maps.prof_threads), &tid) && errno != ENOENT)
+		return -errno;
 	return 0;
 }
 

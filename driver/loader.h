@@ -113,6 +113,10 @@ int driver__set_sock_families(struct driver *d, uint32_t mask);
  * not per event. 0, -E2BIG when SOCK_QUIET_MAX ends are kept already,
  * -ENOENT for an end not kept, or another negative errno. */
 int driver__sock_quiet(struct driver *d, const struct sock_quiet_key *k, bool on);
+/* Request mode's profiling (PROF_FOLLOW_SENT): ON, thread TID is followed no
+ * more, nor again at its socket I/O (prof_let_go); off, it may be again.
+ * 0 or a negative errno; -EINVAL when profiling follows no such threads. */
+int driver__prof_let_go(struct driver *d, uint32_t tid, bool on);
 
 /* Profiling: FN for each thread the driver follows now, with what it holds
  * (its slices not sent yet, its state since when); stops at FN's nonzero

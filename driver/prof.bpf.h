@@ -17,6 +17,17 @@ struct {
 	__type(value, struct prof_thread);
 } prof_threads __weak SEC(".maps");
 
+/* Threads the agent let go (PROF_FOLLOW_SENT): their requests were a
+ * client's only, which get no breakdown; the socket I/O of a thread here does
+ * not make it followed. The agent takes a thread out when it serves a
+ * request; its exit (prof__exit) takes it out too, as its tid may come back. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, PROF_THREADS);
+	__type(key, __u32);			/* host tid */
+	__type(value, __u8);
+} prof_let_go __weak SEC(".maps");
+
 /* A CPU_SLICES event: header, three lengths, tid, from, the slices. */
 #define PROF_PARAMS_OFF (PPM_HDR_LEN + 3 * 2)
 #define PROF_SLICES_OFF (PROF_PARAMS_OFF + 16)
@@ -186,6 +197,8 @@ static __always_inline void prof__at_event(void *ctx, __u64 pid_tgid, int io)
 	}
 	if (settings.profile != PROF_FOLLOW_SENT || !io)
 		return;
+	if (settings.prof_let_go && bpf_map_lookup_elem(&prof_let_go, &tid))
+		return;
 	now = prof__now();
 	e = prof__follow(tid, PROF_ST_ON, now);
 	if (e)
@@ -201,6 +214,8 @@ static __always_inline void prof__exit(void *ctx)
 
 	if (!settings.profile)
 		return;
+	if (settings.prof_let_go)
+		bpf_map_delete_elem(&prof_let_go, &tid);
 	e = bpf_map_lookup_elem(&prof_threads, &tid);
 	if (!e)
 		return;

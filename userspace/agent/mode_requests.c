@@ -119,7 +119,7 @@ int agent__requests_open(struct agent *a)
 
 /* Metrics only, live, exit-only capture, no -w (which keeps every event):
  * the client ends the pairing leaves to their server's side keep their I/O
- * in the kernel (req_mode.h). */
+ * in the kernel (req_mode.h). Live profiling: the threads let go too. */
 void agent__requests_quiet(struct agent *a)
 {
 	struct capture_stats st;
@@ -127,6 +127,9 @@ void agent__requests_quiet(struct agent *a)
 	if (a->req && !a->o.write_file && capture__driver(a->cap) && !capture__stats(a->cap, &st) &&
 	    st.exit_only)
 		req_mode__set_driver(a->req, capture__driver(a->cap));
+	/* live profiling: the threads let go are the kernel's to pass over */
+	if (a->req && a->o.profile)
+		req_mode__profile_driver(a->req, capture__driver(a->cap));
 }
 
 /* -v: what request mode keeps. */
@@ -160,6 +163,7 @@ void agent__requests_finish(struct agent *a)
 	if (!a->req)
 		return;
 	req_mode__set_driver(a->req, NULL);
+	req_mode__profile_driver(a->req, NULL);
 	req_mode__finish(a->req);
 	req_mode__counters(a->req, &a->counters.pairing);
 	agent__write_map(a);

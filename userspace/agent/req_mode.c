@@ -21,6 +21,7 @@
 struct req_mode {
 	struct pairer *pair;
 	struct driver *d;		/* req_mode__set_driver */
+	struct driver *prof_d;		/* req_mode__profile_driver */
 	struct thread_table *threads;
 	req_mode_emit_fn *emit;
 	void *ctx;
@@ -40,6 +41,7 @@ struct req_mode {
 	struct prof_stacks *stacks;	/* ... and their on-CPU stacks (not owned) */
 	uint64_t n_bad_samples;		/* CPU_SAMPLE events that did not decode */
 	uint64_t n_bad_batches;		/* CPU_SLICES events that did not decode */
+	uint64_t n_let_go_failed;	/* on_role: the driver's error */
 };
 
 /* The driver's slices and kinds are what profile/ decodes and requests/
@@ -168,6 +170,25 @@ static bool on_clock(void *arg, int64_t tid, struct pair_cpu_read *out)
 	return true;
 }
 
+/* The pairing's role hook (pair__set_role): a thread that makes a client's
+ * requests only is let go in the kernel (its waits are no request's), and
+ * followed again once it serves. From a capture file the clock decides the
+ * same at the same events; there is no driver to tell. */
+static void on_role(void *arg, int64_t tid, bool server)
+{
+	struct req_mode *m = arg;
+	int what = prof_clock__role(m->clock, (uint64_t)tid, server);
+
+	if (what && m->prof_d && driver__prof_let_go(m->prof_d, (uint32_t)tid,
+						       what == PROF_CLOCK_LET_GO))
+		m->n_let_go_failed++;
+}
+
+void req_mode__profile_driver(struct req_mode *m, struct driver *d)
+{
+	m->prof_d = d;
+}
+
 int req_mode__profile(struct req_mode *m)
 {
 	if (m->clock)
@@ -176,6 +197,7 @@ int req_mode__profile(struct req_mode *m)
 	if (!m->clock)
 		return -ENOMEM;
 	pair__set_clock(m->pair, on_clock, m);
+	pair__set_role(m->pair, on_role, m);
 	return 0;
 }
 
@@ -438,5 +460,6 @@ void req_mode__profile_counters(const struct req_mode *m, struct req_mode_profil
 		return;
 	out->on = true;
 	out->n_bad_batches = m->n_bad_batches;
+	out->n_let_go_failed = m->n_let_go_failed;
 	prof_clock__counters(m->clock, &out->clock);
 }

@@ -61,9 +61,14 @@ void req_mode__counters(const struct req_mode *m, struct pair_counters *c);
  * driver's CPU_SLICES events (the driver follows the threads whose events
  * it sends). 0 or -ENOMEM. */
 int req_mode__profile(struct req_mode *m);
+/* Live profiling's driver (NULL: none, or a file's events): told of the
+ * threads let go, whose requests are a client's only, and of those that
+ * serve after (prof_clock__role). */
+void req_mode__profile_driver(struct req_mode *m, struct driver *d);
 struct req_mode_profile {
 	bool on;
 	uint64_t n_bad_batches;		/* CPU_SLICES events that did not decode */
+	uint64_t n_let_go_failed;	/* the driver could not be told (on_role) */
 	struct prof_clock_counters clock;
 };
 void req_mode__profile_counters(const struct req_mode *m, struct req_mode_profile *out);

@@ -119,6 +119,10 @@ void summary__profile(FILE *out, const struct req_mode_profile *pf, const struct
 		fprintf(out, "; server requests with no CPU breakdown: %" PRIu64 " whose thread"
 			" was not followed, %" PRIu64 " answered by another thread, %" PRIu64
 			" across a gap", p->n_cpu_unfollowed, p->n_cpu_handed, p->n_cpu_gap);
+	if (p)
+		fprintf(out, "; %" PRIu64 " threads let go, their requests a client's only (%"
+			PRIu64 " followed again as they served, %" PRIu64 " the kernel not told)",
+			pf->clock.n_let_go, pf->clock.n_again, pf->n_let_go_failed);
 	fputc('\n', out);
 }
 

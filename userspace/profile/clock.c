@@ -73,6 +73,14 @@ void prof_clock__batch(struct prof_clock *c, const struct prof_batch *b)
 		s->tid = b->tid;
 		s->r.gen = 1;
 		s->r.since = b->from;
+	} else if (s->let_go) {
+		/* following begins again with a batch of none (prof__follow):
+		 * those built before the driver let it go are passed over */
+		if (b->n || b->from != b->to)
+			return;
+		s->let_go = false;
+		s->r.gen++;
+		s->r.since = b->from;
 	} else if (b->from != s->last_to) {
 		s->r.gen++;
 		s->gaps++;
@@ -101,10 +109,32 @@ bool prof_clock__read(const struct prof_clock *c, uint64_t tid, struct prof_cloc
 	if (!tid)
 		return false;
 	s = slot__find(c, tid);
-	if (!s->tid)
+	if (!s->tid || s->let_go)
 		return false;
 	*out = s->r;
 	return true;
+}
+
+int prof_clock__role(struct prof_clock *c, uint64_t tid, bool server)
+{
+	struct clock_slot *s = tid ? slot__find(c, tid) : NULL;
+
+	if (!s || !s->tid)
+		return 0;
+	if (server) {
+		if (s->served)
+			return 0;
+		s->served = true;
+		if (!s->let_go)
+			return 0;
+		c->c.n_again++;
+		return PROF_CLOCK_AGAIN;
+	}
+	if (s->served || s->let_go)
+		return 0;
+	s->let_go = true;
+	c->c.n_let_go++;
+	return PROF_CLOCK_LET_GO;
 }
 
 void prof_clock__forget(struct prof_clock *c, uint64_t tid)

@@ -32,12 +32,16 @@ struct prof_clock_thread {
 	uint64_t end;		/* prof_clock__end's time, 0 while it runs */
 	uint64_t gaps;		/* batches that did not begin where the last ended */
 	uint64_t lost;		/* the time in those gaps: not known how spent */
+	bool served;		/* it began serving a request (prof_clock__role) */
+	bool let_go;		/* let go: no clock until the driver follows it again */
 };
 
 struct prof_clock_counters {
 	uint64_t n_threads;	/* threads with a clock now */
 	uint64_t n_full;	/* batches of threads not kept: table full */
 	uint64_t n_gaps;	/* batches that did not begin where the last ended */
+	uint64_t n_let_go;	/* threads let go: a client's requests only */
+	uint64_t n_again;	/* of those, followed again: they served */
 };
 
 struct prof_clock;
@@ -49,6 +53,16 @@ void prof_clock__free(struct prof_clock *c);
 void prof_clock__batch(struct prof_clock *c, const struct prof_batch *b);
 /* Thread TID's clock into OUT; false when it has none. */
 bool prof_clock__read(const struct prof_clock *c, uint64_t tid, struct prof_clock_read *out);
+/* Whom following thread TID serves (request mode): it began a request as
+ * its SERVER, or as a client. Only a server's requests get a breakdown, so a
+ * followed thread that has served none is let go at a client's request:
+ * PROF_CLOCK_LET_GO, and the caller tells the driver to follow it no more;
+ * its clock reads nothing from then. A thread let go that serves:
+ * PROF_CLOCK_AGAIN, the caller tells the driver to follow it again, and its
+ * clock begins anew at the driver's batch of none for it (batches built
+ * before the driver let it go are passed over). Else 0. */
+enum { PROF_CLOCK_LET_GO = 1, PROF_CLOCK_AGAIN };
+int prof_clock__role(struct prof_clock *c, uint64_t tid, bool server);
 /* Thread TID exited: its clock goes. */
 void prof_clock__forget(struct prof_clock *c, uint64_t tid);
 /* Whose thread TID is, kept with its clock (a thread known to it only). */

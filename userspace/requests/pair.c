@@ -730,9 +730,14 @@ int pair__io(struct pairer *p, const struct req_io *io)
 				stream__request(p, c, io, flip);
 			else
 				stream__response(p, c, io, flip);
-		} else if (c->quiet_io < PAIR_QUIET_AFTER && ++c->quiet_io == PAIR_QUIET_AFTER &&
-			   p->quiet) {
-			conn__hand_quiet(p, c);
+		} else {
+			/* its requests are the server side's records, but the
+			 * thread writing them makes a client's request */
+			if (p->role && is_request_dir(c, io->dir))
+				p->role(p->role_ctx, io->tid, false);
+			if (c->quiet_io < PAIR_QUIET_AFTER && ++c->quiet_io == PAIR_QUIET_AFTER &&
+			    p->quiet)
+				conn__hand_quiet(p, c);
 		}
 	}
 	c->last_dir = io->dir;

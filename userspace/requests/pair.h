@@ -170,4 +170,9 @@ void pair__counters(const struct pairer *p, struct pair_counters *c);
  * the thread that read it. NULL: none. */
 void pair__set_clock(struct pairer *p, pair_clock_fn *fn, void *ctx);
 
+/* Profiling: FN hears at each request's beginning (before the clock is read)
+ * which thread began it and on which side: SERVER or a client's. NULL: none. */
+typedef void pair_role_fn(void *ctx, int64_t tid, bool server);
+void pair__set_role(struct pairer *p, pair_role_fn *fn, void *ctx);
+
 #endif

@@ -13,9 +13,17 @@ void pair__set_clock(struct pairer *p, pair_clock_fn *fn, void *ctx)
 	p->clock_ctx = ctx;
 }
 
+void pair__set_role(struct pairer *p, pair_role_fn *fn, void *ctx)
+{
+	p->role = fn;
+	p->role_ctx = ctx;
+}
+
 void pair_cpu__begin(struct pairer *p, struct pair_conn *c, struct pair_req *q)
 {
 	q->cpu_state = PAIR_CPU_NONE;
+	if (p->role)
+		p->role(p->role_ctx, q->tid, c->side == REQ_SIDE_SERVER);
 	if (!p->clock || c->side != REQ_SIDE_SERVER)
 		return;
 	q->cpu_state = p->clock(p->clock_ctx, q->tid, &q->cpu0) ? PAIR_CPU_BEGUN

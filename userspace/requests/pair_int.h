@@ -183,6 +183,8 @@ struct pairer {
 	void *quiet_ctx;
 	pair_clock_fn *clock;		/* pair__set_clock */
 	void *clock_ctx;
+	pair_role_fn *role;		/* pair__set_role */
+	void *role_ctx;
 	uint8_t *scratch;		/* carry + one read's captured bytes */
 	size_t scratch_cap;
 };

@@ -3,7 +3,8 @@
  * for SPIN_MS of its thread's CPU time in phase_spin, sleeps 30 ms
  * (nanosleep), waits about 25 ms on a mutex another thread holds, writes and
  * fsyncs 256 KiB of FILE, with REDIS_PORT sends Redis on 127.0.0.1 a PING
- * (one connection, kept), then answers. Each phase's own measure goes to LOG,
+ * (one connection, kept), then answers; with ping-first, one PING before it
+ * serves any. Each phase's own measure goes to LOG,
  * one line per request, for the test to hold the agent's breakdown against:
  *   tid holder_tid redis_ns, then 8 marks, each "wall cpu rq"
  * the marks: the read's return, the sleep's start and end, the mutex wait's,
@@ -152,8 +153,8 @@ int main(int argc, char **argv)
 
 	int redis = argc > 4 ? atoi(argv[4]) : 0;
 
-	if (argc != 4 && argc != 5) {
-		fprintf(stderr, "usage: phase_server PORT FILE LOG [REDIS_PORT]\n");
+	if (argc < 4 || argc > 6 || (argc == 6 && strcmp(argv[5], "ping-first"))) {
+		fprintf(stderr, "usage: phase_server PORT FILE LOG [REDIS_PORT [ping-first]]\n");
 		return 2;
 	}
 	a.sin_port = htons((uint16_t)atoi(argv[1]));
@@ -168,6 +169,10 @@ int main(int argc, char **argv)
 	sem_init(&locked, 0, 0);
 	pthread_create(&th, NULL, holder, NULL);
 	memset(buf, 'x', sizeof(buf));
+	/* ping-first: a client's request before any served (its thread is let
+	 * go, then followed again as it serves: test_profile_roles.sh) */
+	if (redis && argc == 6)
+		redis_ping(redis);
 	for (;;) {
 		int c = accept(ls, NULL, NULL);
 		char req[4096];

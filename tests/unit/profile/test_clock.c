@@ -198,10 +198,69 @@ static void test_account(void)
 	prof_clock__free(c);
 }
 
+/* Request mode's roles (prof_clock__role): a thread that begins a client's
+ * request before serving any is let go, reads nothing, passes over the
+ * batches built before the driver let it go, and begins anew at the batch of
+ * none that says the driver follows it again, once it served; a thread that
+ * served is never let go. */
+static void test_roles(void)
+{
+	struct prof_clock *c = prof_clock__new();
+	struct prof_clock_read r;
+	struct prof_clock_counters cc;
+	struct prof_batch b = { .tid = 9, .from = 100, .to = 100 };
+
+	CHECK(c != NULL);
+	if (!c)
+		return;
+	CHECK_INT(prof_clock__role(c, 9, false), 0);	/* no clock: nothing to let go */
+	prof_clock__batch(c, &b);
+	CHECK_INT(prof_clock__role(c, 9, false), PROF_CLOCK_LET_GO);
+	CHECK(!prof_clock__read(c, 9, &r));
+	CHECK_INT(prof_clock__role(c, 9, false), 0);	/* once */
+	/* a batch built before the driver let it go: passed over */
+	b.from = 100;
+	b.to = 300;
+	b.n = 1;
+	b.s[0] = (struct prof_slice_rec){ .start = 150, .dur = 40, .kind = PROF_SLICE_NET };
+	prof_clock__batch(c, &b);
+	CHECK(!prof_clock__read(c, 9, &r));
+	/* it serves: followed again, from the driver's batch of none */
+	CHECK_INT(prof_clock__role(c, 9, true), PROF_CLOCK_AGAIN);
+	CHECK(!prof_clock__read(c, 9, &r));
+	b = (struct prof_batch){ .tid = 9, .from = 1000, .to = 1000 };
+	prof_clock__batch(c, &b);
+	CHECK(prof_clock__read(c, 9, &r));
+	CHECK_INT(r.since, 1000);
+	CHECK_INT(r.gen, 2);
+	CHECK_INT(r.t[PROF_SLICE_NET], 0);
+	b = (struct prof_batch){ .tid = 9, .from = 1000, .to = 2000, .n = 1 };
+	b.s[0] = (struct prof_slice_rec){ .start = 1100, .dur = 30, .kind = PROF_SLICE_NET };
+	prof_clock__batch(c, &b);
+	CHECK(prof_clock__read(c, 9, &r));
+	CHECK_INT(r.t[PROF_SLICE_NET], 30);
+	/* it served: its client requests leave it followed */
+	CHECK_INT(prof_clock__role(c, 9, false), 0);
+	CHECK_INT(prof_clock__role(c, 9, true), 0);
+	CHECK(prof_clock__read(c, 9, &r));
+	/* a thread that serves first is never let go */
+	b = (struct prof_batch){ .tid = 11, .from = 5, .to = 5 };
+	prof_clock__batch(c, &b);
+	CHECK_INT(prof_clock__role(c, 11, true), 0);
+	CHECK_INT(prof_clock__role(c, 11, false), 0);
+	CHECK(prof_clock__read(c, 11, &r));
+	prof_clock__counters(c, &cc);
+	CHECK_INT(cc.n_let_go, 1);
+	CHECK_INT(cc.n_again, 1);
+	CHECK_INT(cc.n_gaps, 0);
+	prof_clock__free(c);
+}
+
 int main(void)
 {
 	test_decode();
 	test_clock();
 	test_account();
+	test_roles();
 	return t_report();
 }

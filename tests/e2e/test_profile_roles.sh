@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# --requests --profile follows the threads that serve (README, "Profiling"):
+# a thread whose requests are a client's only gets no breakdown, so it is let
+# go in the kernel at its first one and its waits cost no more there; one let
+# go that serves is followed again. Against Redis, our phase server
+# (prof/phase_server.c with ping-first: a Redis PING before it serves
+# anything, so its thread is let go, then followed again at its first
+# request) and a long-lived Python client of Redis (40 PINGs 20 ms apart,
+# each a wait that would be a batch): the server's first request has no
+# breakdown, counted as not followed, the next ones have one; the client
+# sends at most a few batches, those built before the agent let it go; the
+# replay of the capture file decides the same.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib_servers.sh"
+need_live
+[ -x "${PHASE_SERVER:-}" ] || { echo "PHASE_SERVER not built"; exit 1; }
+need_pkgs redis-server
+N=3
+
+RPORT=$(free_port)
+mkdir -p "$SRV/redis"
+srv_start redis redis-server --bind 127.0.0.1 --port "$RPORT" --save '' --appendonly no \
+	--dir "$SRV/redis" --daemonize no --logfile ''
+expect "redis-server listens" wait_port "$RPORT" || cat "$SRV/redis.log"
+FMT="$REQ_FORMAT %thread.tid %req.oncpu %req.runq %req.offcpu.file %req.offcpu.net"
+FMT+=" %req.offcpu.lock %req.offcpu.poll %req.offcpu.sleep %req.offcpu.other"
+expect "the agent starts with --requests --profile" \
+	start_agent "$REQ_OUT" "$REQ_ERR" --requests --profile -j -p "$FMT" -w "$TMP/roles.scap" \
+	"req.sport=$RPORT or proc.name=phase_server"
+# after the agent: its PING is the first request it sees of the server
+PORT=$(free_port)
+srv_start phase "$PHASE_SERVER" "$PORT" "$TMP/fsync.dat" "$TMP/phases.log" "$RPORT" ping-first
+expect "the phase server listens" wait_port "$PORT"
+/usr/bin/python3 - "$RPORT" >"$TMP/client.out" 2>&1 <<'PY' &
+import os, socket, sys, threading, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+print(threading.get_native_id(), flush=True)
+for _ in range(40):
+    s.sendall(b"PING\r\n")
+    assert s.recv(64) == b"+PONG\r\n"
+    time.sleep(0.02)
+PY
+CLIENT=$!
+for i in $(seq 1 $N); do
+	timeout 10 curl -s -o /dev/null "http://127.0.0.1:$PORT/work?i=$i"
+done
+wait "$CLIENT"
+expect "the Redis client made its 40 PINGs" [ $? = 0 ] || cat "$TMP/client.out"
+req_agent_stop
+expect "the agent exits 0" [ $? = 0 ] || tail -n 5 "$REQ_ERR"
+srv_stop "$SRV_PID"
+
+# Ours, this test's: the server's thread (let go, followed again), the
+# client's and the curls' (let go); no thread of the machine is let go but
+# for a request, so the counts are at least these.
+expect "the exit line: the server's first request not followed, its thread followed again, the clients let go" \
+	grep -qE '^agent: profiling: .* server requests with no CPU breakdown: 1 whose thread was not followed, 0 answered by another thread, 0 across a gap; ([5-9]|[1-9][0-9]+) threads let go, their requests a client.s only \([1-9][0-9]* followed again as they served, 0 the kernel not told\)' "$REQ_ERR" ||
+	grep 'profiling' "$REQ_ERR"
+
+# The server's records: the first without a breakdown, the next with one.
+req_check roles "the server's first request has no breakdown, the next $((N - 1)) have one, their parts summing to req.duration" \
+	"$REQ_OUT" "$PORT" "$N" <<'PY'
+import json, sys
+port, n = int(sys.argv[2]), int(sys.argv[3])
+srv = [r for r in map(json.loads, open(sys.argv[1])) if r["req.side"] == "server" and r["req.sport"] == port]
+assert len(srv) == n, srv
+parts = ["req.oncpu", "req.runq", "req.offcpu.file", "req.offcpu.net", "req.offcpu.lock",
+         "req.offcpu.poll", "req.offcpu.sleep", "req.offcpu.other"]
+assert all(srv[0].get(k) is None for k in parts), srv[0]
+for r in srv[1:]:
+    assert all(isinstance(r.get(k), int) for k in parts) and sum(r[k] for k in parts) == r["req.duration"], r
+    assert r["req.offcpu.sleep"] >= 30 * 10**6, r
+print("ok")
+PY
+
+# The kernel's side: the client's batches in the capture file. Followed all
+# along, each PING's wait would be one (40); let go at its first, it sends the
+# batch of none that began following and the few built before the agent
+# acted.
+CTID=$(head -n 1 "$TMP/client.out")
+"$AGENT" -r "$TMP/roles.scap" -j -p '%evt.type %thread.tid' "evt.type=cpuslices and thread.tid=$CTID" \
+	>"$TMP/client_batches.json" 2>"$TMP/client_batches.err"
+expect "the capture file reads back" [ $? = 0 ] || tail -n 3 "$TMP/client_batches.err"
+B=$(grep -c . "$TMP/client_batches.json")
+expect "the client thread $CTID sent 1 to 5 batches, not one per PING ($B)" [ "$B" -ge 1 ] && [ "$B" -le 5 ]
+
+# The replay decides the same: the same records, field for field.
+"$AGENT" -r "$TMP/roles.scap" --requests --profile -j -p "$FMT" \
+	"req.sport=$RPORT or proc.name=phase_server" >"$TMP/replay.out" 2>"$TMP/replay.err"
+expect "the replay runs" [ $? = 0 ] || tail -n 3 "$TMP/replay.err"
+expect "the replay's records are the live ones" cmp -s "$REQ_OUT" "$TMP/replay.out" ||
+	diff "$REQ_OUT" "$TMP/replay.out" | head -n 6
+expect "... and its exit line the same counts of threads let go" \
+	[ "$(grep -o '[0-9]* threads let go.*' "$REQ_ERR")" = "$(grep -o '[0-9]* threads let go.*' "$TMP/replay.err")" ]
+finish

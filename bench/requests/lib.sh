@@ -20,6 +20,7 @@ rb_install() {
 rb_agent_start() {
 	local err=$1 i; shift
 	RB_ERR=$err
+	[ -n "${RB_BPF_STATS:-}" ] && RB_ID0=$(rb_bpf 0 | cut -d' ' -f3)
 	"$RB_AGENT" -v "$@" >/dev/null 2>"$err" &
 	RB_PID=$!
 	for i in $(seq 600); do
@@ -30,6 +31,23 @@ rb_agent_start() {
 	echo "agent $* did not start:" >&2; cat "$err" >&2
 	kill -INT "$RB_PID" 2>/dev/null; wait "$RB_PID" 2>/dev/null
 	return 1
+}
+
+# rb_bpf MINID: the ns the kernel counted in BPF programs of ids over MINID
+# (the agent's, loaded after MINID was the last), all and profiling's
+# (prof_*), and the highest id now. Counted with kernel.bpf_stats_enabled
+# (bench/profile/requests.sh turns it on with RB_BPF_STATS=1), which adds two clock reads
+# to each run.
+rb_bpf() {
+	bpftool prog show -j 2>/dev/null | python3 -c '
+import json, sys
+lo, all_, prof, top = int(sys.argv[1]), 0, 0, 0
+for p in json.load(sys.stdin):
+    top = max(top, p["id"])
+    if p["id"] > lo:
+        all_ += p.get("run_time_ns", 0)
+        prof += p.get("run_time_ns", 0) if p.get("name", "").startswith("prof_") else 0
+print(all_, prof, top)' "$1"
 }
 
 # rb_ticks PID...: user+system clock ticks of every thread of the PIDs so far.
@@ -92,13 +110,17 @@ rb_agent_done() {
 # printed); the script sets RB_SRV_PIDS, RB_SERVER (its comm), RB_MPORT, and
 # empties RB_BARE before each round's bare row.
 rb_row() {
-	local name=$1 key=$2 s0 t0 srv agent=0 cost; shift 2
+	local name=$1 key=$2 s0 t0 srv agent=0 cost b0 b1; shift 2
 	RB_EXTRA=""
 	if [ $# -gt 0 ]; then rb_agent_start "$RB_TMP/agent.err" "$@" || exit 1; t0=$(rb_ticks $RB_PID); fi
+	[ -n "${RB_BPF_STATS:-}" ] && [ $# -gt 0 ] && b0=$(rb_bpf "$RB_ID0")
 	s0=$(rb_ticks $RB_SRV_PIDS)
 	load
 	srv=$(($(rb_ticks $RB_SRV_PIDS) - s0))
+	[ -n "${RB_BPF_STATS:-}" ] && [ $# -gt 0 ] && b1=$(rb_bpf "$RB_ID0")
 	if [ $# -gt 0 ]; then agent=$(($(rb_ticks $RB_PID) - t0)); rb_agent_done "$name" $agent; fi
+	[ -n "${RB_BPF_STATS:-}" ] && [ $# -gt 0 ] && RB_EXTRA="$RB_EXTRA$(echo $b0 $b1 |
+		awk -v n="$RB_COUNT" '{ printf "; BPF %.0f ns per request, profiling'"'"'s programs %.0f", ($4 - $1) / n, ($5 - $2) / n }')"
 	# BPF programs run in the traced processes' time: the sum is the whole cost
 	cost=$(awk -v s=$srv -v a=$agent -v l="$RB_TOOL_S" -v n="$RB_COUNT" -v hz="$RB_TCK" \
 		'BEGIN { printf "%.3f", ((s + a) / hz + l) / n * 1e5 }')

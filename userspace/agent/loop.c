@@ -32,9 +32,11 @@ static void agent__tick(struct agent *a)
 		struct timespec ts;
 
 		/* -r: the file's time, not this host's now */
-		clock_gettime(CLOCK_REALTIME, &ts);
-		req_mode__tick(a->req, a->o.read_file ? a->last_ts :
-			       (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
+		if (a->o.read_file)
+			req_mode__tick(a->req, a->last_ts);
+		else if (!clock_gettime(CLOCK_REALTIME, &ts))
+			req_mode__tick(a->req, (uint64_t)ts.tv_sec * 1000000000ull +
+						       (uint64_t)ts.tv_nsec);
 	}
 	if (a->metrics)
 		agent__publish_due(a, agent__now_ms(), true);

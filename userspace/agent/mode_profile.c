@@ -97,9 +97,13 @@ struct prof_end {
 	uint64_t now;
 };
 
-/* A CPU_SLICES event of thread TID: the frame, as the driver builds them. */
+/* A CPU_SLICES event of thread TID: the frame, as the driver builds them:
+ * the header, three param lengths, tid, from, the slices. */
+#define HELD_TID_OFF (PPM_HDR_LEN + 3 * 2)
+#define HELD_FROM_OFF (HELD_TID_OFF + 8)
+#define HELD_SLICES_OFF (HELD_FROM_OFF + 8)
 struct held_frame {
-	uint8_t b[PPM_HDR_LEN + 3 * 2 + 16 + PROF_BATCH * sizeof(struct prof_slice)];
+	uint8_t b[HELD_SLICES_OFF + PROF_BATCH * sizeof(struct prof_slice)];
 };
 
 /* What the driver holds for a thread when it stopped, as the batch it would
@@ -117,7 +121,6 @@ static int prof__held(void *ctx, uint32_t tid, const struct prof_thread *t)
 	struct held_frame f;
 	struct prof_batch b;
 	uint32_t n = 0;
-	uint8_t *p;
 
 	for (uint32_t i = 0; i < t->n && i < PROF_BATCH; i++) {
 		sl[n] = t->s[i];
@@ -137,16 +140,15 @@ static int prof__held(void *ctx, uint32_t tid, const struct prof_thread *t)
 		}
 	}
 	lens[2] = (uint16_t)(n * sizeof(sl[0]));
-	h.len = (uint32_t)(PPM_HDR_LEN + sizeof(lens) + 16 + lens[2]);
-	p = f.b;
-	memcpy(p, &h, PPM_HDR_LEN);
-	memcpy(p += PPM_HDR_LEN, lens, sizeof(lens));
-	memcpy(p += sizeof(lens), &tid64, 8);
-	memcpy(p += 8, &t->from, 8);
-	memcpy(p + 8, sl, lens[2]);
+	h.len = (uint32_t)(HELD_SLICES_OFF + lens[2]);
+	memcpy(f.b, &h, PPM_HDR_LEN);
+	memcpy(f.b + PPM_HDR_LEN, lens, sizeof(lens));
+	memcpy(f.b + HELD_TID_OFF, &tid64, 8);
+	memcpy(f.b + HELD_FROM_OFF, &t->from, 8);
+	memcpy(f.b + HELD_SLICES_OFF, sl, lens[2]);
 	/* read back as -r will: what would not decode is counted so here too */
-	if (prof_batch__decode(&b, pe->now, f.b + PPM_HDR_LEN + 6, 8, f.b + PPM_HDR_LEN + 14, 8,
-			       f.b + PPM_HDR_LEN + 22, lens[2])) {
+	if (prof_batch__decode(&b, pe->now, f.b + HELD_TID_OFF, 8, f.b + HELD_FROM_OFF, 8,
+			       f.b + HELD_SLICES_OFF, lens[2])) {
 		pe->a->prof_bad++;
 		return 0;
 	}

@@ -77,21 +77,29 @@ int record__start(struct record *r, struct inspector *in)
 	return 0;
 }
 
+/* -C/-G: a new file (its state written) when the current one is full at TS. */
+static int record__rotate(struct record *r, uint64_t ts)
+{
+	int err;
+
+	if (!r->cycle || (err = capfile_cycle__consider(r->cycle, ts)) == 0)
+		return 0;
+	r->writer = capfile_cycle__writer(r->cycle);
+	if (err < 0) {
+		agent__say("cannot write %s: %s", capfile_cycle__name(r->cycle), strerror(-err));
+		return err;
+	}
+	if (r->verbose)
+		agent__say("writing %s", capfile_cycle__name(r->cycle));
+	return 0;
+}
+
 int record__event(struct record *r, const struct ievt *ev, const struct capture_event *cev)
 {
 	int err;
 
-	/* -C/-G: a new file (its state written) when the current one is full */
-	if (r->cycle && (err = capfile_cycle__consider(r->cycle, ev->ts)) != 0) {
-		r->writer = capfile_cycle__writer(r->cycle);
-		if (err < 0) {
-			agent__say("cannot write %s: %s", capfile_cycle__name(r->cycle),
-				   strerror(-err));
-			return err;
-		}
-		if (r->verbose)
-			agent__say("writing %s", capfile_cycle__name(r->cycle));
-	}
+	if ((err = record__rotate(r, ev->ts)))
+		return err;
 	/* the file names a container before its first event, as sysdig's do */
 	if (r->writer && ((err = capfile_writer__users_new(r->writer, ev->thread, cev->cpu,
 							   ev->ts, &r->users_mark)) ||
@@ -107,14 +115,8 @@ int record__frame(struct record *r, uint16_t cpu, const struct ppm_evt_hdr *fram
 {
 	int err;
 
-	if (r->cycle && (err = capfile_cycle__consider(r->cycle, ts)) != 0) {
-		r->writer = capfile_cycle__writer(r->cycle);
-		if (err < 0) {
-			agent__say("cannot write %s: %s", capfile_cycle__name(r->cycle),
-				   strerror(-err));
-			return err;
-		}
-	}
+	if ((err = record__rotate(r, ts)))
+		return err;
 	if (r->writer && (err = capfile_writer__write(r->writer, cpu, frame))) {
 		agent__say("cannot write %s: %s", r->path, strerror(-err));
 		return err;

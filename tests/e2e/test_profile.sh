@@ -54,17 +54,20 @@ done
 kill -INT "$PERF_PID"; wait "$PERF_PID"
 perf script -i "$TMP/perf.data" -F comm,tid,ip,sym,dso >"$TMP/perf.txt" 2>/dev/null
 # The metrics (rendered about once a second): polled until the N requests are
-# in agent_request_profiled_total, for at most 20 s.
+# in agent_request_total (served) and agent_request_profiled_total (less
+# one across a gap: below), for at most 20 s.
 python3 - "$MPORT" "$N" "$TMP/metrics.txt" <<'PY'
 import re, sys, time, urllib.request
 port, n, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 for _ in range(200):
     text = urllib.request.urlopen("http://127.0.0.1:%s/metrics" % port, timeout=5).read().decode()
     open(out, "w").write(text)
-    got = sum(float(l.split()[-1]) for l in text.splitlines()
-              if l.startswith("agent_request_profiled_total{") and 'process="phase_server"' in l)
-    if got >= n:
-        break
+    def total(name):
+        return sum(float(l.split()[-1]) for l in text.splitlines()
+                   if l.startswith(name + "{") and 'process="phase_server"' in l)
+    if total("agent_request_total") >= n and total("agent_request_profiled_total") >= n - 1:
+        if total("agent_request_profiled_total") >= n or _ >= 20:
+            break
     time.sleep(0.1)
 PY
 expect "the kernel's trace of the server's thread is whole" ftrace_stop "$TMP/sched.txt"
@@ -76,11 +79,18 @@ req_agent_stop
 expect "the agent exits 0" [ $? = 0 ] || tail -n 5 "$REQ_ERR"
 srv_stop "$SRV_PID"
 # A gap may be a switch the tracepoints hid (driver/README.md, "Switches not
-# seen") in any followed thread; none may touch a request, and no event is
-# dropped.
-expect "the exit line counts the threads followed and no request across a gap" \
-	grep -qE '^agent: profiling: [0-9]+ threads followed now, 0 not followed .*, 0 batches past .*, [0-9]+ gaps .*, 0 batches malformed; server requests with no CPU breakdown: 0 whose thread was not followed, 0 answered by another thread, 0 across a gap' "$REQ_ERR" ||
+# seen": on these VMs a wakeup or switch on a CPU coming out of idle is now
+# and then shown to no tracer, perf's and ftrace's included) in any followed
+# thread; a request across one has no breakdown, counted so. At most one of
+# the N here (CI saw one in a few dozen runs); GAPS of them, checked below
+# to be the records without a breakdown and left out of the checks of
+# breakdowns and timelines. No event is dropped.
+expect "the exit line counts the threads followed and at most one request across a gap" \
+	grep -qE '^agent: profiling: [0-9]+ threads followed now, 0 not followed .*, 0 batches past .*, [0-9]+ gaps .*, 0 batches malformed; server requests with no CPU breakdown: 0 whose thread was not followed, 0 answered by another thread, [01] across a gap' "$REQ_ERR" ||
 	grep 'profiling' "$REQ_ERR"
+GAPS=$(sed -nE 's/^agent: profiling: .* ([0-9]+) across a gap.*/\1/p' "$REQ_ERR")
+GAPS=${GAPS:-0}
+NB=$((N - GAPS))	# the requests with a breakdown
 expect "no event dropped" grep -qE '^agent: dropped 0 ' "$REQ_ERR" || grep dropped "$REQ_ERR"
 
 # 3. Each request's breakdown against the oracle's measures: on CPU, the
@@ -89,18 +99,21 @@ expect "no event dropped" grep -qE '^agent: dropped 0 ' "$REQ_ERR" || grep dropp
 # run_delay. Each within 10% or 2 ms (the agent's span, from the read's exit
 # to the write's, holds the server's marks and a few syscalls more).
 req_check breakdown "each bucket within 10% (or 2 ms) of the server's phases; the parts sum to req.duration; the metrics sum the records" \
-	"$REQ_OUT" "$TMP/phases.json" "$N" "$TMP/metrics.txt" "$PORT" <<'PY'
+	"$REQ_OUT" "$TMP/phases.json" "$N" "$TMP/metrics.txt" "$PORT" "$GAPS" <<'PY'
 import json, re, sys
-port = int(sys.argv[5])
+port, gaps = int(sys.argv[5]), int(sys.argv[6])
 recs = [json.loads(l) for l in open(sys.argv[1]) if json.loads(l)["req.sport"] == port]
 srv = [r for r in recs if r["req.side"] == "server"]
 log = json.load(open(sys.argv[2]))
 n = int(sys.argv[3])
 assert len(srv) == n == len(log), (len(srv), len(log))
+# those across a gap (the exit line's count) have no breakdown at all
+whole = [(r, p) for r, p in zip(srv, log) if r.get("req.oncpu") is not None]
+assert len(whole) == n - gaps and all(r.get("req.runq") is None for r in srv if r.get("req.oncpu") is None), (gaps, srv)
 ms = 1e6
 def near(got, want, what, r):
     assert abs(got - want) <= max(0.10 * want, 2 * ms), "%s: agent %.3f ms, server %.3f ms: %s" % (what, got / ms, want / ms, r)
-for r, p in zip(srv, log):
+for r, p in whole:
     parts = ["req.oncpu", "req.runq", "req.offcpu.file", "req.offcpu.net", "req.offcpu.lock",
              "req.offcpu.poll", "req.offcpu.sleep", "req.offcpu.other"]
     assert all(isinstance(r.get(k), int) for k in parts), r
@@ -126,16 +139,16 @@ for l in open(sys.argv[4]):
         reason = re.search(r'reason="(\w+)"', m.group(2))
         key = m.group(1) + (":" + reason.group(1) if reason else "")
         met[key] = met.get(key, 0) + float(m.group(3))
-assert met.get("agent_request_profiled_total") == n, met
+assert met.get("agent_request_profiled_total") == n - gaps, met
 def sec(k):
-    return sum(r[k] for r in srv) / 1e9
+    return sum(r[k] for r, _ in whole) / 1e9
 for key, field in [("agent_request_oncpu_seconds_total", "req.oncpu"),
                    ("agent_request_runq_seconds_total", "req.runq")] + [
                    ("agent_request_offcpu_seconds_total:" + k, "req.offcpu." + k)
                    for k in ("file", "net", "lock", "poll", "sleep", "other")]:
     assert abs(met.get(key, -1) - sec(field)) < 1e-6, (key, met.get(key), sec(field))
 print("  metrics: %d profiled, on %.4f s, sleep %.4f s, lock %.4f s, file %.4f s: the records' sums" % (
-    n, met["agent_request_oncpu_seconds_total"], met["agent_request_offcpu_seconds_total:sleep"],
+    n - gaps, met["agent_request_oncpu_seconds_total"], met["agent_request_offcpu_seconds_total:sleep"],
     met["agent_request_offcpu_seconds_total:lock"], met["agent_request_offcpu_seconds_total:file"]))
 cl = [r for r in recs if r["req.side"] == "client"]
 assert cl and all(r.get("req.oncpu") is None for r in cl), ("client records carry no breakdown", cl[:1])
@@ -149,10 +162,10 @@ PY
 # tid), the fsync on the file's path; its Redis call, as the record says;
 # the SVG well-formed XML.
 req_check timelines "each Redis call linked by req.parent; each request's timeline names its waits, the holder as the lock's waker, the fsync's file and the Redis call" \
-	"$REQ_OUT" "$TMP/phases.json" "$N" "$TMP/tl" "$PORT" "$RPORT" "$TMP/fsync.dat" <<'PY'
+	"$REQ_OUT" "$TMP/phases.json" "$N" "$TMP/tl" "$PORT" "$RPORT" "$TMP/fsync.dat" "$GAPS" <<'PY'
 import glob, json, os, sys, xml.etree.ElementTree as E
-out, logf, n, tl, port, rport, fpath = sys.argv[1:8]
-n, port, rport = int(n), int(port), int(rport)
+out, logf, n, tl, port, rport, fpath, gaps = sys.argv[1:9]
+n, port, rport, gaps = int(n), int(port), int(rport), int(gaps)
 recs = [json.loads(l) for l in open(out)]
 srv = [r for r in recs if r["req.side"] == "server" and r["req.sport"] == port]
 calls = [r for r in recs if r["req.side"] == "client" and r["req.sport"] == rport and r["proc.name"] == "phase_server"]
@@ -164,9 +177,12 @@ for r in srv:
     assert len(mine) == 1 and mine[0]["req.protocol"] == "redis" and mine[0]["req.method"] == "PING", (r, mine)
     assert r["req.id"] and not r.get("req.parent"), r
 files = sorted(glob.glob(tl + "/req-*.json"))
-assert len(files) == n, files
+# a timeline for each request with a breakdown (one across a gap has none)
+assert len(files) == n - gaps, files
 kinds = ["runq", "file", "net", "lock", "poll", "sleep", "other"]
 for r, p in zip(srv, log):
+    if r.get("req.oncpu") is None:
+        continue
     tid, holder, sleep = p["tid"], p["holder"], p["sleep"]
     t = json.load(open("%s/req-%d.json" % (tl, r["req.id"])))
     q = t["req"]
@@ -198,7 +214,7 @@ for r, p in zip(srv, log):
 print("ok")
 PY
 expect "the exit line counts the timelines written" \
-	grep -qE "^agent: slow requests' timelines: $N written to .* \(0 with slices not kept\), 0 past 10 a second, 0 could not be written" "$REQ_ERR" ||
+	grep -qE "^agent: slow requests' timelines: $NB written to .* \(0 with slices not kept\), 0 past 10 a second, 0 could not be written" "$REQ_ERR" ||
 	grep timelines "$REQ_ERR"
 # 5. On-CPU stacks: the server's file of collapsed stacks names phase_spin
 # (its 20 ms on CPU per request) as the user function in the most samples,
@@ -269,7 +285,7 @@ expect "the exit line counts the stacks, at most 5% of them not kept" awk '
 expect "the agent replays its capture file with --requests --profile" [ $? = 0 ] ||
 	tail -n 5 "$TMP/replay.err"
 req_check replay "the replay's records are the live ones, field for field; its timelines too, but for their stacks" \
-	"$REQ_OUT" "$TMP/replay.out" "$TMP/tl" "$TMP/tl2" "$N" <<'PY'
+	"$REQ_OUT" "$TMP/replay.out" "$TMP/tl" "$TMP/tl2" "$NB" <<'PY'
 import glob, json, os, sys
 live, again, tl, tl2, n = sys.argv[1:6]
 a = [json.loads(l) for l in open(live)]

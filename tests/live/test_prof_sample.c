@@ -39,7 +39,7 @@ __attribute__((noinline)) void sample_spin(uint64_t ns)
 	uint64_t end = cpu_ns() + ns;
 
 	while (cpu_ns() < end)
-		for (int i = 0; i < 20000; i++)
+		for (int i = 0; i < 200000; i++)
 			sink += (uint64_t)i * sink + 1;
 }
 

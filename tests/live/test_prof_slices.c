@@ -8,7 +8,8 @@
  * before the write's own events. Every param and slice is checked: the first
  * batch has no slices and begins when it is sent, the second begins where the
  * first ended and holds the four waits in order, each followed by its run
- * queue wait, all inside the batch's span; the sleep lasts at least what was
+ * queue wait (but for a wakeup the tracepoints hid), all inside the batch's
+ * span; the sleep lasts at least what was
  * asked, the futex's waker is the helper; nothing past the table. */
 #include <linux/futex.h>
 #include <pthread.h>
@@ -129,7 +130,7 @@ int main(void)
 	struct driver_counters dc;
 	struct harness *h;
 	pthread_t tw, th;
-	int l, at = 0, n, k;
+	int l, at = 0, n, k, hidden = 0;
 	uint64_t prev_end;
 	static const struct { uint8_t kind; uint16_t nr; } want[] = {
 		{ PROF_SLEEP, SYS_nanosleep }, { PROF_LOCK, SYS_futex },
@@ -218,17 +219,28 @@ int main(void)
 				EXPECT(s.waker == 0);
 				break;
 			}
-			/* its run-queue wait: next, from its end, not preempted */
+			/* its run-queue wait: next, from its end, not preempted;
+			 * unless its wakeup was one the tracepoints hid (on these
+			 * VMs, now and then, one on a CPU coming out of idle:
+			 * driver/README.md, "Switches not seen"), when the wait
+			 * lasted until it ran and the next slice is later */
 			EXPECT(i + 1 < batch->p.len[2] / sizeof(struct prof_slice));
 			if (i + 1 < batch->p.len[2] / sizeof(struct prof_slice)) {
 				slice__get(batch, i + 1, &r);
-				EXPECT(r.kind == PROF_RUNQ && r.start == s.start + s.dur &&
-				       r.nr == PROF_NR_NONE && r.flags == 0);
+				if (r.kind == PROF_RUNQ)
+					EXPECT(r.start == s.start + s.dur && r.nr == PROF_NR_NONE &&
+					       r.flags == 0);
+				else {
+					EXPECT(r.start > s.start + s.dur);
+					hidden++;
+				}
 			}
 			k++;
 		}
 	}
 	EXPECT(k == 4);
+	if (hidden)
+		fprintf(stderr, "  %d of the 4 wakeups hidden from the tracepoints\n", hidden);
 	EXPECT(driver__counters(harness__driver(h), NULL, 0, &dc) > 0 && dc.n_prof_full == 0);
 out:
 	harness__close(h);

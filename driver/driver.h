@@ -40,7 +40,9 @@ struct driver_settings {
 	/* prof_let_go has had an entry: a thread not followed is looked up
 	 * there before following begins */
 	__u8 prof_let_go;
-	__u8 pad[4];
+	/* FD_NAME events name the files followed threads wait on */
+	__u8 prof_names;
+	__u8 pad[3];
 };
 
 /* Profiling: which threads the driver follows through the scheduler. */
@@ -110,6 +112,8 @@ struct prof_thread {
 	__u8 kind;		/* PROF_ST_OFF: enum prof_kind; RUNQ: its flags */
 	__u32 n;		/* slices in S */
 	__u32 pad;
+	/* the file last named by an FD_NAME event since its last sent event */
+	__u64 named;
 	struct prof_slice s[PROF_BATCH];
 };
 

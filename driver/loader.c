@@ -145,6 +145,7 @@ int driver__configure(struct driver *d, const struct driver_config *cfg)
 	if (cfg->profile > PROF_FOLLOW_ALL)
 		return -EINVAL;
 	d->skel->bss->settings.profile = cfg->profile;
+	d->skel->bss->settings.prof_names = cfg->profile && cfg->profile_names;
 	/* the table takes its memory at load: none without profiling */
 	bpf_map__set_max_entries(d->skel->maps.prof_threads, cfg->profile ? PROF_THREADS : 1);
 	bpf_map__set_max_entries(d->skel->maps.prof_let_go,

@@ -48,6 +48,10 @@ struct driver_config {
 	 * times a second per CPU (a cpu-clock perf event each, prof_sample.bpf.c)
 	 * and sent as CPU_SAMPLE events; 0: none. */
 	uint32_t profile_hz;
+	/* With profile: the files followed threads go off CPU waiting on named
+	 * by FD_NAME events (prof_name.bpf.h), once per file between a thread's
+	 * sent events. */
+	bool profile_names;
 };
 
 /* What driver__load did: programs loaded (dispatchers, fillers and their

@@ -3,6 +3,7 @@
  * preempted), is woken, and runs again. Typed (tp_btf) so that the tasks'
  * fields are plain loads. A thread not followed costs a hash lookup. */
 #include "prof.bpf.h"
+#include "prof_name.bpf.h"
 #include "fd.bpf.h"
 
 /* x86_64 syscall numbers (unistd_64.h) profiling sorts by. */
@@ -181,6 +182,9 @@ int BPF_PROG(prof_switch, bool preempt, struct task_struct *prev, struct task_st
 		} else {
 			e->state = PROF_ST_OFF;
 			prof__reason(prev, e);
+			if (settings.prof_names && e->kind == PROF_FILE && e->obj != (__u64)-1)
+				prof_name__send(ctx, prev, ptid, e, fd__file((long)e->obj), e->obj,
+						now);
 		}
 		e->since = now;
 	}

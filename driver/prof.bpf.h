@@ -170,6 +170,7 @@ static __always_inline struct prof_thread *prof__follow(__u32 tid, __u8 state, _
 	n->waker = 0;
 	n->nr = PROF_NR_NONE;
 	n->obj = 0;
+	n->named = 0;
 	err = bpf_map_update_elem(&prof_threads, &tid, n, BPF_NOEXIST);
 	if (err && err != -17 /* EEXIST */) {
 		COUNT(n_prof_full);
@@ -193,6 +194,8 @@ static __always_inline void prof__at_event(void *ctx, __u64 pid_tgid, int io)
 	if (e) {
 		if (e->n)
 			prof__emit(ctx, tid, e, prof__now(), PROF_SLOT_TASK, pid_tgid);
+		/* the event may close or reuse an fd: a file is named again */
+		e->named = 0;
 		return;
 	}
 	if (settings.profile != PROF_FOLLOW_SENT || !io)

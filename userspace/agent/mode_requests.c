@@ -39,9 +39,12 @@ int agent__requests_plan(struct agent *a, struct capture_live_opts *lo)
 	/* the threads whose socket I/O is sent: those that serve requests */
 	if (a->o.profile)
 		lo->profile = PROF_FOLLOW_SENT;
-	/* stacks only where something reads them: --profile-out */
-	if (a->o.profile_out)
+	/* stacks, and the names of the files waited on, only where something
+	 * reads them: --profile-out */
+	if (a->o.profile_out) {
 		lo->profile_hz = a->o.profile_hz >= 0 ? (uint32_t)a->o.profile_hz : PROFILE_HZ;
+		lo->profile_names = true;
+	}
 	return 0;
 }
 

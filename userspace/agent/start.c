@@ -146,10 +146,9 @@ int agent__start(struct agent *a)
 	struct agent_kf_opts ko = { .off = a->o.no_kernel_filter,
 				    .syscalls_only = a->o.write_file != NULL,
 				    .host_root = getenv("HOST_ROOT"),
-				    /* --profile-out names the files a slow
-				     * request waited on: their opens stay */
-				    .requests = (a->o.requests || a->o.profile) &&
-						!a->o.profile_out };
+				    /* file opens stay in the kernel: --profile-out
+				     * has the files waited on named by the driver */
+				    .requests = a->o.requests || a->o.profile };
 	struct capture_live_opts lo = {
 		.ring_pages = a->o.ring_pages,
 		.snaplen = a->o.snaplen,

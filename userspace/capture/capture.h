@@ -136,6 +136,7 @@ struct capture_live_opts {
 	/* Profiling: enum prof_follow (driver_config.profile) */
 	uint8_t profile;
 	uint32_t profile_hz;	/* on-CPU stack samples a second (driver_config) */
+	bool profile_names;	/* FD_NAME events (driver_config) */
 	/* Called as each step begins (may be NULL), so that the caller can time
 	 * the steps and tell which one does not end. */
 	void (*on_step)(void *arg, enum capture_step step);

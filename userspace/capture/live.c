@@ -121,6 +121,7 @@ static int live_setup(struct live *l, const struct capture_live_opts *o)
 		.sock_families = o->sock_families,
 		.profile = o->profile,
 		.profile_hz = o->profile_hz,
+		.profile_names = o->profile_names,
 	};
 	struct ringset_opts ro = {0};
 	uint32_t pages = o->ring_pages ? o->ring_pages : DEFAULT_RING_PAGES;

@@ -247,6 +247,9 @@ struct fd_info *parse__new_fd(struct ievt *ev, int64_t fd, enum fd_type type);
  * event alone shows it). */
 void parse__open_path(struct inspector *in, struct ievt *ev, int64_t fd, int64_t dirfd,
 		      const char *name, uint32_t flags, uint32_t dev);
+/* FD_NAME: names FD where the table has no name for it (a new file entry
+ * when it has none). */
+void parse__fd_name(struct ievt *ev, const struct evt_params *x);
 /* parse_thread.c: clone/fork/exec/exit/chdir. */
 bool parse__is_clone_exit(uint16_t type);
 bool parse__is_execve_exit(uint16_t type);

@@ -326,6 +326,9 @@ static void evt__dispatch(struct inspector *in, struct ievt *ev, const struct ev
 	case PPME_SOCKET_CONNECT_E:
 		parse__connect_enter(ev, x);
 		break;
+	case PPME_FD_NAME_E:
+		parse__fd_name(ev, x);
+		break;
 	default:
 		if (PPME_IS_EXIT(ev->type) &&
 		    (ev->info->flags & (EF_CREATES_FD | EF_DESTROYS_FD | EF_MODIFIES_STATE)))

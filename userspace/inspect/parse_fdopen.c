@@ -56,3 +56,26 @@ void parse__open_path(struct inspector *in, struct ievt *ev, int64_t fd, int64_t
 	fi->dev = dev;
 	fd_info__set_name(fi, path, (size_t)len);
 }
+
+/* FD_NAME (profiling's): the kernel's name of a file the thread waited on.
+ * It names the fd only where the table has no name for it (its open was kept
+ * in the kernel, or not seen): a name from the open or /proc stays. */
+void parse__fd_name(struct ievt *ev, const struct evt_params *x)
+{
+	int64_t fd = evp__int(x, 1, -1);
+	char name[PATH_MAX];
+	struct fd_info *fi;
+	size_t len;
+
+	if (fd < 0 || !ev->thread || !ev->thread->fds)
+		return;
+	len = evp__str(x, 2, name, sizeof(name));
+	if (!len || name[0] != '/')
+		return;
+	fi = fd_table__find(ev->thread->fds, fd);
+	if (fi && fi->name)
+		return;
+	if (!fi && !(fi = parse__new_fd(ev, fd, FDT_FILE)))
+		return;
+	fd_info__set_name(fi, name, len);
+}

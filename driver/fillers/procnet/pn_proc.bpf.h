@@ -5,6 +5,7 @@
 #define PN_PROC_BPF_H
 
 #include "pn_compat.bpf.h"
+#include "../../path_walk.bpf.h"
 #include "../../frame.bpf.h"
 #include "schema_flags.h"
 
@@ -12,11 +13,8 @@
 #define PN_ARGS_MAX 4096
 /* argv/envp entries read from user memory when a failed execve has no new image. */
 #define PN_ARGV_MAX 32
-/* Path components walked (cwd, cgroups) and the longest component copied. */
-#define PN_PATH_DEPTH 32
-#define PN_PATH_STEPS 48
+/* Cgroup path components walked (path_walk.bpf.h has the rest). */
 #define PN_CG_DEPTH 16
-#define PN_NAME_MAX 256
 /* Longest path a param gets before it is cut. */
 #define PN_PATH_MAX (DRIVER_MAX_STR - PN_NAME_MAX)
 #define PN_RLIMIT_NOFILE 7
@@ -35,15 +33,8 @@ static __always_inline void pn__put_byte(struct filler *f, __u32 pos, __u8 c)
 	f->s->data[(f->s->off + pos) & FRAME_MASK] = c;
 }
 
-/* Path components collected leaf first, written root first. The loops are
- * bpf_loop callbacks: the verifier checks one iteration instead of every one. */
-struct pn_path {
-	const void *names[PN_PATH_DEPTH];
-	int n;
-	__u32 pos;	/* where the next byte of the param goes */
-	__u32 off;	/* the param's offset in the frame */
-};
-
+/* The loops are bpf_loop callbacks: the verifier checks one iteration
+ * instead of every one. */
 static long pn__path_write_one(__u32 i, void *arg)
 {
 	struct pn_path *p = arg;
@@ -181,45 +172,6 @@ static __always_inline void proc__ids(struct filler *f, struct task_struct *t)
 	filler__s64(f, BPF_CORE_READ(t, pid));
 	filler__s64(f, BPF_CORE_READ(t, tgid));
 	filler__s64(f, BPF_CORE_READ(t, real_parent, tgid));
-}
-
-static __always_inline struct mount *pn__real_mount(struct vfsmount *vm)
-{
-	return (struct mount *)((char *)vm - bpf_core_field_offset(struct mount, mnt));
-}
-
-struct pn_walk {
-	struct pn_path path;
-	struct dentry *d, *root_d;
-	struct vfsmount *vm, *root_m;
-};
-
-static long pn__cwd_step(__u32 i, void *arg)
-{
-	struct pn_walk *w = arg;
-	struct dentry *d = w->d, *parent;
-	struct vfsmount *vm = w->vm;
-	struct mount *m, *pm;
-
-	if (!d || (d == w->root_d && vm == w->root_m) || w->path.n >= PN_PATH_DEPTH)
-		return 1;
-	if (d == BPF_CORE_READ(vm, mnt_root)) {
-		/* The top of a mount: go on from where it is mounted. */
-		m = pn__real_mount(vm);
-		pm = BPF_CORE_READ(m, mnt_parent);
-		if (!pm || pm == m)
-			return 1;
-		w->d = BPF_CORE_READ(m, mnt_mountpoint);
-		w->vm = (struct vfsmount *)((char *)pm + bpf_core_field_offset(struct mount, mnt));
-		return 0;
-	}
-	parent = BPF_CORE_READ(d, d_parent);
-	if (parent == d)
-		return 1;
-	w->path.names[w->path.n & (PN_PATH_DEPTH - 1)] = BPF_CORE_READ(d, d_name.name);
-	w->path.n++;
-	w->d = parent;
-	return 0;
 }
 
 /* cwd: fs->pwd walked up to the task's root, crossing mounts. */

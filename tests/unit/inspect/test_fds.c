@@ -3,7 +3,8 @@
  * close (and failed close), pipe, socket+connect with IPv4/IPv6/unix tuples
  * (bytes from the single_ipv6_conn.scap fixture), accept, bind, eventfd and
  * friends, then each maker again for what it leaves (replaced entries, both
- * ends, access modes, failures). Frames follow proto/events.def. */
+ * ends, access modes, failures); profiling's FD_NAME naming an fd it did not
+ * see opened. Frames follow proto/events.def. */
 #include <netinet/in.h>
 
 #include "test_util.h"
@@ -409,6 +410,33 @@ static void test_read_uses_fd(void)
 	CHECK(t->ev.fdnum == -1 && t->ev.fd == NULL);
 }
 
+/* FD_NAME (profiling's, the kernel's name of a file a thread waited on):
+ * names an fd the table does not know, or knows without a name; never
+ * renames one an open named; a relative or empty name, or a bad fd, changes
+ * nothing. */
+static void test_fd_name(void)
+{
+	size_t before;
+
+	close_(140, 0);
+	CHECK(fd(140) == NULL);
+	CHECK(t_emit(t, PPME_FD_NAME_E, TID, "qqs", Q(TID), Q(140), "/var/lib/db/wal") == 0);
+	CHECK(fd(140) && fd(140)->type == FDT_FILE);
+	CHECK_STR(fdname(140), "/var/lib/db/wal");
+	/* an open's name stays */
+	t_openat(141, -100, "/etc/hosts", PPM_FILE_FLAGS_O_RDONLY);
+	CHECK(t_emit(t, PPME_FD_NAME_E, TID, "qqs", Q(TID), Q(141), "/etc/other") == 0);
+	CHECK_STR(fdname(141), "/etc/hosts");
+	before = fd_table__count(thread_table__find(inspector__threads(t->in), TID)->fds);
+	CHECK(t_emit(t, PPME_FD_NAME_E, TID, "qqs", Q(TID), Q(142), "rel/path") == 0);
+	CHECK(t_emit(t, PPME_FD_NAME_E, TID, "qqs", Q(TID), Q(143), "") == 0);
+	CHECK(t_emit(t, PPME_FD_NAME_E, TID, "qqs", Q(TID), Q(-1), "/x") == 0);
+	CHECK(fd(142) == NULL && fd(143) == NULL);
+	CHECK_INT(fd_table__count(thread_table__find(inspector__threads(t->in), TID)->fds), before);
+	close_(140, 0);
+	close_(141, 0);
+}
+
 int main(void)
 {
 	char *root = t_tmpdir();
@@ -421,6 +449,7 @@ int main(void)
 	test_sockets();
 	test_makers();
 	test_read_uses_fd();
+	test_fd_name();
 	t_free(t, root);
 	return t_report();
 }

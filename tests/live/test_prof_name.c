@@ -126,12 +126,10 @@ static void part__check(struct harness *h, int *from, int part)
 int main(void)
 {
 	struct driver_config cfg = pn_capture_self;
-	struct sockaddr_in a = pn_in4("127.0.0.1", 0);
-	socklen_t alen = sizeof(a);
 	struct driver_counters dc;
 	struct harness *h;
 	pthread_t tw;
-	int l, at = 0, n;
+	int at = 0, n;
 	char dir[PATH_MAX];
 
 	/* on the disk the test runs from (a tmpfs fsync never blocks) */
@@ -142,11 +140,7 @@ int main(void)
 	cfg.sock_families = (1u << PPM_AF_INET) | (1u << PPM_AF_INET6);
 	cfg.profile = PROF_FOLLOW_SENT;
 	cfg.profile_names = true;
-	l = socket(AF_INET, SOCK_STREAM, 0);
-	x.cli = socket(AF_INET, SOCK_STREAM, 0);
-	if (l < 0 || x.cli < 0 || bind(l, (void *)&a, alen) || listen(l, 1) ||
-	    getsockname(l, (void *)&a, &alen) || connect(x.cli, (void *)&a, alen) ||
-	    (x.srv = accept(l, NULL, NULL)) < 0) {
+	if (pn_tcp_pair4(&x.cli, &x.srv)) {
 		perror("setup");
 		return 1;
 	}

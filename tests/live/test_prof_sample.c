@@ -80,23 +80,17 @@ static bool holds_spin(const uint64_t *ips, int n)
 int main(void)
 {
 	struct driver_config cfg = pn_capture_self;
-	struct sockaddr_in a = pn_in4("127.0.0.1", 0);
-	socklen_t alen = sizeof(a);
 	struct hevt *w0 = NULL, *wa = NULL, *wb = NULL, *e;
 	struct harness *h;
 	pthread_t tw, tb;
 	int by_events = 0;
-	int l, cli, n, samples = 0, with_spin = 0, read_back = 0, first_id = -1, after = 0;
+	int cli, n, samples = 0, with_spin = 0, read_back = 0, first_id = -1, after = 0;
 
 	cfg.syscalls = harness__only(sample_calls);
 	cfg.sock_families = (1u << PPM_AF_INET) | (1u << PPM_AF_INET6);
 	cfg.profile = PROF_FOLLOW_SENT;
 	cfg.profile_hz = 997;
-	l = socket(AF_INET, SOCK_STREAM, 0);
-	cli = socket(AF_INET, SOCK_STREAM, 0);
-	if (l < 0 || cli < 0 || bind(l, (void *)&a, alen) || listen(l, 1) ||
-	    getsockname(l, (void *)&a, &alen) || connect(cli, (void *)&a, alen) ||
-	    (srv = accept(l, NULL, NULL)) < 0) {
+	if (pn_tcp_pair4(&cli, &srv)) {
 		perror("setup");
 		return 1;
 	}
@@ -175,6 +169,5 @@ out:
 	harness__close(h);
 	close(cli);
 	close(srv);
-	close(l);
 	return harness__report("prof_sample");
 }

@@ -124,13 +124,11 @@ static void slice__get(const struct hevt *e, unsigned i, struct prof_slice *s)
 int main(void)
 {
 	struct driver_config cfg = pn_capture_self;
-	struct sockaddr_in a = pn_in4("127.0.0.1", 0);
-	socklen_t alen = sizeof(a);
 	struct hevt *hello, *batch, *e;
 	struct driver_counters dc;
 	struct harness *h;
 	pthread_t tw, th;
-	int l, at = 0, n, k, hidden = 0;
+	int at = 0, n, k, hidden = 0;
 	uint64_t prev_end;
 	static const struct { uint8_t kind; uint16_t nr; } want[] = {
 		{ PROF_SLEEP, SYS_nanosleep }, { PROF_LOCK, SYS_futex },
@@ -140,11 +138,7 @@ int main(void)
 	cfg.syscalls = harness__only(prof_calls);
 	cfg.sock_families = (1u << PPM_AF_INET) | (1u << PPM_AF_INET6);
 	cfg.profile = PROF_FOLLOW_SENT;
-	l = socket(AF_INET, SOCK_STREAM, 0);
-	x.cli = socket(AF_INET, SOCK_STREAM, 0);
-	if (l < 0 || x.cli < 0 || bind(l, (void *)&a, alen) || listen(l, 1) ||
-	    getsockname(l, (void *)&a, &alen) || connect(x.cli, (void *)&a, alen) ||
-	    (x.srv = accept(l, NULL, NULL)) < 0 || pipe(x.pipe)) {
+	if (pn_tcp_pair4(&x.cli, &x.srv) || pipe(x.pipe)) {
 		perror("setup");
 		return 1;
 	}

@@ -323,6 +323,24 @@ static inline struct sockaddr_in6 pn_in6(const char *ip, uint16_t port)
 	return a;
 }
 
+/* A connected TCP pair over 127.0.0.1: *CLI the connecting end, *SRV the
+ * accepted one. 0, or -1 with errno. */
+static inline int pn_tcp_pair4(int *cli, int *srv)
+{
+	struct sockaddr_in a = pn_in4("127.0.0.1", 0);
+	socklen_t alen = sizeof(a);
+	int l = socket(AF_INET, SOCK_STREAM, 0), err = -1;
+
+	*cli = socket(AF_INET, SOCK_STREAM, 0);
+	if (l >= 0 && *cli >= 0 && !bind(l, (void *)&a, alen) && !listen(l, 1) &&
+	    !getsockname(l, (void *)&a, &alen) && !connect(*cli, (void *)&a, alen) &&
+	    (*srv = accept(l, NULL, NULL)) >= 0)
+		err = 0;
+	if (l >= 0)
+		close(l);
+	return err;
+}
+
 /* A port nobody listens on now (bound then released), for FAMILY's loopback. */
 static inline uint16_t pn_free_port(int family, int type)
 {

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "elfsyms.h"
@@ -35,6 +36,7 @@ struct symproc {
 	struct symmap *maps;
 	unsigned n_maps, cap_maps;
 	uint64_t used;
+	uint64_t read_ns;	/* when its maps were read (CLOCK_MONOTONIC) */
 };
 
 struct symbolizer {
@@ -47,8 +49,17 @@ struct symbolizer {
 	struct ksyms *ksyms;
 	int ksyms_err;
 	uint64_t clock;
+	uint64_t reread_ns;
 	struct symbolizer_counters c;
 };
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 struct symbolizer *symbolizer__new(const struct symbolizer_opts *o)
 {
@@ -59,6 +70,7 @@ struct symbolizer *symbolizer__new(const struct symbolizer_opts *o)
 		return NULL;
 	s->max_procs = o && o->max_procs ? o->max_procs : 1024;
 	s->max_files = o && o->max_files ? o->max_files : 512;
+	s->reread_ns = (o && o->reread_ms ? o->reread_ms : 1000) * 1000000ull;
 	if (snprintf(s->proc, sizeof(s->proc), "%s", proc) >= (int)sizeof(s->proc) ||
 	    snprintf(s->kallsyms, sizeof(s->kallsyms), "%s%s", o && o->kallsyms ? "" : proc,
 		     o && o->kallsyms ? o->kallsyms : "/kallsyms") >= (int)sizeof(s->kallsyms)) {
@@ -117,6 +129,7 @@ static int symproc__read(struct symbolizer *s, struct symproc *p, int pid)
 	if (!(f = fopen(path, "re")))
 		return -ESRCH;
 	p->pid = pid;
+	p->read_ns = mono_ns();
 	while ((len = getline(&line, &cap, f)) > 0) {
 		struct procmap m;
 		struct symmap *sm;
@@ -306,7 +319,12 @@ int symbolizer__user(struct symbolizer *s, int pid, uint64_t addr, struct sym *o
 	if (!(p = symbolizer__proc(s, pid, &err)))
 		return err;
 	if (!(m = symproc__find(p, addr))) {
-		/* mapped since the maps were read (dlopen): read them once more */
+		/* mapped since the maps were read (dlopen): read them once more,
+		 * unless just read (a stray address, each a miss) */
+		if (mono_ns() - p->read_ns < s->reread_ns) {
+			s->c.reread_held++;
+			return -ENOENT;
+		}
 		symproc__clear(p);
 		s->c.maps_reread++;
 		if ((err = symproc__read(s, p, pid)))

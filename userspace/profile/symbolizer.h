@@ -15,6 +15,11 @@ struct symbolizer_opts {
 	const char *kallsyms;	/* NULL: PROC/kallsyms */
 	unsigned max_procs;	/* processes whose mappings are kept; 0: 1024 */
 	unsigned max_files;	/* files whose symbols are kept; 0: 512 */
+	/* An address in no mapping reads the process's maps again (a library
+	 * dlopen'd since), but not within this many ms of its last read: code
+	 * built without frame pointers gives stacks of stray addresses, each a
+	 * miss. 0: 1000. */
+	unsigned reread_ms;
 };
 
 struct sym {
@@ -24,7 +29,9 @@ struct sym {
 };
 
 struct symbolizer_counters {
-	uint64_t procs_read, procs_evicted, maps_reread;
+	/* maps_reread: read again on a miss; reread_held: a miss within
+	 * reread_ms of the last read, not read again */
+	uint64_t procs_read, procs_evicted, maps_reread, reread_held;
 	uint64_t files_read, files_shared, files_failed, files_evicted, files_uncached;
 };
 

@@ -210,7 +210,8 @@ static pid_t child_with(const char *so, int (**fn)(int))
 
 static void test_processes(const char *so)
 {
-	struct symbolizer *s = symbolizer__new(NULL);
+	struct symbolizer_opts sopts = { .reread_ms = 50 };
+	struct symbolizer *s = symbolizer__new(&sopts);
 	struct symbolizer_counters c;
 	int (*fn)(int) = NULL, (*fn2)(int) = NULL;
 	char copy[] = "/tmp/t_symbols_XXXXXX", cmd[600];
@@ -229,13 +230,22 @@ static void test_processes(const char *so)
 	/* libc's, from .dynsym: dladdr agrees */
 	check_as_dladdr(s, (void *)&getppid);
 	check_as_dladdr(s, (char *)&qsort + 1);
-	/* not code: the maps are read again once, in case it was mapped since */
+	/* not code: within reread_ms of the maps' read, not read again (a stray
+	 * address of a stack walked without frame pointers); after it, read
+	 * again once, in case it was mapped since */
+	CHECK_INT(symbolizer__user(s, getpid(), (uintptr_t)&out, &out), -ENOENT);
+	symbolizer__counters(s, &c);
+	CHECK_INT(c.maps_reread, 0);
+	CHECK_INT(c.reread_held, 1);
+	usleep(60 * 1000);
 	CHECK_INT(symbolizer__user(s, getpid(), (uintptr_t)&out, &out), -ENOENT);
 	symbolizer__counters(s, &c);
 	CHECK_INT(c.maps_reread, 1);
+	CHECK_INT(c.reread_held, 1);
 	CHECK_INT(symbolizer__user(s, 0x7fffffff, 16, &out), -ESRCH);
-	/* dlopen'd after the maps were read: read again once */
+	/* dlopen'd after the maps were read: read again once (reread_ms on) */
 	h = dlopen(so, RTLD_NOW);
+	usleep(60 * 1000);
 	CHECK(h != NULL);
 	if (h) {
 		fn = (int (*)(int))dlsym(h, "profile_victim_fn");

@@ -50,6 +50,7 @@ struct symbolizer {
 	int ksyms_err;
 	uint64_t clock;
 	uint64_t reread_ns;
+	uint64_t (*clock_ns)(void);
 	struct symbolizer_counters c;
 };
 
@@ -71,6 +72,7 @@ struct symbolizer *symbolizer__new(const struct symbolizer_opts *o)
 	s->max_procs = o && o->max_procs ? o->max_procs : 1024;
 	s->max_files = o && o->max_files ? o->max_files : 512;
 	s->reread_ns = (o && o->reread_ms ? o->reread_ms : 1000) * 1000000ull;
+	s->clock_ns = o && o->clock_ns ? o->clock_ns : mono_ns;
 	if (snprintf(s->proc, sizeof(s->proc), "%s", proc) >= (int)sizeof(s->proc) ||
 	    snprintf(s->kallsyms, sizeof(s->kallsyms), "%s%s", o && o->kallsyms ? "" : proc,
 		     o && o->kallsyms ? o->kallsyms : "/kallsyms") >= (int)sizeof(s->kallsyms)) {
@@ -129,7 +131,7 @@ static int symproc__read(struct symbolizer *s, struct symproc *p, int pid)
 	if (!(f = fopen(path, "re")))
 		return -ESRCH;
 	p->pid = pid;
-	p->read_ns = mono_ns();
+	p->read_ns = s->clock_ns();
 	while ((len = getline(&line, &cap, f)) > 0) {
 		struct procmap m;
 		struct symmap *sm;
@@ -321,7 +323,7 @@ int symbolizer__user(struct symbolizer *s, int pid, uint64_t addr, struct sym *o
 	if (!(m = symproc__find(p, addr))) {
 		/* mapped since the maps were read (dlopen): read them once more,
 		 * unless just read (a stray address, each a miss) */
-		if (mono_ns() - p->read_ns < s->reread_ns) {
+		if (s->clock_ns() - p->read_ns < s->reread_ns) {
 			s->c.reread_held++;
 			return -ENOENT;
 		}

@@ -20,6 +20,8 @@ struct symbolizer_opts {
 	 * built without frame pointers gives stacks of stray addresses, each a
 	 * miss. 0: 1000. */
 	unsigned reread_ms;
+	/* ns on a monotonic clock; NULL: CLOCK_MONOTONIC (tests pass their own) */
+	uint64_t (*clock_ns)(void);
 };
 
 struct sym {

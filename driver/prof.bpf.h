@@ -33,6 +33,27 @@ struct {
 #define PROF_SLICES_OFF (PROF_PARAMS_OFF + 16)
 #define PROF_FRAME_MAX (PROF_SLICES_OFF + PROF_BATCH * sizeof(struct prof_slice))
 
+/* The head profiling's events share (CPU_SLICES, FD_NAME): the header, the
+ * three param lengths (8, 8, VARLEN), TID and A; the variable param follows
+ * at PROF_SLICES_OFF. */
+static __always_inline void prof__head(__u8 *data, __u16 type, __u32 nparams, __u32 tid,
+				       __u64 now, __u64 a, __u32 varlen)
+{
+	struct ppm_evt_hdr *h = (struct ppm_evt_hdr *)data;
+	__u16 *lens = (__u16 *)&data[PPM_HDR_LEN];
+
+	h->ts = now;
+	h->tid = tid;
+	h->len = PROF_SLICES_OFF + varlen;
+	h->type = type;
+	h->nparams = nparams;
+	lens[0] = 8;
+	lens[1] = 8;
+	lens[2] = (__u16)varlen;
+	*(__u64 *)&data[PROF_PARAMS_OFF] = tid;
+	*(__u64 *)&data[PROF_PARAMS_OFF + 8] = a;
+}
+
 struct prof_frame {
 	__u64 owner;
 	__u8 data[PROF_FRAME_MAX];
@@ -72,8 +93,6 @@ static __always_inline void prof__emit(void *ctx, __u32 tid, struct prof_thread 
 				       __u32 slot, __u64 owner)
 {
 	struct prof_frame *pf = bpf_map_lookup_elem(&prof_frames, &slot);
-	struct ppm_evt_hdr *h;
-	__u16 *lens;
 	__u32 n = e->n, len;
 	long err = -1;
 
@@ -83,18 +102,8 @@ static __always_inline void prof__emit(void *ctx, __u32 tid, struct prof_thread 
 		n = PROF_BATCH;
 	pf->owner = owner;
 	len = PROF_SLICES_OFF + n * sizeof(struct prof_slice);
-	h = (struct ppm_evt_hdr *)pf->data;
-	h->ts = now;
-	h->tid = tid;
-	h->len = len;
-	h->type = PPME_CPU_SLICES_E;
-	h->nparams = PPME_CPU_SLICES_E_NPARAMS;
-	lens = (__u16 *)&pf->data[PPM_HDR_LEN];
-	lens[0] = 8;
-	lens[1] = 8;
-	lens[2] = (__u16)(n * sizeof(struct prof_slice));
-	*(__u64 *)&pf->data[PROF_PARAMS_OFF] = tid;
-	*(__u64 *)&pf->data[PROF_PARAMS_OFF + 8] = e->from;
+	prof__head(pf->data, PPME_CPU_SLICES_E, PPME_CPU_SLICES_E_NPARAMS, tid, now, e->from,
+		   n * sizeof(struct prof_slice));
 	for (__u32 i = 0; i < PROF_BATCH; i++) {
 		if (i >= n)
 			break;

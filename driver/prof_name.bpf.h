@@ -11,8 +11,8 @@
 #include "prof.bpf.h"
 #include "path_walk.bpf.h"
 
-/* An FD_NAME event: header, three lengths, tid, fd, the path. */
-#define PROF_NAME_OFF (PPM_HDR_LEN + 3 * 2 + 16)
+/* An FD_NAME event: the head of CPU_SLICES (prof__head), tid, fd, the path. */
+#define PROF_NAME_OFF PROF_SLICES_OFF
 #define PROF_NAME_PATH 4096	/* a power of 2: offsets are masked with it */
 
 /* One per CPU: sched_switch runs with interrupts off, so never nests, and
@@ -72,8 +72,6 @@ static __always_inline void prof_name__send(void *ctx, struct task_struct *t, __
 {
 	__u32 zero = 0, len;
 	struct prof_name *b;
-	struct ppm_evt_hdr *h;
-	__u16 *lens;
 	long err;
 
 	if (!f || e->named == (__u64)f)
@@ -91,18 +89,7 @@ static __always_inline void prof_name__send(void *ctx, struct task_struct *t, __
 		if (pn__cwd_step(i, &b->w))
 			break;
 	len = prof_name__put(b);
-	h = (struct ppm_evt_hdr *)b->data;
-	h->ts = now;
-	h->tid = tid;
-	h->len = PROF_NAME_OFF + len;
-	h->type = PPME_FD_NAME_E;
-	h->nparams = PPME_FD_NAME_E_NPARAMS;
-	lens = (__u16 *)&b->data[PPM_HDR_LEN];
-	lens[0] = 8;
-	lens[1] = 8;
-	lens[2] = (__u16)len;
-	*(__u64 *)&b->data[PPM_HDR_LEN + 6] = tid;
-	*(__u64 *)&b->data[PPM_HDR_LEN + 14] = fd;
+	prof__head(b->data, PPME_FD_NAME_E, PPME_FD_NAME_E_NPARAMS, tid, now, fd, len);
 	err = len <= PROF_NAME_PATH ? frame__output(ctx, b->data, PROF_NAME_OFF + len) : -1;
 	frame__account(err, PPME_FD_NAME_E, 0, 1);
 }

@@ -136,9 +136,7 @@ int main(void)
 	if (!getcwd(dir, sizeof(dir)) ||
 	    snprintf(x.path, sizeof(x.path), "%s/prof_name.%d", dir, getpid()) >= (int)sizeof(x.path))
 		return 1;
-	cfg.syscalls = harness__only(prof_calls);
-	cfg.sock_families = (1u << PPM_AF_INET) | (1u << PPM_AF_INET6);
-	cfg.profile = PROF_FOLLOW_SENT;
+	pn_prof_sent(&cfg, prof_calls);
 	cfg.profile_names = true;
 	if (pn_tcp_pair4(&x.cli, &x.srv)) {
 		perror("setup");

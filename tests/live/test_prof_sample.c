@@ -86,9 +86,7 @@ int main(void)
 	int by_events = 0;
 	int cli, n, samples = 0, with_spin = 0, read_back = 0, first_id = -1, after = 0;
 
-	cfg.syscalls = harness__only(sample_calls);
-	cfg.sock_families = (1u << PPM_AF_INET) | (1u << PPM_AF_INET6);
-	cfg.profile = PROF_FOLLOW_SENT;
+	pn_prof_sent(&cfg, sample_calls);
 	cfg.profile_hz = 997;
 	if (pn_tcp_pair4(&cli, &srv)) {
 		perror("setup");

@@ -135,9 +135,7 @@ int main(void)
 		{ PROF_OTHER, SYS_read }, { PROF_NET, SYS_recvfrom },
 	};
 
-	cfg.syscalls = harness__only(prof_calls);
-	cfg.sock_families = (1u << PPM_AF_INET) | (1u << PPM_AF_INET6);
-	cfg.profile = PROF_FOLLOW_SENT;
+	pn_prof_sent(&cfg, prof_calls);
 	if (pn_tcp_pair4(&x.cli, &x.srv) || pipe(x.pipe)) {
 		perror("setup");
 		return 1;

@@ -323,6 +323,15 @@ static inline struct sockaddr_in6 pn_in6(const char *ip, uint16_t port)
 	return a;
 }
 
+/* CFG for request mode's profiling: only the syscalls NRS (ended by -1),
+ * socket I/O of IP sockets only, threads followed from their first one. */
+static inline void pn_prof_sent(struct driver_config *cfg, const int *nrs)
+{
+	cfg->syscalls = harness__only(nrs);
+	cfg->sock_families = (1u << PPM_AF_INET) | (1u << PPM_AF_INET6);
+	cfg->profile = PROF_FOLLOW_SENT;
+}
+
 /* A connected TCP pair over 127.0.0.1: *CLI the connecting end, *SRV the
  * accepted one. 0, or -1 with errno. */
 static inline int pn_tcp_pair4(int *cli, int *srv)

@@ -301,6 +301,19 @@ print("ok")
 PY
 expect "... and says the same of the profiling" \
 	diff <(grep '^agent: profiling:' "$REQ_ERR") <(grep '^agent: profiling:' "$TMP/replay.err")
+# 7. The file the timelines name came from the driver, not from an open:
+# with --profile-out, request mode keeps the file opens in the kernel, and
+# the capture file holds the server's fdname events naming its fsync's file
+# and none of its opens.
+"$AGENT" -r "$TMP/prof.scap" -p '%evt.type %evt.args' \
+	"proc.pid=$PHASE_PID and (evt.type in (open, openat, openat2, creat, fdname))" \
+	>"$TMP/names.txt" 2>"$TMP/names.err"
+expect "the file waited on is named by the driver's fdname events; no open of the server's was sent" \
+	awk -v f="$TMP/fsync.dat" '
+		$1 == "fdname" && index($0, "name=" f) { named++ }
+		$1 != "fdname" { opens++ }
+		END { exit !(named >= 1 && opens == 0) }' "$TMP/names.txt" ||
+	{ head -n 5 "$TMP/names.txt"; tail -n 3 "$TMP/names.err"; }
 # README's picture is one of them: PROFILE_SVG=docs/profile-request.svg keeps it
 [ -n "${PROFILE_SVG:-}" ] && cp "$(ls "$TMP"/tl/req-*.svg | head -n 1)" "$PROFILE_SVG"
 finish

@@ -105,7 +105,9 @@ struct prof_thread {
 	__u64 from;		/* its slices since FROM are in S */
 	__u64 since;		/* the current state's start */
 	__u64 obj;		/* PROF_ST_OFF: the slice's obj */
-	__u64 waking;		/* when WAKER last woke it */
+	/* PROF_ST_OFF: the kernel's run_delay of it (sched_info) when it
+	 * went off CPU, so that its run-queue wait is the growth since */
+	__u64 rd;
 	__u32 waker;
 	__u16 nr;		/* PROF_ST_OFF: the syscall */
 	__u8 state;		/* enum prof_state */

@@ -252,7 +252,6 @@ static void plan__apply(struct driver *d)
 	bpf_program__set_autoload(sk->progs.sched_switch, plan.sched_switch);
 	bpf_program__set_autoload(sk->progs.prof_switch, plan.prof);
 	bpf_program__set_autoload(sk->progs.prof_waking, plan.prof);
-	bpf_program__set_autoload(sk->progs.prof_wakeup, plan.prof);
 	bpf_program__set_autoload(sk->progs.prof_wakeup_new, plan.prof);
 	bpf_program__set_autoload(sk->progs.prof_sample, plan.prof && d->profile_hz);
 	memset(sk->bss->filler_off, 0, sizeof(sk->bss->filler_off));
@@ -436,7 +435,6 @@ int driver__attach(struct driver *d)
 		{ "sched_switch", offsetof(struct agent_driver, progs.sched_switch) },
 		{ "sched_switch", offsetof(struct agent_driver, progs.prof_switch) },
 		{ "sched_waking", offsetof(struct agent_driver, progs.prof_waking) },
-		{ "sched_wakeup", offsetof(struct agent_driver, progs.prof_wakeup) },
 		{ "sched_wakeup_new", offsetof(struct agent_driver, progs.prof_wakeup_new) },
 	};
 

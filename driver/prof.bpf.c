@@ -152,6 +152,39 @@ static __always_inline void prof__unseen(void *ctx, __u32 tid, struct prof_threa
 	prof__push(ctx, tid, e, &sl, now);
 }
 
+/* Thread TID (T, blocked in E since E->since) goes on CPU at NOW: its wait
+ * ends where its time on the run queue began, by the kernel's own account
+ * of that time (sched_info, as in /proc/PID/schedstat): what run_delay grew
+ * by since it went off CPU (a wait ended by a move to another CPU's queue)
+ * and the wait still open, its run queue's clock less when it was queued
+ * (the switch in adds that to run_delay after this tracepoint). So no
+ * program runs at its wakeup, and the split holds however the wakeup raced
+ * its switch out on another CPU. The run queue is reached through the
+ * task's CFS queue (CONFIG_FAIR_GROUP_SCHED, which CPU cgroups need: a
+ * kernel without it has its open wait counted as blocked). The blocked
+ * slice goes, and E waits on the run queue from there. */
+static __always_inline void prof__woken(void *ctx, __u32 tid, struct prof_thread *e,
+					struct task_struct *t, __u64 now)
+{
+	__u64 q = t->sched_info.run_delay - e->rd;
+	__u64 queued = t->sched_info.last_queued, at;
+
+	if (bpf_core_field_exists(t->se.cfs_rq) && queued) {
+		__u64 clock = t->se.cfs_rq->rq->clock;
+
+		if (clock > queued)
+			q += clock - queued;
+	}
+	at = now > e->since ? now - e->since : 0;
+	if (q > at)
+		q = at;
+	at = now - q;
+	prof__close(ctx, tid, e, at);
+	e->state = PROF_ST_RUNQ;
+	e->kind = 0;
+	e->since = at;
+}
+
 /* sched_switch(bool preempt, struct task_struct *prev, struct task_struct
  * *next, unsigned int prev_state), run on PREV (the current task). */
 SEC("tp_btf/sched_switch")
@@ -159,17 +192,20 @@ int BPF_PROG(prof_switch, bool preempt, struct task_struct *prev, struct task_st
 	     unsigned int prev_state)
 {
 	__u32 ptid = prev->pid, ntid = next->pid;
-	struct prof_thread *e;
+	struct prof_thread *e = NULL;
 	__u64 now = 0;
 
 	if (!settings.profile)
 		return 0;
-	e = bpf_map_lookup_elem(&prof_threads, &ptid);
-	if (!e && prof__wanted_all(prev)) {
+	/* tid 0 is a CPU's idle task, half of the switches on a CPU that idles
+	 * between wakeups: never followed, so not looked up */
+	if (ptid)
+		e = bpf_map_lookup_elem(&prof_threads, &ptid);
+	if (!e && ptid && prof__wanted_all(prev)) {
 		now = prof__now();
 		e = prof__follow_all(ctx, ptid, PROF_ST_ON, now);
 	}
-	if (e && ptid) {
+	if (e) {
 		if (!now)
 			now = prof__now();
 		/* a switch out of a thread not on CPU by our account: its switch
@@ -181,6 +217,7 @@ int BPF_PROG(prof_switch, bool preempt, struct task_struct *prev, struct task_st
 			e->kind = PROF_SLICE_PREEMPTED;
 		} else {
 			e->state = PROF_ST_OFF;
+			e->rd = prev->sched_info.run_delay;
 			prof__reason(prev, e);
 			if (settings.prof_names && e->kind == PROF_FILE && e->obj != (__u64)-1)
 				prof_name__send(ctx, prev, ptid, e, fd__file((long)e->obj), e->obj,
@@ -188,15 +225,14 @@ int BPF_PROG(prof_switch, bool preempt, struct task_struct *prev, struct task_st
 		}
 		e->since = now;
 	}
+	if (!ntid)
+		return 0;
 	e = bpf_map_lookup_elem(&prof_threads, &ntid);
-	if (!e && prof__wanted_all(next)) {
-		if (!now)
-			now = prof__now();
-		prof__follow_all(ctx, ntid, PROF_ST_ON, now);
+	if (!e) {
+		if (prof__wanted_all(next))
+			prof__follow_all(ctx, ntid, PROF_ST_ON, now ? now : prof__now());
 		return 0;
 	}
-	if (!e || !ntid)
-		return 0;
 	if (!now)
 		now = prof__now();
 	if (e->state == PROF_ST_ON) {
@@ -204,6 +240,8 @@ int BPF_PROG(prof_switch, bool preempt, struct task_struct *prev, struct task_st
 		e->since = now;
 		return 0;
 	}
+	if (e->state == PROF_ST_OFF)
+		prof__woken(ctx, ntid, e, next, now);
 	prof__close(ctx, ntid, e, now);
 	e->state = PROF_ST_ON;
 	e->since = now;
@@ -212,40 +250,28 @@ int BPF_PROG(prof_switch, bool preempt, struct task_struct *prev, struct task_st
 
 /* sched_waking(struct task_struct *p), run by the task that wakes P: a
  * futex's waker is the thread that released it (prof__close keeps it for
- * lock waits only). */
+ * lock waits only, as prof__reason sorts them). P's saved registers say
+ * whether it waits in a futex call before its entry is looked up: most
+ * wakeups (sockets, pipes, timers) cost that load, not a hash lookup. */
 SEC("tp_btf/sched_waking")
 int BPF_PROG(prof_waking, struct task_struct *p)
 {
+	struct pt_regs *r;
 	__u32 tid = p->pid;
 	struct prof_thread *e;
+	long nr;
 
 	if (!settings.profile)
+		return 0;
+	r = (struct pt_regs *)bpf_task_pt_regs(p);
+	if (!r)
+		return 0;
+	nr = BPF_CORE_READ(r, orig_ax);
+	if (nr != PNR_FUTEX && nr != PNR_FUTEX_WAITV && nr != PNR_FUTEX_WAIT)
 		return 0;
 	e = bpf_map_lookup_elem(&prof_threads, &tid);
 	if (e)
 		e->waker = (__u32)bpf_get_current_pid_tgid();
-	return 0;
-}
-
-/* sched_wakeup(struct task_struct *p): P's wait ends and its time on the run
- * queue begins (perf sched's wait time and scheduling delay split here). */
-SEC("tp_btf/sched_wakeup")
-int BPF_PROG(prof_wakeup, struct task_struct *p)
-{
-	__u32 tid = p->pid;
-	struct prof_thread *e;
-	__u64 now;
-
-	if (!settings.profile)
-		return 0;
-	e = bpf_map_lookup_elem(&prof_threads, &tid);
-	if (!e || e->state != PROF_ST_OFF)
-		return 0;
-	now = prof__now();
-	prof__close(ctx, tid, e, now);
-	e->state = PROF_ST_RUNQ;
-	e->kind = 0;
-	e->since = now;
 	return 0;
 }
 

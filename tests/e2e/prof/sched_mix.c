@@ -3,8 +3,9 @@
  * through 15 ms on CPU, a 10 ms nanosleep, a barrier all of them meet at (a
  * futex wait) and a small write with its fsync. Every thread, the main one
  * too, is created and exits inside the tracers' windows: the test starts it
- * once they run. Prints its pid, then each thread's tid and its time on CPU
- * (ns) as it ends. Usage: sched_mix FILE [THREADS [ROUNDS]] */
+ * once they run. Prints its pid, then each thread's tid, its time on CPU
+ * and its run delay by the kernel's count (ns) as it ends.
+ * Usage: sched_mix FILE [THREADS [ROUNDS]] */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -23,6 +24,24 @@ static long long cpu_ns(void)
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* The calling thread's time on CPU and its run delay (ns), as the kernel
+ * keeps them (sched_info, /proc/thread-self/schedstat's first two); the
+ * run delay is -1 when the file cannot be read. */
+static void say_end(void)
+{
+	long long on = cpu_ns(), rd = -1;
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+
+	if (f) {
+		long long ran;
+
+		if (fscanf(f, "%lld %lld", &ran, &rd) != 2)
+			rd = -1;
+		fclose(f);
+	}
+	printf("%ld %lld %lld\n", (long)syscall(SYS_gettid), on, rd);
 }
 
 static void *worker(void *arg)
@@ -45,7 +64,7 @@ static void *worker(void *arg)
 			break;
 	}
 	close(fd);
-	printf("%ld %lld\n", (long)syscall(SYS_gettid), cpu_ns());
+	say_end();
 	return NULL;
 }
 
@@ -69,6 +88,6 @@ int main(int argc, char **argv)
 			return 1;
 	for (int i = 0; i < n; i++)
 		pthread_join(t[i], NULL);
-	printf("%d %lld\n", (int)getpid(), cpu_ns());
+	say_end();
 	return 0;
 }

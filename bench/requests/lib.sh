@@ -120,7 +120,9 @@ rb_row() {
 	if [ $# -gt 0 ]; then rb_agent_start "$RB_TMP/agent.err" "$@" || exit 1; t0=$(rb_ticks $RB_PID); fi
 	[ -n "${RB_BPF_STATS:-}" ] && [ $# -gt 0 ] && b0=$(rb_bpf "$RB_ID0")
 	s0=$(rb_ticks $RB_SRV_PIDS)
+	[ -n "${RB_WHERE:-}" ] && rb_where_start "$name" "$#"
 	load
+	[ -n "${RB_WHERE:-}" ] && rb_where_stop
 	srv=$(($(rb_ticks $RB_SRV_PIDS) - s0))
 	[ -n "${RB_BPF_STATS:-}" ] && [ $# -gt 0 ] && b1=$(rb_bpf "$RB_ID0")
 	if [ $# -gt 0 ]; then agent=$(($(rb_ticks $RB_PID) - t0)); rb_agent_done "$name" $agent; fi
@@ -135,6 +137,51 @@ rb_row() {
 		"$(rb_share "$RB_BARE_COST" "$cost")" "$RB_EXTRA"
 	echo "$key $RB_RATE $(rb_share "$RB_RATE" "$RB_BARE") $(rb_share "$RB_BARE_COST" "$cost")" \
 		>>"$RB_TMP/rows"
+	[ -n "${RB_WHERE:-}" ] && python3 "$(dirname "${BASH_SOURCE[0]}")/where.py" "$RB_WDIR" "$RB_COUNT"
+	return 0
+}
+
+# each BPF program's id, name, run_time_ns and run_cnt now
+rb_progs() {
+	bpftool prog show -j | python3 -c '
+import json, sys
+for p in json.load(sys.stdin):
+    print(p["id"], p.get("name", "?"), p.get("run_time_ns", 0), p.get("run_cnt", 0))'
+}
+
+# rb_where_start NAME AGENT_ARGC / rb_where_stop (RB_WHERE=1, where.sh): over
+# the row's load, the syscalls of the server, of the agent and of the whole
+# machine (perf stat), every CPU's samples (perf record -a -g, cpu-clock at
+# RB_WHERE_HZ) and, in an agent's row, each BPF program's counts; where.py
+# prints them per request after the row.
+rb_where_start() {
+	local pids
+	RB_WDIR=$RB_TMP/where.$1.$RANDOM
+	mkdir -p "$RB_WDIR"
+	echo "${RB_WHERE_HZ:-997}" >"$RB_WDIR/perf.hz"
+	if [ "$2" -gt 0 ]; then rb_progs >"$RB_WDIR/progs.before"; fi
+	pids=$(echo $RB_SRV_PIDS | tr ' ' ',')
+	RB_WPIDS=""
+	perf stat -x, -e raw_syscalls:sys_enter -p "$pids" -o "$RB_WDIR/sys.server" 2>/dev/null &
+	RB_WPIDS="$RB_WPIDS $!"
+	if [ "$2" -gt 0 ]; then
+		perf stat -x, -e raw_syscalls:sys_enter -p "$RB_PID" -o "$RB_WDIR/sys.agent" 2>/dev/null &
+		RB_WPIDS="$RB_WPIDS $!"
+	fi
+	perf stat -x, -a -e raw_syscalls:sys_enter -o "$RB_WDIR/sys.all" 2>/dev/null &
+	RB_WPIDS="$RB_WPIDS $!"
+	perf record -q -a -g -F "${RB_WHERE_HZ:-997}" -e cpu-clock -o "$RB_WDIR/perf.data" \
+		>/dev/null 2>&1 &
+	RB_WPIDS="$RB_WPIDS $!"
+	sleep 0.5	# perf's events open
+}
+
+rb_where_stop() {
+	[ -f "$RB_WDIR/progs.before" ] && rb_progs >"$RB_WDIR/progs.after"
+	kill -INT $RB_WPIDS 2>/dev/null
+	wait $RB_WPIDS 2>/dev/null
+	perf report -i "$RB_WDIR/perf.data" --stdio --no-children --sort comm,sym -g none \
+		--percent-limit 0.1 >"$RB_WDIR/perf.txt" 2>/dev/null
 }
 
 # rb_cpu_per_100k TICKS REQUESTS: agent CPU seconds per 100k requests.

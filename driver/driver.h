@@ -108,8 +108,9 @@ struct prof_thread {
 	/* PROF_ST_OFF: the kernel's run_delay of it (sched_info) when it
 	 * went off CPU, so that its run-queue wait is the growth since */
 	__u64 rd;
-	/* PROF_ST_OFF: when it was woken, where the kernel's sched_info
-	 * would count part of its sleep as queued (prof_waking), else 0 */
+	/* when it was last woken where the kernel's sched_info would count
+	 * part of its sleep as queued (prof_waking): later than since, the
+	 * current wait's wakeup */
 	__u64 woke;
 	__u32 waker;
 	__u16 nr;		/* PROF_ST_OFF: the syscall */

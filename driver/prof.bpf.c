@@ -166,19 +166,23 @@ static __always_inline void prof__unseen(void *ctx, __u32 tid, struct prof_threa
 static __always_inline void prof__woken(void *ctx, __u32 tid, struct prof_thread *e,
 					struct task_struct *t, __u64 now)
 {
-	__u64 q = t->sched_info.run_delay - e->rd;
-	__u64 queued = t->sched_info.last_queued;
 	__u64 waited = now > e->since ? now - e->since : 0;
+	__u64 q;
 
 	if (e->woke > e->since) {
 		/* its sched_info was queued while it slept: the wait since its
 		 * wakeup is all on the run queue */
 		q = now > e->woke ? now - e->woke : 0;
-	} else if (bpf_core_field_exists(t->se.cfs_rq) && queued) {
-		__u64 clock = t->se.cfs_rq->rq->clock;
+	} else {
+		__u64 queued = t->sched_info.last_queued;
 
-		if (clock > queued)
-			q += clock - queued;
+		q = t->sched_info.run_delay - e->rd;
+		if (bpf_core_field_exists(t->se.cfs_rq) && queued) {
+			__u64 clock = t->se.cfs_rq->rq->clock;
+
+			if (clock > queued)
+				q += clock - queued;
+		}
 	}
 	/* the run-queue part of the wait, at most all of it (its clock is not
 	 * ours) */
@@ -224,7 +228,6 @@ int BPF_PROG(prof_switch, bool preempt, struct task_struct *prev, struct task_st
 		} else {
 			e->state = PROF_ST_OFF;
 			e->rd = prev->sched_info.run_delay;
-			e->woke = 0;
 			prof__reason(prev, e);
 			if (settings.prof_names && e->kind == PROF_FILE && e->obj != (__u64)-1)
 				prof_name__send(ctx, prev, ptid, e, fd__file((long)e->obj), e->obj,

@@ -177,6 +177,7 @@ static __always_inline struct prof_thread *prof__follow(__u32 tid, __u8 state, _
 	n->kind = 0;
 	n->n = 0;
 	n->waker = 0;
+	n->woke = 0;
 	n->nr = PROF_NR_NONE;
 	n->obj = 0;
 	n->named = 0;

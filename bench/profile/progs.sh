@@ -35,20 +35,17 @@ run() {	# the storm's rate (round trips/s) and, in $tmp/trips, its round trips
 	esac
 }
 
-# each program's id, name, run_time_ns and run_cnt now
-stats() { bpftool prog show -j | python3 -c '
-import json, sys
-for p in json.load(sys.stdin):
-    print(p["id"], p.get("name", "?"), p.get("run_time_ns", 0), p.get("run_cnt", 0))'; }
+# each program's id, name, run_time_ns and run_cnt now (rb_progs)
+. "$here/../requests/lib.sh"
 
 bare=$(run)
 echo 1 >/proc/sys/kernel/bpf_stats_enabled
 "$agent" -v "$@" >/dev/null 2>"$tmp/err" &
 pid=$!
 for _ in $(seq 600); do grep -q capturing "$tmp/err" && break; sleep 0.1; done
-stats >"$tmp/before"
+rb_progs >"$tmp/before"
 rate=$(run)
-stats >"$tmp/after"
+rb_progs >"$tmp/after"
 kill -INT "$pid"; wait "$pid" 2>/dev/null
 echo "$storm storm, ${secs}s: bare $bare round trips/s, under 'agent $*' $rate ($(awk -v r="$rate" -v b="$bare" 'BEGIN { printf "%.3f", r / b }') of bare)"
 python3 - "$tmp/before" "$tmp/after" "$(cat "$tmp/trips")" "$bare" <<'PY'

@@ -1,6 +1,7 @@
 /* The inspector: validates frames, pairs exits with their enter events, finds
  * the thread and fd of each event and dispatches the events that change state. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -351,7 +352,13 @@ int inspector__process(struct inspector *in, const struct capture_event *cev, st
 		return -EINVAL;
 	}
 	memcpy(&h, cev->frame, sizeof(h));
-	memset(ev, 0, sizeof(*ev));
+	/* all but the param arrays, which schema__params fills up to params.n
+	 * and every reader bounds by it: a whole clear was a quarter of this
+	 * function's time under request load */
+	memset(ev, 0, offsetof(struct ievt, params));
+	ev->params.n = 0;
+	memset((char *)ev + offsetof(struct ievt, name), 0,
+	       sizeof(*ev) - offsetof(struct ievt, name));
 	ev->num = ++in->num;
 	ev->cpu = cev->cpu;
 	ev->hdr = cev->frame;

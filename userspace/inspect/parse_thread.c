@@ -2,6 +2,7 @@
  * procexit, chdir/fchdir. Param indexes are those of proto/events.def. */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -52,20 +53,37 @@ enum { EX_RES = 0, EX_EXE = 1, EX_ARGS = 2, EX_TID = 3, EX_PID = 4, EX_PTID = 5,
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
-static const struct clone_layout *clone_layout(uint16_t type)
+/* Each event's entry in the tables above, plus one (0: none), so that the
+ * tests every event makes cost one load. */
+static uint8_t layout_ix[PPM_EVENT_MAX];
+static pthread_once_t layout_once = PTHREAD_ONCE_INIT;
+
+static void layout_ix__init(void)
 {
 	for (size_t i = 0; i < NELEM(clone_layouts); i++)
-		if (clone_layouts[i].type == type)
-			return &clone_layouts[i];
-	return NULL;
+		layout_ix[clone_layouts[i].type] = (uint8_t)(i + 1);
+	for (size_t i = 0; i < NELEM(exec_layouts); i++)
+		layout_ix[exec_layouts[i].type] = (uint8_t)(0x80 | (i + 1));
+}
+
+static unsigned layout__ix(uint16_t type)
+{
+	pthread_once(&layout_once, layout_ix__init);
+	return type < PPM_EVENT_MAX ? layout_ix[type] : 0;
+}
+
+static const struct clone_layout *clone_layout(uint16_t type)
+{
+	unsigned i = layout__ix(type);
+
+	return i && !(i & 0x80) ? &clone_layouts[i - 1] : NULL;
 }
 
 static const struct exec_layout *exec_layout(uint16_t type)
 {
-	for (size_t i = 0; i < NELEM(exec_layouts); i++)
-		if (exec_layouts[i].type == type)
-			return &exec_layouts[i];
-	return NULL;
+	unsigned i = layout__ix(type);
+
+	return i & 0x80 ? &exec_layouts[(i & 0x7f) - 1] : NULL;
 }
 
 bool parse__is_clone_exit(uint16_t type)

@@ -21,7 +21,7 @@ rb_agent_start() {
 	local err=$1 i; shift
 	RB_ERR=$err
 	[ -n "${RB_BPF_STATS:-}" ] && RB_ID0=$(rb_bpf 0 | cut -d' ' -f3)
-	"$RB_AGENT" -v "$@" >/dev/null 2>"$err" &
+	"${RB_USE_AGENT:-$RB_AGENT}" -v "$@" >/dev/null 2>"$err" &
 	RB_PID=$!
 	for i in $(seq 600); do
 		grep -q capturing "$err" && return 0
@@ -97,13 +97,14 @@ rb_timed() {
 rb_agent_done() {
 	local name=$1 t=$2 served paired
 	# the metrics text is rendered about once a second
-	[ "$name" = requests ] && sleep 1.5 &&
-		served=$(rb_metric "127.0.0.1:$RB_MPORT" agent_request_total "process=\"$RB_SERVER\"")
+	case $name in requests | before) sleep 1.5
+		served=$(rb_metric "127.0.0.1:$RB_MPORT" agent_request_total "process=\"$RB_SERVER\"") ;;
+	esac
 	rb_agent_stop
 	RB_EXTRA=$(printf '; agent %.2f s CPU, %s s per 100k, dropped %s' \
 		"$(awk -v t=$t -v hz="$RB_TCK" 'BEGIN { print t / hz }')" \
 		"$(rb_cpu_per_100k $t "$RB_COUNT")" "$(rb_dropped "$RB_ERR")")
-	[ "$name" = requests ] || return 0
+	case $name in requests | before) ;; *) return 0 ;; esac
 	paired=$(rb_paired "$RB_ERR")
 	RB_EXTRA="$RB_EXTRA; load tool $RB_COUNT done, agent counted $served at $RB_SERVER ($((served - RB_COUNT))), paired $paired records host-wide ($((paired - RB_COUNT)) vs 1 per request)"
 }
@@ -198,8 +199,28 @@ rb_share() {
 # bare's CPU cost per request over its own (the share a machine that is only
 # short of CPU would keep), over the rounds, in the order first seen.
 rb_summary() {
-	awk '{ if (!($1 in n)) o[k++] = $1; n[$1]++; r[$1] += $2; s[$1] += $3; c[$1] += $4 }
+	awk '{ if (!($1 in n)) o[k++] = $1; n[$1]++; r[$1] += $2; s[$1] += $3; c[$1] += $4
+		S[$1, n[$1]] = $3; C[$1, n[$1]] = $4 }
+		function med(A, x, m,   i, j, t, v) { for (i = 1; i <= m; i++) v[i] = A[x, i]
+			for (i = 2; i <= m; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+			return m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2 }
 		END { for (i = 0; i < k; i++) { x = o[i]
-			printf "  %-13s %10.0f /s, %.2f of bare; bare'"'"'s CPU per request over its own %.2f (means of %d)\n",
-				x, r[x] / n[x], s[x] / n[x], c[x] / n[x], n[x] } }' "$RB_TMP/rows"
+			printf "  %-13s %10.0f /s, %.2f of bare; bare'"'"'s CPU per request over its own %.2f (means of %d; medians %.2f, %.2f)\n",
+				x, r[x] / n[x], s[x] / n[x], c[x] / n[x], n[x], med(S, x, n[x]), med(C, x, n[x]) } }' "$RB_TMP/rows"
+}
+
+# rb_requests_rows ROUND KEY_SUFFIX ARGS...: the request-mode row with the agent
+# under test and, with RB_BEFORE (another agent binary), the same row with it
+# ("before"), in alternating order from round to round so neither always runs
+# first after bare.
+rb_requests_rows() {
+	local r=$1 sfx=$2; shift 2
+	if [ -n "${RB_BEFORE:-}" ] && [ $((r % 2)) -eq 1 ]; then
+		RB_USE_AGENT=$RB_BEFORE rb_row before "before$sfx" "$@"
+	fi
+	rb_row requests "requests$sfx" "$@"
+	if [ -n "${RB_BEFORE:-}" ] && [ $((r % 2)) -eq 0 ]; then
+		RB_USE_AGENT=$RB_BEFORE rb_row before "before$sfx" "$@"
+	fi
+	return 0
 }

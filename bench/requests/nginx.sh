@@ -74,7 +74,7 @@ for r in $(seq "$rounds"); do
 	RB_BARE=""
 	echo "round $r"
 	rb_row bare bare
-	rb_row requests requests --requests -q --metrics "127.0.0.1:$mport"
+	rb_requests_rows "$r" "" --requests -q --metrics "127.0.0.1:$mport"
 	# RB_PROFILE=1 (bench/profile/requests.sh): request mode with profiling
 	[ -n "${RB_PROFILE:-}" ] && rb_row profile profile --requests --profile -q \
 		--metrics "127.0.0.1:$mport"

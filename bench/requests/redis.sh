@@ -56,7 +56,7 @@ for r in $(seq "$rounds"); do
 		RB_BARE=""
 		echo "round $r, -P $p"
 		rb_row bare "bare-P$p"
-		rb_row requests "requests-P$p" --requests -q --metrics "127.0.0.1:$mport"
+		rb_requests_rows "$r" "-P$p" --requests -q --metrics "127.0.0.1:$mport"
 		# RB_PROFILE=1 (bench/profile/requests.sh): request mode with profiling
 		[ -n "${RB_PROFILE:-}" ] && rb_row profile "profile-P$p" --requests --profile -q \
 			--metrics "127.0.0.1:$mport"

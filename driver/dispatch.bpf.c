@@ -164,6 +164,9 @@ int sys_exit_eo(struct bpf_raw_tracepoint_args *ctx)
 	s->chain_sc = r->ppm_sc;
 	s->chain_owner = pid_tgid;
 	stamp__set(s, pid_tgid);
+	/* an fd (and size) enter frame: parked here, on to the exit filler */
+	if (s->chain_ev != EO_NO_EXIT && park__simple_enter(s, r->enter_event, regs, pid_tgid))
+		return filler__chain(ctx, pid_tgid);
 	if (r->enter_event != PPME_GENERIC_E) {
 		bpf_tail_call(ctx, &fillers_enter, r->enter_event);
 		/* a filler left out at load: its exit event is judged alone */

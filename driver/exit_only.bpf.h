@@ -37,6 +37,57 @@ static __always_inline long park__copy(struct scratch *s, __u32 len)
 	return 0;
 }
 
+/* Writes the enter frame of TYPE into the park, for the enter events whose
+ * params are an fd and (for the data calls) a size straight from the saved
+ * registers: close, read, write, recvfrom, about half of what request mode
+ * sends. The dispatcher then goes straight to the exit filler: a tail call
+ * and a program fewer per such syscall, the same bytes as their fillers
+ * write (header, length table, fd as s64, size as u32). REGS: typed
+ * (tp_btf), read by plain loads. Returns 1 when parked, 0 for other events,
+ * which take their filler. */
+static __always_inline int park__simple_enter(struct scratch *s, __u16 type,
+					      struct pt_regs *regs, __u64 me)
+{
+	struct ppm_evt_hdr *h;
+	__u32 len, n;
+	__u8 *p;
+
+	switch (type) {
+	case PPME_SYSCALL_CLOSE_E:
+		n = 1;
+		len = PPM_HDR_LEN + 2 + 8;
+		p = &s->park[PARK_SIZE - (PPM_HDR_LEN + 2 + 8)];
+		break;
+	case PPME_SYSCALL_READ_E:
+	case PPME_SYSCALL_WRITE_E:
+	case PPME_SOCKET_RECVFROM_E:
+		n = 2;
+		len = PPM_HDR_LEN + 4 + 12;
+		p = &s->park[PARK_SIZE - (PPM_HDR_LEN + 4 + 12)];
+		break;
+	default:
+		return 0;
+	}
+	h = (struct ppm_evt_hdr *)p;
+	h->ts = s->stamp;
+	h->tid = (__u32)me;
+	h->len = len;
+	h->type = type;
+	h->nparams = n;
+	*(__u16 *)(p + PPM_HDR_LEN) = 8;
+	if (n == 1) {
+		*(__s64 *)(p + PPM_HDR_LEN + 2) = (int)regs->di;
+	} else {
+		*(__u16 *)(p + PPM_HDR_LEN + 2) = 4;
+		*(__s64 *)(p + PPM_HDR_LEN + 4) = (int)regs->di;
+		*(__u32 *)(p + PPM_HDR_LEN + 12) = (__u32)regs->dx;
+	}
+	s->park_type = type;
+	s->park_owner = me;
+	s->park_len = len;
+	return 1;
+}
+
 /* scratch.chain_ev of an enter event sent alone (drop_failed, a failed call). */
 #define EO_NO_EXIT 0xffff
 

@@ -38,9 +38,9 @@ static __always_inline long park__copy(struct scratch *s, __u32 len)
 }
 
 /* Writes the enter frame of TYPE into the park, for the enter events whose
- * params are an fd and (for the data calls) a size straight from the saved
- * registers: close, read, write, recvfrom, about half of what request mode
- * sends. The dispatcher then goes straight to the exit filler: a tail call
+ * params are an fd and (read, write, recvfrom) a size straight from the saved
+ * registers: close, readv, recvmsg, read, write, recvfrom, about half of what
+ * request mode sends. The dispatcher then goes straight to the exit filler: a tail call
  * and a program fewer per such syscall, the same bytes as their fillers
  * write (header, length table, fd as s64, size as u32). REGS: typed
  * (tp_btf), read by plain loads. Returns 1 when parked, 0 for other events,
@@ -54,6 +54,8 @@ static __always_inline int park__simple_enter(struct scratch *s, __u16 type,
 
 	switch (type) {
 	case PPME_SYSCALL_CLOSE_E:
+	case PPME_SYSCALL_READV_E:
+	case PPME_SOCKET_RECVMSG_E:
 		n = 1;
 		len = PPM_HDR_LEN + 2 + 8;
 		p = &s->park[PARK_SIZE - (PPM_HDR_LEN + 2 + 8)];

@@ -578,14 +578,28 @@ int driver__set_sock_families(struct driver *d, uint32_t mask)
 int driver__sock_quiet(struct driver *d, const struct sock_quiet_key *k, bool on)
 {
 	int fd = bpf_map__fd(d->skel->maps.quiet_socks);
+	uint16_t *n = &d->skel->bss->quiet_lports[k->lport];
 	uint8_t one = 1;
 
 	if (!d->loaded)
 		return -EINVAL;
-	if (!on)
-		return bpf_map_delete_elem(fd, k) ? -errno : 0;
-	if (bpf_map_update_elem(fd, k, &one, BPF_ANY))
-		return -errno;
+	/* the port's count covers every key of it the table holds: up before
+	 * a new key goes in, down once one went out */
+	if (!on) {
+		if (bpf_map_delete_elem(fd, k))
+			return -errno;
+		if (*n)
+			__atomic_store_n(n, *n - 1, __ATOMIC_RELEASE);
+		return 0;
+	}
+	__atomic_store_n(n, *n + 1, __ATOMIC_RELEASE);
+	if (bpf_map_update_elem(fd, k, &one, BPF_NOEXIST)) {
+		int err = errno;
+
+		__atomic_store_n(n, *n - 1, __ATOMIC_RELEASE);
+		/* already in: counted when it went in */
+		return err == EEXIST ? 0 : -err;
+	}
 	/* from now on the socket test looks the table up */
 	if (!d->skel->bss->settings.sock_quiet)
 		__atomic_store_n(&d->skel->bss->settings.sock_quiet, 1, __ATOMIC_RELEASE);

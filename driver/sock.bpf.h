@@ -25,16 +25,25 @@ struct {
 
 #define SOCK_QUIET 2		/* sock__wanted_fd: wanted family, quiet end */
 
+/* How many keys of quiet_socks have each local port, kept by userspace
+ * (driver__sock_quiet: counted up before a key goes in, down after it went
+ * out): a socket whose port has none, a server's end among them, is not
+ * looked up. */
+__u16 quiet_lports[65536] __weak;
+
 /* Whether SK's tuple is in quiet_socks. A v4-mapped IPv6 socket is keyed as
  * IPv4, as userspace's fd table shows it; its IPv4 fields are set then. */
 static __always_inline int sock__quiet(struct sock *sk)
 {
 	struct sock_quiet_key k = {};
 	const __u32 *d6 = sk->__sk_common.skc_v6_daddr.in6_u.u6_addr32;
+	__u16 lport = sk->__sk_common.skc_num;
 
+	if (!quiet_lports[lport])
+		return 0;
 	k.family = sk->__sk_common.skc_family;
 	k.l4proto = (__u8)sk->sk_protocol;
-	k.lport = sk->__sk_common.skc_num;
+	k.lport = lport;
 	k.rport = bpf_ntohs(sk->__sk_common.skc_dport);
 	if (k.family == PPM_AF_INET6 && !(d6[0] == 0 && d6[1] == 0 &&
 					  d6[2] == bpf_htonl(0xffff))) {

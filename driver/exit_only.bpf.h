@@ -38,13 +38,14 @@ static __always_inline long park__copy(struct scratch *s, __u32 len)
 }
 
 /* Writes the enter frame of TYPE into the park, for the enter events whose
- * params are an fd and (read, write, recvfrom) a size straight from the saved
- * registers: close, readv, recvmsg, read, write, recvfrom, about half of what
- * request mode sends. The dispatcher then goes straight to the exit filler: a tail call
- * and a program fewer per such syscall, the same bytes as their fillers
- * write (header, length table, fd as s64, size as u32). REGS: typed
- * (tp_btf), read by plain loads. Returns 1 when parked, 0 for other events,
- * which take their filler. */
+ * params are an fd and (read, write, recvfrom) a size straight from the
+ * saved registers: close, readv, recvmsg, read, write, recvfrom, about half
+ * of what request mode sends. The dispatcher then goes straight to the exit
+ * filler: a tail call and a program fewer per such syscall, the same bytes
+ * as their fillers write (header, length table, fd as s64, size as u32).
+ * REGS: typed (tp_btf), read by plain loads. Returns 1 when parked, 0 for
+ * other events and for a filler the loader left out (the dispatcher's path
+ * for it stays the same), which take their filler. */
 static __always_inline int park__simple_enter(struct scratch *s, __u16 type,
 					      struct pt_regs *regs, __u64 me)
 {
@@ -70,6 +71,8 @@ static __always_inline int park__simple_enter(struct scratch *s, __u16 type,
 	default:
 		return 0;
 	}
+	if (filler_off[type])
+		return 0;
 	h = (struct ppm_evt_hdr *)p;
 	h->ts = s->stamp;
 	h->tid = (__u32)me;

@@ -115,8 +115,9 @@ int driver__set_sock_families(struct driver *d, uint32_t mask);
  * in exit-only capture only, on kernels with the typed fd walk (6.17+);
  * elsewhere a key does nothing. Each call is a syscall: once per connection,
  * not per event. Keys are counted per local port (quiet_lports), so that the
- * socket test looks up only sockets whose port has one. 0, -E2BIG when SOCK_QUIET_MAX ends are kept already,
- * -ENOENT for an end not kept, or another negative errno. */
+ * socket test looks up only sockets whose port has one; one thread calls it.
+ * 0, -E2BIG when SOCK_QUIET_MAX ends are kept already, -ENOENT for an end
+ * not kept, or another negative errno. */
 int driver__sock_quiet(struct driver *d, const struct sock_quiet_key *k, bool on);
 /* Request mode's profiling (PROF_FOLLOW_SENT): ON, thread TID is followed no
  * more, nor again at its socket I/O (prof_let_go); off, it may be again.

@@ -44,8 +44,8 @@ static __always_inline long park__copy(struct scratch *s, __u32 len)
  * filler: a tail call and a program fewer per such syscall, the same bytes
  * as their fillers write (header, length table, fd as s64, size as u32).
  * REGS: typed (tp_btf), read by plain loads. Returns 1 when parked, 0 for
- * other events and for a filler the loader left out (the dispatcher's path
- * for it stays the same), which take their filler. */
+ * other events and where either filler of the pair is not loaded
+ * (park_inline): those take the dispatcher's old path. */
 static __always_inline int park__simple_enter(struct scratch *s, __u16 type,
 					      struct pt_regs *regs, __u64 me)
 {
@@ -71,7 +71,9 @@ static __always_inline int park__simple_enter(struct scratch *s, __u16 type,
 	default:
 		return 0;
 	}
-	if (filler_off[type])
+	/* both fillers loaded: else the old path's events (the generic pair
+	 * where a filler could not load) */
+	if (type >= PPM_EVENT_MAX || !park_inline[type])
 		return 0;
 	h = (struct ppm_evt_hdr *)p;
 	h->ts = s->stamp;

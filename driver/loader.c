@@ -337,6 +337,10 @@ int driver__load(struct driver *d)
 			d->info.fillers++;
 		}
 	}
+	/* the dispatcher writes an enter frame itself only where both fillers
+	 * of the pair are in: else the pair comes as its fillers' absence makes it */
+	for (int code = 0; code + 1 < PPM_EVENT_MAX; code += 2)
+		d->skel->bss->park_inline[code] = d->has_filler[code] && d->has_filler[code + 1];
 	return 0;
 }
 

@@ -137,5 +137,9 @@ __u8 interesting[SYSCALL_TABLE_SIZE] __weak;
 /* Event code -> nonzero when the loader left its filler out (driver/plan.h):
  * the run never captures a syscall that needs it. */
 __u8 filler_off[PPM_EVENT_MAX] __weak;
+/* Exit-only capture: 1 for an enter event whose enter and exit fillers are
+ * both loaded, whose enter frame the dispatcher may write itself
+ * (park__simple_enter); set by the loader after the load. */
+__u8 park_inline[PPM_EVENT_MAX] __weak;
 
 #endif

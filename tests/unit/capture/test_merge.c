@@ -281,25 +281,43 @@ static void test_window_wait(void)
 	memring__close(&m[1]);
 }
 
-/* Puts N 40-byte events stamped now into M: 56 bytes each in the ring. */
-static void put_n(struct memring *m, uint32_t n)
+/* A clock that stands at NOW for its first HOLD reads, then a second on:
+ * what the window holds does not depend on how fast the test runs. */
+struct step_clock {
+	uint64_t now;
+	int reads, hold;
+};
+
+static uint64_t step_now(void *ctx)
 {
-	for (uint32_t i = 0; i < n; i++)
-		put(m, mono_ns(NULL), i);
+	struct step_clock *c = ctx;
+
+	return ++c->reads > c->hold ? c->now + 1000000000ull : c->now;
 }
 
-/* Reads every event S holds: the first is held back by the window. */
-static int drain(struct ringset *s)
+/* Puts N 40-byte events stamped at the clock's NOW into M: 56 bytes each in
+ * the ring. */
+static void put_n(struct memring *m, const struct step_clock *c, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		put(m, c->now, i);
+}
+
+/* Reads every event S holds: the window holds them at the first look (the
+ * clock's first read), and a wait for them (the second) releases them. */
+static int drain(struct ringset *s, struct step_clock *c)
 {
 	struct capture_event ev;
 	int n = 0;
 
-	while (ringset__next(s, &ev, 0) == 0)
-		n++;
-	CHECK(ringset__next(s, &ev, 1000) == 0);
+	c->reads = 0;
+	c->hold = 2;
+	CHECK_EQ(ringset__next(s, &ev, 0), -EAGAIN);
+	CHECK(ringset__next(s, &ev, 5000) == 0);
 	n++;
 	while (ringset__next(s, &ev, 0) == 0)
 		n++;
+	c->now += 2000000000ull;
 	return n;
 }
 
@@ -310,7 +328,9 @@ static int drain(struct ringset *s)
 static void test_batch_wait(void)
 {
 	struct memring m[2];
-	struct ringset_opts o = { .order_window_ns = 2000000, .clock_ns = mono_ns };
+	struct step_clock c = { .now = 1000000000000ull };
+	struct ringset_opts o = { .order_window_ns = 2000000, .clock_ns = step_now,
+				  .clock_ctx = &c };
 	/* 64 pages: 256 KiB, an eighth is 32 KiB; events go to ring 0, and
 	 * ring 1, empty, is what the window waits for */
 	struct ringset *s = open_set(m, 2, 64, 0, RING_AUTO, &o);
@@ -318,22 +338,20 @@ static void test_batch_wait(void)
 
 	CHECK(ringset__batch_ns(s) == 1000000);
 	for (int i = 0; i < 3; i++) {
-		put_n(&m[0], 400);	/* 21.9 KiB */
-		CHECK(drain(s) == 400);
+		put_n(&m[0], &c, 400);	/* 21.9 KiB */
+		CHECK(drain(s, &c) == 400);
 		CHECK(ringset__batch_ns(s) == 2000000ull << i);
 	}
-	/* at the cap it stays, and the wait for the window is that long */
-	put_n(&m[0], 400);
+	/* at the cap it stays, and the wait for the window (2 ms) is that long:
+	 * a sleep is never shorter than asked */
+	put_n(&m[0], &c, 400);
 	t0 = mono_ms();
-	CHECK(drain(s) == 400);
+	CHECK(drain(s, &c) == 400);
 	CHECK(ringset__batch_ns(s) == 8000000);
 	CHECK(mono_ms() - t0 >= 8);
-	put_n(&m[0], 400);
-	CHECK(drain(s) == 400);
-	CHECK(ringset__batch_ns(s) == 8000000);
 	/* a wait that brings an eighth of the ring: back to the minimum */
-	put_n(&m[0], 720);	/* 39.4 KiB */
-	CHECK(drain(s) == 720);
+	put_n(&m[0], &c, 720);	/* 39.4 KiB */
+	CHECK(drain(s, &c) == 720);
 	CHECK(ringset__batch_ns(s) == 1000000);
 	ringset__free(s);
 	memring__close(&m[0]);

@@ -29,12 +29,6 @@ static inline bool ring__peek_fast(struct ring *r, struct capture_event *ev, uin
 #define ORDER_MAX_FUTURE_NS 1000000000ull
 /* A wait that brought less than this is "nearly empty": wait longer next time. */
 #define NEARLY_EMPTY_BYTES (16 * 1024)
-/* Under load, the reader waits for events to age past the order window; it
- * waits at least its batch wait, which grows to this while each wait brings
- * less than an eighth of a ring, so a busy host wakes it about 120 times a
- * second rather than once per backoff_min (every wakeup is a context switch
- * on a CPU the traced work needs). */
-#define BATCH_MAX_NS (8 * NS_PER_MS)
 
 struct member {
 	struct ring *ring;
@@ -51,8 +45,6 @@ struct ringset {
 	void *clock_ctx;
 	int64_t boot_to_epoch;	/* default clock */
 	uint64_t backoff_min, backoff_max, backoff;
-	uint64_t batch;		/* least wait for events the window holds back */
-	uint64_t ring_min;	/* bytes of the smallest ring */
 	uint64_t harvest;	/* bytes found since the last wait */
 	uint64_t last_ts;	/* of the last event handed out */
 	/* The ring and timestamp of the last event handed out: a frame after it
@@ -100,7 +92,6 @@ struct ringset *ringset__new(const struct ringset_opts *opts)
 	if (s->backoff_max < s->backoff_min)
 		s->backoff_max = s->backoff_min;
 	s->backoff = s->backoff_min;
-	s->batch = s->backoff_min;
 	s->sleep_wait = o.sleep_wait;
 	return s;
 }
@@ -125,8 +116,6 @@ int ringset__add(struct ringset *s, struct ring *r, uint16_t cpu)
 		return -ENOMEM;
 	}
 	s->m[s->n] = (struct member){ .ring = r, .cpu = cpu };
-	if (!s->ring_min || ring__data_size(r) < s->ring_min)
-		s->ring_min = ring__data_size(r);
 	s->pfd[s->n] = (struct pollfd){ .fd = ring__fd(r), .events = POLLIN };
 	s->n++;
 	return 0;
@@ -229,22 +218,6 @@ static void hand_out(struct ringset *s, struct member *m, struct capture_event *
 		s->last_ts = ts;
 }
 
-/* The batch wait, from what the last wait brought: a wait that brought an
- * eighth of the smallest ring or more (the rings fill fast) goes back to
- * backoff_min at once, one that brought a busy host's bytes doubles it up to
- * BATCH_MAX_NS, a nearly empty one leaves it. */
-static void batch__adapt(struct ringset *s)
-{
-	uint64_t max = BATCH_MAX_NS < s->backoff_max ? BATCH_MAX_NS : s->backoff_max;
-
-	if (s->harvest * 8 >= s->ring_min)
-		s->batch = s->backoff_min;
-	else if (s->harvest >= NEARLY_EMPTY_BYTES && s->batch < max)
-		s->batch = s->batch * 2 < max ? s->batch * 2 : max;
-	if (s->batch < s->backoff_min)
-		s->batch = s->backoff_min;
-}
-
 int ringset__next(struct ringset *s, struct capture_event *ev, int timeout_ms)
 {
 	uint64_t deadline = 0, now, block_ns, wait;
@@ -279,12 +252,11 @@ int ringset__next(struct ringset *s, struct capture_event *ev, int timeout_ms)
 			else if (now >= deadline)
 				return -EAGAIN;
 		}
-		batch__adapt(s);
 		if (block_ns) {
 			/* Events are there but too new to be sure of their order:
-			 * no shorter than the batch wait, so a busy host costs
-			 * at most one wakeup per batch. */
-			wait = block_ns < s->batch ? s->batch : block_ns;
+			 * no shorter than the shortest batch wait, so a busy
+			 * host costs at most one wakeup per backoff_min. */
+			wait = block_ns < s->backoff_min ? s->backoff_min : block_ns;
 			wait = wait < s->backoff_max ? wait : s->backoff_max;
 			poll = false;
 		} else {
@@ -306,11 +278,6 @@ int ringset__next(struct ringset *s, struct capture_event *ev, int timeout_ms)
 		if (err)
 			return err;
 	}
-}
-
-uint64_t ringset__batch_ns(const struct ringset *s)
-{
-	return s->batch;
 }
 
 void ringset__final(struct ringset *s)

@@ -46,10 +46,6 @@ void ringset__set_sigmask(struct ringset *s, const sigset_t *mask);
 /* No more events will be written: hand out what the rings hold in timestamp
  * order without the order window's wait. */
 void ringset__final(struct ringset *s);
-/* The least wait, in ns, for events the order window holds back now: it
- * grows while the rings fill slowly (BATCH_MAX_NS at most) and drops back to
- * the back-off's minimum when a wait brought an eighth of a ring. */
-uint64_t ringset__batch_ns(const struct ringset *s);
 /* Per-CPU and total ring counters and the mode; drv_* left zero. */
 int ringset__stats(const struct ringset *s, struct capture_stats *st);
 /* Unmaps the rings (their fds stay open). Accepts NULL. */

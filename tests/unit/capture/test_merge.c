@@ -281,83 +281,6 @@ static void test_window_wait(void)
 	memring__close(&m[1]);
 }
 
-/* A clock that stands at NOW for its first HOLD reads, then a second on:
- * what the window holds does not depend on how fast the test runs. */
-struct step_clock {
-	uint64_t now;
-	int reads, hold;
-};
-
-static uint64_t step_now(void *ctx)
-{
-	struct step_clock *c = ctx;
-
-	return ++c->reads > c->hold ? c->now + 1000000000ull : c->now;
-}
-
-/* Puts N 40-byte events stamped at the clock's NOW into M: 56 bytes each in
- * the ring. */
-static void put_n(struct memring *m, const struct step_clock *c, uint32_t n)
-{
-	for (uint32_t i = 0; i < n; i++)
-		put(m, c->now, i);
-}
-
-/* Reads every event S holds: the window holds them at the first look (the
- * clock's first read), and a wait for them (the second) releases them. */
-static int drain(struct ringset *s, struct step_clock *c)
-{
-	struct capture_event ev;
-	int n = 0;
-
-	c->reads = 0;
-	c->hold = 2;
-	CHECK_EQ(ringset__next(s, &ev, 0), -EAGAIN);
-	CHECK(ringset__next(s, &ev, 5000) == 0);
-	n++;
-	while (ringset__next(s, &ev, 0) == 0)
-		n++;
-	c->now += 2000000000ull;
-	return n;
-}
-
-/* The batch wait (README, Engines): each wait that brought a busy host's
- * bytes (16 KiB or more) but less than an eighth of a ring doubles it, from
- * the back-off's 1 ms to 8 ms, and the wait for events the window holds is
- * never shorter; a wait that brought an eighth of a ring drops it to 1 ms. */
-static void test_batch_wait(void)
-{
-	struct memring m[2];
-	struct step_clock c = { .now = 1000000000000ull };
-	struct ringset_opts o = { .order_window_ns = 2000000, .clock_ns = step_now,
-				  .clock_ctx = &c };
-	/* 64 pages: 256 KiB, an eighth is 32 KiB; events go to ring 0, and
-	 * ring 1, empty, is what the window waits for */
-	struct ringset *s = open_set(m, 2, 64, 0, RING_AUTO, &o);
-	uint64_t t0;
-
-	CHECK(ringset__batch_ns(s) == 1000000);
-	for (int i = 0; i < 3; i++) {
-		put_n(&m[0], &c, 400);	/* 21.9 KiB */
-		CHECK(drain(s, &c) == 400);
-		CHECK(ringset__batch_ns(s) == 2000000ull << i);
-	}
-	/* at the cap it stays, and the wait for the window (2 ms) is that long:
-	 * a sleep is never shorter than asked */
-	put_n(&m[0], &c, 400);
-	t0 = mono_ms();
-	CHECK(drain(s, &c) == 400);
-	CHECK(ringset__batch_ns(s) == 8000000);
-	CHECK(mono_ms() - t0 >= 8);
-	/* a wait that brings an eighth of the ring: back to the minimum */
-	put_n(&m[0], &c, 720);	/* 39.4 KiB */
-	CHECK(drain(s, &c) == 720);
-	CHECK(ringset__batch_ns(s) == 1000000);
-	ringset__free(s);
-	memring__close(&m[0]);
-	memring__close(&m[1]);
-}
-
 static volatile sig_atomic_t got_signal;
 
 static void on_alarm(int sig)
@@ -440,7 +363,6 @@ int main(void)
 	test_merge_modes();
 	test_order_window();
 	test_window_wait();
-	test_batch_wait();
 	test_timeout();
 	test_wakeup();
 	test_signals();

@@ -58,15 +58,11 @@ static __always_inline int park__simple_enter(struct scratch *s, __u16 type,
 	case PPME_SYSCALL_READV_E:
 	case PPME_SOCKET_RECVMSG_E:
 		n = 1;
-		len = PPM_HDR_LEN + 2 + 8;
-		p = &s->park[PARK_SIZE - (PPM_HDR_LEN + 2 + 8)];
 		break;
 	case PPME_SYSCALL_READ_E:
 	case PPME_SYSCALL_WRITE_E:
 	case PPME_SOCKET_RECVFROM_E:
 		n = 2;
-		len = PPM_HDR_LEN + 4 + 12;
-		p = &s->park[PARK_SIZE - (PPM_HDR_LEN + 4 + 12)];
 		break;
 	default:
 		return 0;
@@ -75,6 +71,9 @@ static __always_inline int park__simple_enter(struct scratch *s, __u16 type,
 	 * where a filler could not load) */
 	if (type >= PPM_EVENT_MAX || !park_inline[type])
 		return 0;
+	/* header, a u16 length per param, the fd (s64), the size (u32) */
+	len = n == 1 ? PPM_HDR_LEN + 2 + 8 : PPM_HDR_LEN + 4 + 12;
+	p = &s->park[PARK_SIZE - len];
 	h = (struct ppm_evt_hdr *)p;
 	h->ts = s->stamp;
 	h->tid = (__u32)me;

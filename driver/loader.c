@@ -582,11 +582,12 @@ int driver__set_sock_families(struct driver *d, uint32_t mask)
 int driver__sock_quiet(struct driver *d, const struct sock_quiet_key *k, bool on)
 {
 	int fd = bpf_map__fd(d->skel->maps.quiet_socks);
-	uint16_t *n = &d->skel->bss->quiet_lports[k->lport];
 	uint8_t one = 1;
+	uint16_t *n;
 
 	if (!d->loaded)
 		return -EINVAL;
+	n = &d->skel->bss->quiet_lports[k->lport];
 	/* the port's count covers every key of it the table holds: up before
 	 * a new key goes in, down once one went out */
 	if (!on) {

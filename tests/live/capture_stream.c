@@ -126,6 +126,28 @@ static struct child *find_child(struct child *ch, int n, uint64_t tid)
 }
 
 /* Integer param I of F, as its type in the table says; INT64_MIN if absent. */
+/* The stream's order: events older than the newest before them. An enter
+ * event rebuilt from its exit frame is not one the rings held: its exit
+ * event, with its time, is next. */
+static struct {
+	uint64_t newest, late, max_back;
+} order;
+
+static void order__see(const struct capture_event *ev)
+{
+	uint64_t ts = ev->frame->ts;
+
+	if (ev->flags & CAPTURE_EVF_REBUILT)
+		return;
+	if (ts >= order.newest) {
+		order.newest = ts;
+		return;
+	}
+	order.late++;
+	if (order.newest - ts > order.max_back)
+		order.max_back = order.newest - ts;
+}
+
 static int64_t param_int(const struct ppm_evt_hdr *f, uint32_t i)
 {
 	const uint8_t *v;
@@ -146,7 +168,7 @@ int main(int argc, char **argv)
 	struct capture_stats st;
 	struct capture_event ev;
 	struct capture *c;
-	uint64_t prev_ts = 0, inversions = 0, max_back = 0, n_evts = 0, malformed = 0;
+	uint64_t n_evts = 0, malformed = 0;
 	uint64_t t0, t_reaped = 0, t_loop, made = 0, enters = 0, exits = 0, drops;
 	pid_t end_pid = 0;
 	int nch = 0, alive, quiet = 0;
@@ -229,12 +251,7 @@ int main(int argc, char **argv)
 
 				nanosleep(&nap, NULL);
 			}
-			if (f->ts < prev_ts) {
-				inversions++;
-				if (prev_ts - f->ts > max_back)
-					max_back = prev_ts - f->ts;
-			}
-			prev_ts = f->ts;
+			order__see(&ev);
 			if (schema__validate(f, ev.len)) {
 				malformed++;
 				continue;
@@ -310,9 +327,7 @@ int main(int argc, char **argv)
 	EXPECT(driver__set_capture(capture__driver(c), false) == 0);
 	while (capture__next(c, &ev, 300) == 0) {
 		n_evts++;
-		if (ev.frame->ts < prev_ts)
-			inversions++;
-		prev_ts = ev.frame->ts;
+		order__see(&ev);
 	}
 	t_loop = now_ns(CLOCK_MONOTONIC);
 	EXPECT(capture__stats(c, &st) == 0);
@@ -343,8 +358,9 @@ int main(int argc, char **argv)
 	       (unsigned long long)st.total.drv_drops_bug,
 	       (unsigned long long)st.total.drv_drops_scratch,
 	       (unsigned long long)st.total.n_lost, (unsigned long long)st.total.n_corrupt);
-	printf("order: %llu inversions (largest %llu ns)\n", (unsigned long long)inversions,
-	       (unsigned long long)max_back);
+	printf("order: %llu late events (the latest %llu ns behind), the capture layer counted "
+	       "%llu\n", (unsigned long long)order.late, (unsigned long long)order.max_back,
+	       (unsigned long long)st.total.n_reordered);
 	for (int cpu = 0; cpu < (int)st.ncpus; cpu++)
 		printf("  cpu %d: %llu events, %llu bytes, lost %llu, driver %llu, "
 		       "buffer drops %llu\n", cpu,
@@ -355,14 +371,14 @@ int main(int argc, char **argv)
 		       (unsigned long long)st.cpu[cpu].drv_drops_buffer);
 	EXPECT(!strcmp(st.mode, opts.engine == CAPTURE_ENGINE_RINGBUF ? "bpf-ringbuf" : "double-map") ||
 	       (opts.engine != CAPTURE_ENGINE_RINGBUF && !strcmp(st.mode, "slack-copy")));
-	/* The bound: the order window the reader waits out (10 ms) against the
-	 * time between a program's stamp and its commit, microseconds while the
-	 * kernel runs the programs with preemption off (tracepoint probes; the
-	 * syscall tracepoints' BPF glue since 6.13). A kernel that lets them be
-	 * preempted would let a loaded machine exceed it (n_reordered counts it). */
-	EXPECT(inversions == 0);
-	/* The capture layer's own count of late events agrees. */
-	EXPECT((st.total.n_reordered == 0) == (inversions == 0));
+	/* Order: the reader waits out the order window (10 ms) for the time
+	 * between a program's stamp and its commit, microseconds while the
+	 * programs run with preemption off. Nothing bounds that time on a
+	 * virtual CPU its host stops (a CI machine once made one event 2 us late
+	 * this way), so what holds is that every late event is counted, once:
+	 * the capture layer's count equals ours. The window's logic itself is
+	 * checked on a clock of the test's own (tests/unit/capture/test_merge.c). */
+	EXPECT(st.total.n_reordered == order.late);
 	EXPECT(malformed == 0);
 	EXPECT(st.total.n_corrupt == 0);
 	/* (not a speed: a floor that proves the run was not empty; a second of

@@ -88,7 +88,8 @@ void summary__print(FILE *out, const struct agent_counters *c, const char *headi
 			t->drv_evts, t->drv_evts > t->n_evts ? t->drv_evts - t->n_evts : 0);
 	if (t->n_reordered)
 		fprintf(out, "agent: %" PRIu64 " events came out of timestamp order (their "
-			"producer was preempted longer than the order window)\n", t->n_reordered);
+			"producer was held up between stamping and sending them longer than the "
+			"order window)\n", t->n_reordered);
 	cpu_line(out, "total", t);
 	for (uint32_t i = 0; i < c->cap.ncpus && i < CAPTURE_MAX_CPUS; i++) {
 		snprintf(name, sizeof(name), "cpu%u", i);

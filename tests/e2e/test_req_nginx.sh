@@ -180,11 +180,14 @@ for k, g, w in d:
 # real-time priority), while a request nginx served within one turn of its
 # loop reads 0.000 however long that turn took (nginx's own work; interrupts
 # can still take the CPU from it: seen up to 3 ms on a busy machine before it
-# ran at real-time priority). Hence: the agent's duration is never more than
-# 1.5 ms below $request_time; above it by more than 1.5 ms for at most 1% of the
-# requests, and never by more than 20 ms. These are bounds on nginx's clock
-# reads, which the kernel keeps only as far as nginx is not preempted; the
-# exact check of the times is the nesting in the client's (check_sides).
+# ran at real-time priority). Hence: the agent's duration is more than 1.5 ms
+# from $request_time for at most 1% of the requests, and never by more than
+# 20 ms. Below it only where the host stopped nginx's virtual CPU between its
+# clock read and the read's exit, or its client's between the write's enqueue
+# and its exit (a server's record nests in its client's): no real-time
+# priority holds a CPU the host took. These are bounds on nginx's clock reads,
+# which the kernel keeps only as far as nginx runs; the exact check of the
+# times is the nesting in the client's (check_sides).
 LOW, HIGH, FEW, MOST = -0.0015, 0.0015, 0.01, 0.020
 over = []
 maxdiff = 0.0
@@ -211,9 +214,9 @@ for r in server:
     else:
         diff = dur / 1e9 - w["secs"]
         maxdiff = max(maxdiff, abs(diff))
-        if diff > HIGH:
+        if diff > HIGH or diff < LOW:
             over.append("%.6f s vs %.3f: %s" % (dur / 1e9, w["secs"], w["line"]))
-        if diff < LOW or diff > MOST:
+        if diff < -MOST or diff > MOST:
             why.append("duration %.6f s vs $request_time %.3f" % (dur / 1e9, w["secs"]))
     if why:
         bad.append("; ".join(why) + "\n    record: " + R.short(r) + "\n    log:    " + w["line"])
@@ -223,10 +226,10 @@ for r in unmatched[:10]:
 for l in left[:10]:
     bad.append("log line with no record: " + l)
 print("matched %d, unmatched records %d, log lines left %d, max |duration - $request_time| %.6f s, "
-      "%d above it by more than %.4f s" % (len(server) - len(unmatched), len(unmatched), len(left),
-                                           maxdiff, len(over), HIGH))
+      "%d off it by more than %.4f s" % (len(server) - len(unmatched), len(unmatched), len(left),
+                                         maxdiff, len(over), HIGH))
 if len(over) > FEW * len(server):
-    bad.append("%d durations above $request_time by more than %.4f s (at most %d allowed):\n    %s"
+    bad.append("%d durations off $request_time by more than %.4f s (at most %d allowed):\n    %s"
                % (len(over), HIGH, FEW * len(server), "\n    ".join(over[:5])))
 assert len(server) == lines, ("server-side http records", len(server), "log lines", lines)
 assert not bad, "\n".join(["%d differences" % len(bad)] + bad[:10])

@@ -84,7 +84,8 @@ int main(void)
 	struct harness *h;
 	pthread_t tw, tb;
 	int by_events = 0;
-	int cli, n, samples = 0, with_spin = 0, read_back = 0, first_id = -1, after = 0;
+	int cli, n, samples = 0, with_spin = 0, read_back = 0, first_id = -1, after = 0, hz, cap;
+	FILE *f;
 
 	pn_prof_sent(&cfg, sample_calls);
 	cfg.profile_hz = 997;
@@ -150,9 +151,17 @@ int main(void)
 		if (first_id < 0)
 			first_id = (int)uid;
 	}
-	fprintf(stderr, "  %d samples in 300 ms of CPU at 997 Hz, %d stacks read back, %d in "
-		"sample_spin, %d after its last write\n", samples, read_back, with_spin, after);
-	EXPECT(samples >= 150);
+	/* half of what 300 ms at 997 Hz gives, or at the kernel's cap on the
+	 * rate, which it lowers when sampling interrupts run long */
+	hz = 997;
+	if ((f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r"))) {
+		if (fscanf(f, "%d", &cap) == 1 && cap > 0 && cap < hz)
+			hz = cap;
+		fclose(f);
+	}
+	fprintf(stderr, "  %d samples in 300 ms of CPU at %d Hz, %d stacks read back, %d in "
+		"sample_spin, %d after its last write\n", samples, hz, read_back, with_spin, after);
+	EXPECT(samples >= hz * 3 / 10 / 2);
 	EXPECT(after <= 2);
 	EXPECT(read_back >= samples * 9 / 10);
 	EXPECT(with_spin >= read_back * 9 / 10);

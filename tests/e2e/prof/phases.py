@@ -14,8 +14,13 @@ the thread ran (steal), which the agent's time on CPU holds, as every
 tracer's; it is only held under it here, as the kernel guarantees.
 
 The trace is on tracefs, not perf: some kernels here show neither tracer a
-switch out of one CPU's idle task (so no switch in there), but the wakeups
-and switches out are all there, and they are all this needs."""
+switch out of one CPU's idle task (so no switch in there). Now and then a
+wakeup on a CPU coming out of idle is shown to no tracer either (ftrace
+included: driver/README.md, "Switches not seen"); a block that ends at a
+switch in with no wakeup seen then ends where its run-queue wait began, by
+the kernel's own count: the switch in less what run_delay grew by over the
+phase that holds it (the agent splits a wait the same way, from run_delay,
+never from wakeups)."""
 import json
 import re
 import sys
@@ -25,9 +30,9 @@ EV = re.compile(r"\s(\d+)\.(\d{6}): (sched_switch|sched_wakeup): (.*)")
 
 
 def blocked_intervals(trace, tid):
-    """(start, end) ns of each time TID was blocked; and the count of
-    blocks that ended at a switch in with no wakeup seen."""
-    out, since, nowake = [], None, 0
+    """(start, end, woken) of each time TID was blocked, in ns; woken is
+    False for a block that ended at a switch in with no wakeup seen."""
+    out, since = [], None
     for line in open(trace):
         m = EV.search(line)
         if not m:
@@ -41,12 +46,32 @@ def blocked_intervals(trace, tid):
             if prev == tid and not state.startswith("R"):
                 since = t
             elif nxt == tid and since is not None:
-                out.append((since, t))
-                since, nowake = None, nowake + 1
+                out.append((since, t, False))
+                since = None
         elif int(re.search(r"\bpid=(\d+)", rest).group(1)) == tid and since is not None:
-            out.append((since, t))
+            out.append((since, t, True))
             since = None
-    return out, nowake
+    return out
+
+
+def unwoken_ends(ivs, rows):
+    """IVS with each block whose wakeup was not seen ended at its switch in
+    less the run_delay growth of the phase (of ROWS' marks) that holds the
+    switch in; the count of such blocks."""
+    out, n = [], 0
+    for s, e, woken in ivs:
+        if not woken:
+            n += 1
+            for _, _, _, m in rows:
+                for i in range(7):
+                    if m[i]["wall"] <= e <= m[i + 1]["wall"]:
+                        e = max(s, e - (m[i + 1]["rq"] - m[i]["rq"]))
+                        break
+                else:
+                    continue
+                break
+        out.append((s, e))
+    return out, n
 
 
 def within(intervals, a, b):
@@ -63,9 +88,10 @@ def main(logf, trace, outf):
         rows.append((v[0], v[1], v[2], marks))
         tids.add(v[0])
     assert len(tids) == 1, ("one serving thread", tids)
-    ivs, nowake = blocked_intervals(trace, tids.pop())
+    ivs, nowake = unwoken_ends(blocked_intervals(trace, tids.pop()), rows)
     assert ivs, "no block of the server's thread in the kernel's trace"
-    assert nowake == 0, "%d blocks ended with no wakeup in the trace" % nowake
+    if nowake:
+        print("%d blocks ended with no wakeup in the trace: ended by run_delay" % nowake)
     out = []
     for tid, holder, redis, m in rows:
         a, b = m[0]["wall"], m[7]["wall"]

@@ -4,7 +4,9 @@
  * futex wait) and a small write with its fsync. Every thread, the main one
  * too, is created and exits inside the tracers' windows: the test starts it
  * once they run. Prints its pid, then each thread's tid, its time on CPU
- * and its run delay by the kernel's count (ns) as it ends.
+ * and its run delay by the kernel's count and the wall time its nanosleeps
+ * took, from before each call to after it (ns), as it ends: no thread can be
+ * blocked in them for longer.
  * Usage: sched_mix FILE [THREADS [ROUNDS]] */
 #include <fcntl.h>
 #include <pthread.h>
@@ -29,7 +31,15 @@ static long long cpu_ns(void)
 /* The calling thread's time on CPU and its run delay (ns), as the kernel
  * keeps them (sched_info, /proc/thread-self/schedstat's first two); the
  * run delay is -1 when the file cannot be read. */
-static void say_end(void)
+static long long mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void say_end(long long naps)
 {
 	long long on = cpu_ns(), rd = -1;
 	FILE *f = fopen("/proc/thread-self/schedstat", "r");
@@ -41,13 +51,14 @@ static void say_end(void)
 			rd = -1;
 		fclose(f);
 	}
-	printf("%ld %lld %lld\n", (long)syscall(SYS_gettid), on, rd);
+	printf("%ld %lld %lld %lld\n", (long)syscall(SYS_gettid), on, rd, naps);
 }
 
 static void *worker(void *arg)
 {
 	char buf[4096] = { 0 };
 	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0600);
+	long long naps = 0;
 
 	(void)arg;
 	if (fd < 0)
@@ -56,15 +67,19 @@ static void *worker(void *arg)
 		long long until = cpu_ns() + 15000000LL;
 		struct timespec nap = { 0, 10000000L };
 
+		long long t;
+
 		while (cpu_ns() < until)
 			;
+		t = mono_ns();
 		nanosleep(&nap, NULL);
+		naps += mono_ns() - t;
 		pthread_barrier_wait(&meet);
 		if (write(fd, buf, sizeof(buf)) < 0 || fsync(fd) < 0)
 			break;
 	}
 	close(fd);
-	say_end();
+	say_end(naps);
 	return NULL;
 }
 
@@ -88,6 +103,6 @@ int main(int argc, char **argv)
 			return 1;
 	for (int i = 0; i < n; i++)
 		pthread_join(t[i], NULL);
-	say_end();
+	say_end(0);
 	return 0;
 }

@@ -332,6 +332,27 @@ static inline void pn_prof_sent(struct driver_config *cfg, const int *nrs)
 	cfg->profile = PROF_FOLLOW_SENT;
 }
 
+/* How many slices of CPU_SLICES event E are flagged PROF_SLICE_UNSEEN: a
+ * switch the tracepoints hid (driver/README.md, "Switches not seen"), whose
+ * slice says nothing but its span, inside the batch's: checked. */
+static inline int pn_prof_unseen(const struct hevt *e)
+{
+	int n = 0;
+
+	for (unsigned i = 0; i < e->p.len[2] / sizeof(struct prof_slice); i++) {
+		struct prof_slice s;
+
+		memcpy(&s, e->p.val[2] + i * sizeof(s), sizeof(s));
+		if (!(s.flags & PROF_SLICE_UNSEEN))
+			continue;
+		n++;
+		EXPECT(s.kind == PROF_OTHER && s.flags == PROF_SLICE_UNSEEN &&
+		       s.nr == PROF_NR_NONE && s.obj == 0 && s.waker == 0);
+		EXPECT(s.start >= (uint64_t)hevt__int(e, 1) && s.start + s.dur <= e->hdr.ts);
+	}
+	return n;
+}
+
 /* A connected TCP pair over 127.0.0.1: *CLI the connecting end, *SRV the
  * accepted one. 0, or -1 with errno. */
 static inline int pn_tcp_pair4(int *cli, int *srv)

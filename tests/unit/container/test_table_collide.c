@@ -53,11 +53,13 @@ static bool make_id(char id[13], bool collide)
 	return false;
 }
 
+/* The thread's CPU time: a ratio of two runs must not take in the waits
+ * for a CPU other processes made on a loaded machine. */
 static double now(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 

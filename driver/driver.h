@@ -89,9 +89,9 @@ struct prof_slice {
  * (its switch out was not seen): how it spent the slice is not known */
 #define PROF_SLICE_UNSEEN 4
 
-/* On-CPU stacks (driver_config.profile_hz): frames per stack, stacks kept. */
+/* On-CPU stacks (driver_config.profile_hz): frames per stack a CPU_SAMPLE
+ * event carries, user and kernel each (the kernel's perf_event_max_stack). */
 #define PROF_STACK_DEPTH 127
-#define PROF_STACKS 16384
 
 /* Slices a thread keeps before they go out as one CPU_SLICES event. */
 #define PROF_BATCH 16

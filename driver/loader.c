@@ -153,7 +153,6 @@ int driver__configure(struct driver *d, const struct driver_config *cfg)
 	if (cfg->profile_hz > 10000)
 		return -EINVAL;
 	d->profile_hz = cfg->profile ? cfg->profile_hz : 0;
-	bpf_map__set_max_entries(d->skel->maps.prof_stacks, d->profile_hz ? PROF_STACKS : 1);
 	d->per_thread = cfg->per_thread;
 	d->all_syscalls = !cfg->syscalls;
 	for (int i = 0; i < SYSCALL_TABLE_SIZE; i++)
@@ -629,32 +628,6 @@ int driver__prof_let_go(struct driver *d, uint32_t tid, bool on)
 	if (bpf_map_delete_elem(bpf_map__fd(d->skel->maps.prof_threads), &tid) && errno != ENOENT)
 		return -errno;
 	return 0;
-}
-
-int driver__stack(const struct driver *d, int64_t id, uint64_t *ips, int max)
-{
-	uint64_t all[PROF_STACK_DEPTH];
-	uint32_t key = (uint32_t)id;
-	int n = 0;
-
-	if (!d->loaded || id < 0 || id > UINT32_MAX || max < 0)
-		return -EINVAL;
-	if (bpf_map_lookup_elem(bpf_map__fd(d->skel->maps.prof_stacks), &key, all))
-		return -ENOENT;
-	while (n < PROF_STACK_DEPTH && n < max && all[n]) {
-		ips[n] = all[n];
-		n++;
-	}
-	return n;
-}
-
-int driver__stack_forget(const struct driver *d, int64_t id)
-{
-	uint32_t key = (uint32_t)id;
-
-	if (!d->loaded || id < 0 || id > UINT32_MAX)
-		return -EINVAL;
-	return bpf_map_delete_elem(bpf_map__fd(d->skel->maps.prof_stacks), &key) ? -errno : 0;
 }
 
 int driver__prof_each(const struct driver *d,

@@ -128,15 +128,6 @@ int driver__prof_let_go(struct driver *d, uint32_t tid, bool on);
  * (its slices not sent yet, its state since when); stops at FN's nonzero
  * return, which it returns. For the end of a run, once the programs are
  * detached: the table changes under a running driver. 0 without profiling. */
-/* Stack ID of a CPU_SAMPLE event: its addresses into IPS (at most MAX, up
- * to PROF_STACK_DEPTH), innermost first. Their count, or -ENOENT (no such
- * stack), -EINVAL. */
-int driver__stack(const struct driver *d, int64_t id, uint64_t *ips, int max);
-/* Stack ID's entry freed, once its addresses were read: the table has room
- * for the stacks to come (a sample whose stack finds its bucket taken loses
- * it). 0 or -ENOENT. */
-int driver__stack_forget(const struct driver *d, int64_t id);
-
 int driver__prof_each(const struct driver *d,
 		      int (*fn)(void *ctx, uint32_t tid, const struct prof_thread *t), void *ctx);
 

@@ -94,7 +94,7 @@ int agent__finish(struct agent *a, bool started)
 		if (pc.stacks)
 			fprintf(stderr, "agent: on-CPU stacks: %" PRIu64 " samples, %" PRIu64
 				" distinct stacks (%" PRIu64 " samples past the bound of %d, %" PRIu64
-				" whose stacks the driver could not keep)%s%s\n", pc.n_samples,
+				" with no stack walked)%s%s\n", pc.n_samples,
 				pc.n_stacks, pc.n_stacks_full, PROF_STACKS_KEYS, pc.n_stacks_lost,
 				pc.write_err ? "; cannot write the stack files: " : "",
 				pc.write_err ? strerror(-pc.write_err) : "");

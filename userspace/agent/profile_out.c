@@ -150,24 +150,6 @@ void profile_out__free(struct profile_out *po)
 	free(po);
 }
 
-/* A stack's addresses from the driver's table (prof_stack_fetch_fn). */
-static int stack__fetch(void *ctx, int64_t id, uint64_t *ips, int max)
-{
-	struct profile_out *po = ctx;
-	struct driver *d = po->a->cap ? capture__driver(po->a->cap) : NULL;
-
-	int n;
-
-	if (!d)
-		return -ENOENT;
-	n = driver__stack(d, id, ips, max);
-	/* named now and counted by (process, stacks) from here: the kernel's
-	 * table gets the room back */
-	if (n >= 0)
-		driver__stack_forget(d, id);
-	return n;
-}
-
 int profile_out__stacks(struct profile_out *po, struct agent *a)
 {
 	const char *root = getenv("HOST_ROOT");
@@ -178,7 +160,7 @@ int profile_out__stacks(struct profile_out *po, struct agent *a)
 	o.proc = proc;
 	po->a = a;
 	po->sym = symbolizer__new(&o);
-	po->stacks = po->sym ? prof_stacks__new(po->sym, stack__fetch, po) : NULL;
+	po->stacks = po->sym ? prof_stacks__new(po->sym) : NULL;
 	po->c.stacks = true;
 	return po->stacks ? 0 : -ENOMEM;
 }

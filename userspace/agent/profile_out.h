@@ -36,7 +36,7 @@ struct profile_out_counters {
 	uint64_t n_samples;	/* ... samples counted */
 	uint64_t n_stacks;	/* ... distinct stacks */
 	uint64_t n_stacks_full;	/* ... samples of stacks past the bound */
-	uint64_t n_stacks_lost;	/* ... samples the driver could not keep a stack of */
+	uint64_t n_stacks_lost;	/* ... samples with neither stack walked */
 	int write_err;		/* the stack files: 0 or -errno */
 };
 
@@ -53,8 +53,8 @@ void profile_out__free(struct profile_out *po);
 void profile_out__record(struct profile_out *po, struct agent *a, const struct req_record *r,
 			 bool matched);
 void profile_out__counters(const struct profile_out *po, struct profile_out_counters *out);
-/* The on-CPU stacks (--profile-hz): a symbolizer and the stack table, whose
- * addresses come from A's driver. 0 or -ENOMEM. */
+/* The on-CPU stacks (--profile-hz): a symbolizer and the stack table, which
+ * CPU_SAMPLE events' addresses fill. 0 or -ENOMEM. */
 int profile_out__stacks(struct profile_out *po, struct agent *a);
 struct prof_stacks *profile_out__stack_table(struct profile_out *po);	/* NULL: none */
 /* The end: DIR/stacks-GROUP-PROCESS.folded written. 0 or -errno. */

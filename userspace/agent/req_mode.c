@@ -246,21 +246,23 @@ static void sample__event(struct req_mode *m, const struct ievt *ev)
 {
 	const struct schema_params *pp = &ev->params;
 	const struct thread_info *ti = ev->thread;
-	int64_t v[3];
-	int key;
+	uint64_t uips[PROF_STACK_FRAMES], kips[PROF_STACK_FRAMES];
+	int64_t tid;
+	int key, nu, nk;
 
 	if (!m->stacks)
 		return;
-	if (pp->n != 3 || pp->len[0] != 8 || pp->len[1] != 8 || pp->len[2] != 8) {
+	if (pp->n != 3 || pp->len[0] != 8 || pp->len[1] % 8 || pp->len[2] % 8) {
 		m->n_bad_samples++;
 		return;
 	}
-	for (int i = 0; i < 3; i++)
-		memcpy(&v[i], pp->val[i], 8);
-	key = prof_stacks__add(m->stacks, ti ? ti->pid : v[0], ti ? ti->comm : "",
-			       ti && ti->container ? ti->container->id : "", v[1], v[2]);
+	memcpy(&tid, pp->val[0], 8);
+	nu = prof_stacks__decode(pp->val[1], pp->len[1], uips, PROF_STACK_FRAMES);
+	nk = prof_stacks__decode(pp->val[2], pp->len[2], kips, PROF_STACK_FRAMES);
+	key = prof_stacks__add(m->stacks, ti ? ti->pid : tid, ti ? ti->comm : "",
+			       ti && ti->container ? ti->container->id : "", uips, nu, kips, nk);
 	if (key >= 0 && m->recent)
-		prof_recent__sample(m->recent, (uint64_t)v[0], ev->ts, key);
+		prof_recent__sample(m->recent, (uint64_t)tid, ev->ts, key);
 }
 
 void req_mode__profile_stacks(struct req_mode *m, struct prof_stacks *s)

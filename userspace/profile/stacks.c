@@ -1,6 +1,9 @@
 /* On-CPU stack samples counted per distinct stack (stacks.h): an
  * open-addressed index (twice the keys, linear probing, never deleted) into
- * an array of entries, each named once when first seen. */
+ * an array of entries, each named once when first seen. An entry keeps two
+ * independent 64-bit hashes of its addresses, not the addresses (2 KiB a
+ * stack): two stacks of a process that share both would be counted as one,
+ * a chance of about one in 2^64 per pair of stacks per hash. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -14,7 +17,8 @@
 #define FOLDED_MAX 4096			/* bytes of a line; deeper frames cut */
 
 struct stack_entry {
-	int64_t pid, uid, kid;
+	int64_t pid;
+	uint64_t h1, h2;
 	uint64_t count;
 	char *folded;
 	char comm[16];
@@ -23,24 +27,19 @@ struct stack_entry {
 
 struct prof_stacks {
 	struct symbolizer *sym;
-	prof_stack_fetch_fn *fetch;
-	void *ctx;
 	int32_t *slot;			/* entry index + 1, 0 empty */
 	struct stack_entry *e;
 	uint32_t n;
 	struct prof_stacks_counters c;
 };
 
-struct prof_stacks *prof_stacks__new(struct symbolizer *sym, prof_stack_fetch_fn *fetch,
-				     void *ctx)
+struct prof_stacks *prof_stacks__new(struct symbolizer *sym)
 {
 	struct prof_stacks *s = calloc(1, sizeof(*s));
 
 	if (!s)
 		return NULL;
 	s->sym = sym;
-	s->fetch = fetch;
-	s->ctx = ctx;
 	s->slot = calloc(SLOTS, sizeof(*s->slot));
 	s->e = calloc(PROF_STACKS_KEYS, sizeof(*s->e));
 	if (!s->slot || !s->e) {
@@ -62,13 +61,59 @@ void prof_stacks__free(struct prof_stacks *s)
 	free(s);
 }
 
-static uint32_t key__home(int64_t pid, int64_t uid, int64_t kid)
+static uint32_t key__home(int64_t pid, uint64_t h1)
 {
-	uint64_t h = (uint64_t)pid * 0x9e3779b97f4a7c15ull;
+	uint64_t h = ((uint64_t)pid * 0x9e3779b97f4a7c15ull) ^ h1;
 
-	h = (h ^ (uint64_t)uid) * 0xbf58476d1ce4e5b9ull;
-	h = (h ^ (uint64_t)kid) * 0x94d049bb133111ebull;
 	return (uint32_t)(h >> 40) & (SLOTS - 1);
+}
+
+/* A 64-bit mix (splitmix64's finalizer). */
+static uint64_t mix(uint64_t x)
+{
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+/* Two hashes of the stacks, from different seeds and steps; the counts
+ * enter them, so a frame moved from one stack to the other differs. */
+static void stacks__hash(const uint64_t *uips, int nu, const uint64_t *kips, int nk,
+			 uint64_t *h1, uint64_t *h2)
+{
+	uint64_t a = mix(0x243f6a8885a308d3ull ^ (uint64_t)nu), b = mix(0x13198a2e03707344ull + (uint64_t)nk);
+
+	for (int i = 0; i < nu; i++) {
+		a = mix(a ^ uips[i]);
+		b = mix(b + uips[i] * 0x9e3779b97f4a7c15ull);
+	}
+	a = mix(a ^ (uint64_t)nk);
+	b = mix(b ^ (uint64_t)nu * 0xa0761d6478bd642full);
+	for (int i = 0; i < nk; i++) {
+		a = mix(a ^ kips[i]);
+		b = mix(b + kips[i] * 0x9e3779b97f4a7c15ull);
+	}
+	*h1 = a;
+	*h2 = b;
+}
+
+int prof_stacks__decode(const void *val, uint32_t len, uint64_t *ips, int max)
+{
+	int n = (int)(len / 8);
+
+	if (len % 8 || !val || max < 0)
+		return 0;
+	if (n == 1) {
+		int64_t id;
+
+		memcpy(&id, val, 8);
+		if (id < 65536)
+			return 0;	/* an older agent's id into its kernel table */
+	}
+	if (n > max)
+		n = max;
+	memcpy(ips, val, (size_t)n * 8);
+	return n;
 }
 
 /* Appends ";NAME" (or the address) to the line at *LEN. */
@@ -90,39 +135,28 @@ static void frame__put(char *line, size_t *len, const char *name, uint64_t addr,
 
 /* The entry's line: its process name, the user frames outermost first, then
  * the kernel's. A frame the symbolizer cannot name is its address. */
-static char *stack__fold(struct prof_stacks *s, const struct stack_entry *x)
+static char *stack__fold(struct prof_stacks *s, const struct stack_entry *x, const uint64_t *uips,
+			 int nu, const uint64_t *kips, int nk)
 {
-	uint64_t ips[PROF_STACK_FRAMES];
 	char *line = malloc(FOLDED_MAX);
 	size_t len;
-	int n;
 
 	if (!line)
 		return NULL;
 	len = (size_t)snprintf(line, FOLDED_MAX, "%s", x->comm[0] ? x->comm : "?");
-	n = x->uid >= 0 ? s->fetch(s->ctx, x->uid, ips, PROF_STACK_FRAMES) : 0;
-	if (n < 0 && x->kid < 0) {
-		free(line);
-		return NULL;
-	}
-	for (int i = n - 1; i >= 0; i--) {
+	for (int i = nu - 1; i >= 0; i--) {
 		struct sym sy = { 0 };
 
-		if (symbolizer__user(s->sym, (int)x->pid, ips[i], &sy))
+		if (symbolizer__user(s->sym, (int)x->pid, uips[i], &sy))
 			sy.name = NULL;
-		frame__put(line, &len, sy.name, ips[i], "");
+		frame__put(line, &len, sy.name, uips[i], "");
 	}
-	n = x->kid >= 0 ? s->fetch(s->ctx, x->kid, ips, PROF_STACK_FRAMES) : 0;
-	if (n < 0 && len == strlen(x->comm[0] ? x->comm : "?")) {
-		free(line);
-		return NULL;
-	}
-	for (int i = n - 1; i >= 0; i--) {
+	for (int i = nk - 1; i >= 0; i--) {
 		struct sym sy = { 0 };
 
-		if (symbolizer__kernel(s->sym, ips[i], &sy))
+		if (symbolizer__kernel(s->sym, kips[i], &sy))
 			sy.name = NULL;
-		frame__put(line, &len, sy.name, ips[i], "_[k]");
+		frame__put(line, &len, sy.name, kips[i], "_[k]");
 	}
 	/* ' ' ends the stack in a collapsed line: none inside it */
 	for (size_t i = 0; i < len; i++)
@@ -132,20 +166,26 @@ static char *stack__fold(struct prof_stacks *s, const struct stack_entry *x)
 }
 
 int prof_stacks__add(struct prof_stacks *s, int64_t pid, const char *comm, const char *group,
-		     int64_t ustack, int64_t kstack)
+		     const uint64_t *uips, int nu, const uint64_t *kips, int nk)
 {
 	struct stack_entry *x;
+	uint64_t h1, h2;
 	uint32_t i;
 
-	if (ustack < 0 && kstack < 0) {
+	if (nu < 0)
+		nu = 0;
+	if (nk < 0)
+		nk = 0;
+	if (!nu && !nk) {
 		s->c.n_lost++;
 		return -ENOENT;
 	}
-	for (i = key__home(pid, ustack, kstack);; i = (i + 1) & (SLOTS - 1)) {
+	stacks__hash(uips, nu, kips, nk, &h1, &h2);
+	for (i = key__home(pid, h1);; i = (i + 1) & (SLOTS - 1)) {
 		if (!s->slot[i])
 			break;
 		x = &s->e[s->slot[i] - 1];
-		if (x->pid == pid && x->uid == ustack && x->kid == kstack) {
+		if (x->pid == pid && x->h1 == h1 && x->h2 == h2) {
 			x->count++;
 			s->c.n_samples++;
 			return s->slot[i] - 1;
@@ -157,17 +197,15 @@ int prof_stacks__add(struct prof_stacks *s, int64_t pid, const char *comm, const
 	}
 	x = &s->e[s->n];
 	x->pid = pid;
-	x->uid = ustack;
-	x->kid = kstack;
+	x->h1 = h1;
+	x->h2 = h2;
 	x->count = 1;
 	snprintf(x->comm, sizeof(x->comm), "%s", comm ? comm : "");
 	snprintf(x->group, sizeof(x->group), "%s", group && *group ? group : "host");
-	x->folded = stack__fold(s, x);
+	x->folded = stack__fold(s, x, uips, nu, kips, nk);
 	if (!x->folded) {
-		/* neither stack could be read (freed after another process's
-		 * sample named it first): counted with the lost */
-		s->c.n_lost++;
-		return -ENOENT;
+		s->c.n_lost++;	/* no memory to name it: counted with the lost */
+		return -ENOMEM;
 	}
 	s->slot[i] = (int32_t)++s->n;
 	s->c.n_samples++;

@@ -3,7 +3,7 @@
  * an array of entries, each named once when first seen. An entry keeps two
  * independent 64-bit hashes of its addresses, not the addresses (2 KiB a
  * stack): two stacks of a process that share both would be counted as one,
- * a chance of about one in 2^64 per pair of stacks per hash. */
+ * a chance below one in 2^64 per pair of stacks. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>

@@ -101,12 +101,14 @@ def main(logf, trace, outf):
         # the thread's CPU time is within its time on CPU from the first
         # mark's wall read to the last one's read after its CPU clock (an
         # interrupt in between is charged to the thread: no
-        # IRQ_TIME_ACCOUNTING here), 0.25 ms given to the trace's
-        # microseconds and the CPU clock's not being slewed as
-        # CLOCK_MONOTONIC is (NTP: 500 ppm at most)
+        # IRQ_TIME_ACCOUNTING here), 0.5 ms given to the trace's
+        # microseconds, the CPU clock's not being slewed as CLOCK_MONOTONIC
+        # is (NTP: 500 ppm at most), and what the kernel charges the thread
+        # around its fsync's waits beside busy CPUs (seen up to 0.33 ms over
+        # in that phase alone with two CPU hogs, whose softirqs wake it)
         b2 = m[7]["after"]
         held = (b2 - a) - within(ivs, a, b2) - runq
-        assert cpu <= held + MS // 4, ("CPU clock %.3f ms over the time on CPU %.3f ms" % (
+        assert cpu <= held + MS // 2, ("CPU clock %.3f ms over the time on CPU %.3f ms" % (
             cpu / MS, held / MS), m)
 
         def phase(i):

@@ -357,6 +357,10 @@ int inspector__process(struct inspector *in, const struct capture_event *cev, st
 	 * function's time under request load */
 	memset(ev, 0, offsetof(struct ievt, params));
 	ev->params.n = 0;
+	/* the two clears leave out the params alone: NAME comes right after */
+	_Static_assert(offsetof(struct ievt, name) ==
+		       offsetof(struct ievt, params) + sizeof(struct schema_params),
+		       "struct ievt: name follows params");
 	memset((char *)ev + offsetof(struct ievt, name), 0,
 	       sizeof(*ev) - offsetof(struct ievt, name));
 	ev->num = ++in->num;

@@ -28,9 +28,6 @@ static long long cpu_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/* The calling thread's time on CPU and its run delay (ns), as the kernel
- * keeps them (sched_info, /proc/thread-self/schedstat's first two); the
- * run delay is -1 when the file cannot be read. */
 static long long mono_ns(void)
 {
 	struct timespec ts;
@@ -39,6 +36,9 @@ static long long mono_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/* The calling thread's time on CPU and its run delay (ns), as the kernel
+ * keeps them (sched_info, /proc/thread-self/schedstat's first two), and
+ * NAPS; the run delay is -1 when the file cannot be read. */
 static void say_end(long long naps)
 {
 	long long on = cpu_ns(), rd = -1;
@@ -64,10 +64,8 @@ static void *worker(void *arg)
 	if (fd < 0)
 		return NULL;
 	for (int r = 0; r < rounds; r++) {
-		long long until = cpu_ns() + 15000000LL;
+		long long until = cpu_ns() + 15000000LL, t;
 		struct timespec nap = { 0, 10000000L };
-
-		long long t;
 
 		while (cpu_ns() < until)
 			;

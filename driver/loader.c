@@ -683,6 +683,7 @@ int driver__counters(const struct driver *d, struct driver_counters *per_cpu, in
 			total->n_drops_bug += vals[c].n_drops_bug;
 			total->n_drops_scratch += vals[c].n_drops_scratch;
 			total->n_quiet += vals[c].n_quiet;
+			total->n_prof_full += vals[c].n_prof_full;
 		}
 	}
 	err = d->ncpus;

@@ -3,6 +3,7 @@
 #include "frame.bpf.h"
 #include "kfilter.bpf.h"
 #include "sock.bpf.h"
+#include "file_fds.bpf.h"
 #include "prof.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
@@ -135,10 +136,16 @@ int sys_exit_eo(struct bpf_raw_tracepoint_args *ctx)
 	long id = regs->orig_ax;
 	long ret = (long)ctx->args[1];
 	__u64 pid_tgid;
-	const struct syscall_route *r = route__wanted(id, 1, ret, (__u64)regs, 1, &pid_tgid);
+	const struct syscall_route *r;
 	struct scratch *s;
 	struct filler f;
+	__u8 how;
 
+	/* request mode's file closes: before every filter (file_fds.bpf.h) */
+	if ((unsigned long)id < SYSCALL_TABLE_SIZE && (how = fdf_how[id]) &&
+	    fdf__exit(how, regs, ret))
+		return 0;
+	r = route__wanted(id, 1, ret, (__u64)regs, 1, &pid_tgid);
 	if (!r)
 		return 0;
 	s = scratch__get();

@@ -45,6 +45,34 @@ struct driver_settings {
 	__u8 pad[3];
 };
 
+/* Request mode, exit-only capture (driver_config.file_closes): the fds a
+ * process got from calls request mode does not send (open, openat, ...:
+ * never a socket) are marked, per fd table, and their closes stay in the
+ * kernel (file_fds.bpf.h), counted in n_file_closes. At exit a close's fd
+ * is gone, so only such a mark tells a file's close from a socket's. Fds
+ * from FILE_FDS_MAX up are not marked: their closes are sent. */
+#define FILE_FDS_MAX 2048
+#define FILE_FDS_TABLES 4096	/* fd tables marked at once (an LRU) */
+struct file_fds {
+	/* the process that made the entry: an fd table freed and its address
+	 * given to another is not taken for it (its marks are not trusted) */
+	__u32 tgid;
+	__u32 pad;
+	__u64 start;		/* its leader's start_time */
+	__u64 w[FILE_FDS_MAX / 64];
+};
+
+/* fdf_how[] (file_fds.bpf.h): what a syscall's exit does to the marks. */
+enum fdf_how {
+	FDF_NONE = 0,
+	FDF_MAKE,		/* returns a new fd that is no socket: marked */
+	FDF_CLOSE,		/* close: a marked fd's close is kept */
+	FDF_PUT,		/* returns an fd (maybe a socket) put in place: unmarked */
+	FDF_DUPFD,		/* fcntl: the same for F_DUPFD and F_DUPFD_CLOEXEC */
+	FDF_RANGE,		/* close_range: its fds unmarked */
+	FDF_EXEC,		/* execve, execveat: the table's marks dropped */
+};
+
 /* Profiling: which threads the driver follows through the scheduler. */
 enum prof_follow {
 	PROF_FOLLOW_NONE = 0,
@@ -159,6 +187,9 @@ struct driver_counters {
 	__u64 n_quiet;
 	/* threads profiling did not follow: PROF_THREADS followed already */
 	__u64 n_prof_full;
+	/* not a drop: closes of files request mode keeps in the kernel
+	 * (driver_config.file_closes) */
+	__u64 n_file_closes;
 };
 
 /* Kernel filtering by process (kfilter.bpf.h): up to KF_MAX_ATOMS tests of a

@@ -65,6 +65,32 @@ static const struct {
 	{ SYS_splice, SOCK_IO_ARG0_OR_2 },
 };
 
+/* driver_config.file_closes: what each call's exit does to the marks of
+ * file_fds.bpf.h. The fds to mark are those of the calls request mode keeps
+ * in the kernel (the agent's kfilter.c drops them) that return one fd; a
+ * pipe's two are written to memory and stay unmarked (their closes sent). */
+static const struct {
+	int nr;
+	uint8_t how;	/* enum fdf_how */
+} fdf_calls[] = {
+	{ SYS_open, FDF_MAKE },		{ SYS_openat, FDF_MAKE },
+	{ SYS_openat2, FDF_MAKE },	{ SYS_creat, FDF_MAKE },
+	{ SYS_open_by_handle_at, FDF_MAKE },
+	{ SYS_eventfd, FDF_MAKE },	{ SYS_eventfd2, FDF_MAKE },
+	{ SYS_signalfd, FDF_MAKE },	{ SYS_signalfd4, FDF_MAKE },
+	{ SYS_timerfd_create, FDF_MAKE },
+	{ SYS_inotify_init, FDF_MAKE },	{ SYS_inotify_init1, FDF_MAKE },
+	{ SYS_epoll_create, FDF_MAKE },	{ SYS_epoll_create1, FDF_MAKE },
+	{ SYS_memfd_create, FDF_MAKE },	{ SYS_userfaultfd, FDF_MAKE },
+	{ SYS_close, FDF_CLOSE },
+	{ SYS_dup, FDF_PUT },		{ SYS_dup2, FDF_PUT },
+	{ SYS_dup3, FDF_PUT },		{ SYS_fcntl, FDF_DUPFD },
+	{ SYS_socket, FDF_PUT },	{ SYS_accept, FDF_PUT },
+	{ SYS_accept4, FDF_PUT },	{ SYS_pidfd_getfd, FDF_PUT },
+	{ SYS_close_range, FDF_RANGE },
+	{ SYS_execve, FDF_EXEC },	{ SYS_execveat, FDF_EXEC },
+};
+
 static uint64_t clock_ns(clockid_t id)
 {
 	struct timespec ts;
@@ -142,6 +168,12 @@ int driver__configure(struct driver *d, const struct driver_config *cfg)
 	d->skel->bss->settings.exit_only = cfg->exit_only;
 	d->skel->bss->settings.ringbuf = cfg->ringbuf;
 	d->skel->bss->settings.sock_families = cfg->sock_families;
+	/* rodata: a configure without it clears what an earlier one set */
+	for (size_t i = 0; i < sizeof(fdf_calls) / sizeof(fdf_calls[0]); i++)
+		d->skel->rodata->fdf_how[fdf_calls[i].nr] =
+			cfg->file_closes && cfg->exit_only ? fdf_calls[i].how : FDF_NONE;
+	bpf_map__set_max_entries(d->skel->maps.file_fds,
+				 cfg->file_closes && cfg->exit_only ? FILE_FDS_TABLES : 1);
 	if (cfg->profile > PROF_FOLLOW_ALL)
 		return -EINVAL;
 	d->skel->bss->settings.profile = cfg->profile;
@@ -684,6 +716,7 @@ int driver__counters(const struct driver *d, struct driver_counters *per_cpu, in
 			total->n_drops_scratch += vals[c].n_drops_scratch;
 			total->n_quiet += vals[c].n_quiet;
 			total->n_prof_full += vals[c].n_prof_full;
+			total->n_file_closes += vals[c].n_file_closes;
 		}
 	}
 	err = d->ncpus;

@@ -40,6 +40,11 @@ struct driver_config {
 	 * sockets of these families, 1u << PPM_AF_INET, PPM_AF_INET6, PPM_AF_UNIX;
 	 * 0: every fd (the default). driver__set_sock_families changes it later. */
 	uint32_t sock_families;
+	/* Request mode, with exit_only (else ignored): the closes of the fds
+	 * made by calls that never make a socket (open, openat, eventfd, ...,
+	 * which request mode does not send) stay in the kernel, counted in
+	 * n_file_closes; the fds themselves are never in the fd table. */
+	bool file_closes;
 	/* Profiling: enum prof_follow (driver.h), whose off-CPU and run-queue
 	 * time the driver keeps and sends as CPU_SLICES events; loads the
 	 * scheduler programs of prof.bpf.c. */

@@ -333,5 +333,17 @@ assert len(calls) == n == stored and len(linked) == n, ("calls", len(calls), "up
 assert not bad, "\n".join(["%d differences" % len(bad)] + bad[:10])
 print("ok")
 PY
+req_check file_closes "nginx's closes of the files it served stayed in the kernel: the exit line counts at least one per file served (a GET answered 200 or 206)" \
+	"$REQ_ERR" "$NGX/logs/access.log" <<'PY'
+import re, sys
+err, log = sys.argv[1:3]
+served = sum(1 for l in open(log) if re.search(r' (200|206) \d+ \d+ "GET ', l))
+m = re.search(r"; (\d+) closes of files kept in the kernel;", open(err).read())
+assert m, "no closes of files in the exit line"
+# every process's count: ab, curl and the rest of the host close files too
+print("files served %d, closes of files kept in the kernel %s" % (served, m.group(1)))
+assert served > 0 and int(m.group(1)) >= served, (served, m.group(1))
+print("ok")
+PY
 echo "    $((SECONDS - t0)) s"
 finish

@@ -120,18 +120,7 @@ static void round__run(struct ends *x)
  * thread (only this thread's events are kept, and it makes nothing between). */
 static int pair(struct harness *h, int *at, uint16_t type, struct hevt **e, struct hevt **x)
 {
-	*e = *at < harness__count(h) ? harness__get(h, *at) : NULL;
-	*x = *at + 1 < harness__count(h) ? harness__get(h, *at + 1) : NULL;
-	EXPECT(*e && (*e)->hdr.type == type && *x && (*x)->hdr.type == type + 1);
-	if (!*e || (*e)->hdr.type != type || !*x || (*x)->hdr.type != type + 1) {
-		fprintf(stderr, "  want event %u at %d of %d (got %d)\n", type, *at,
-			harness__count(h), *e ? (*e)->hdr.type : -1);
-		return 0;
-	}
-	hevt__expect_header(*e, type, me);
-	hevt__expect_header(*x, type + 1, me);
-	*at += 2;
-	return 1;
+	return pn_pair(h, at, type, me, e, x);
 }
 
 /* read or write (TYPE) of LEN bytes DATA on FD. */

@@ -36,6 +36,8 @@ int agent__requests_plan(struct agent *a, struct capture_live_opts *lo)
 		lo->snaplen_given = true;
 	}
 	lo->sock_families = (1u << PPM_AF_INET) | (1u << PPM_AF_INET6);
+	/* the opens of files are not sent (kfilter.c): nor their closes */
+	lo->file_closes = true;
 	/* the threads whose socket I/O is sent: those that serve requests */
 	if (a->o.profile)
 		lo->profile = PROF_FOLLOW_SENT;

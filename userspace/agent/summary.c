@@ -102,7 +102,8 @@ void summary__print(FILE *out, const struct agent_counters *c, const char *headi
 	if (c->have_containers)
 		summary__containers(out, &c->containers);
 	if (c->have_pairing)
-		summary__requests(out, &c->pairing, c->cap.total.drv_quiet);
+		summary__requests(out, &c->pairing, c->cap.total.drv_quiet,
+				  c->cap.total.drv_file_closes);
 	if (c->profile.on)
 		summary__profile(out, &c->profile, c->have_pairing ? &c->pairing : NULL,
 				 c->cap.total.drv_prof_full);
@@ -127,20 +128,21 @@ void summary__profile(FILE *out, const struct req_mode_profile *pf, const struct
 	fputc('\n', out);
 }
 
-void summary__requests(FILE *out, const struct pair_counters *p, uint64_t kept)
+void summary__requests(FILE *out, const struct pair_counters *p, uint64_t kept,
+			uint64_t file_closes)
 {
 	fprintf(out, "agent: requests: %" PRIu64 " paired (%" PRIu64 " timed out, %" PRIu64
 		" cut by a close), %" PRIu64 " open at the end; %" PRIu64
 		" client connections left to their server's side (%" PRIu64 " of them kept in "
 		"the kernel, %" PRIu64 " refused there; %" PRIu64 " syscalls kept there)"
-		"; not followed: %" PRIu64
+		"; %" PRIu64 " closes of files kept in the kernel; not followed: %" PRIu64
 		" connections (table full), %" PRIu64 " pipelined past %u, %" PRIu64
 		" past the snaplen; %" PRIu64 " responses without a request, %" PRIu64
 		" messages the protocol's parser refused; no req.parent: %" PRIu64
 		" calls made by a thread serving several requests, %" PRIu64 " requests"
 		" whose thread was not followed (table full)\n", p->n_requests, p->n_timeouts,
 		p->n_aborted, p->n_open_at_end, p->n_client_quiet, p->n_quiet_handed,
-		p->n_quiet_refused, kept, p->n_conns_full, p->n_pipeline_full,
+		p->n_quiet_refused, kept, file_closes, p->n_conns_full, p->n_pipeline_full,
 		PAIR_PIPELINE, p->n_uncaptured, p->n_unmatched, p->n_unparsed,
 		p->n_parent_unknown, p->n_threads_full);
 }

@@ -53,8 +53,10 @@ void summary__print(FILE *out, const struct agent_counters *c, const char *headi
  * used is counted here, never silently. Nothing when no container was seen. */
 void summary__containers(FILE *out, const struct container_counters *c);
 /* --requests: what the pairing reported, and what it could not follow; KEPT:
- * the syscalls of quiet client ends the kernel kept (capture's drv_quiet). */
-void summary__requests(FILE *out, const struct pair_counters *p, uint64_t kept);
+ * the syscalls of quiet client ends the kernel kept (capture's drv_quiet);
+ * FILE_CLOSES: the closes of files it kept (drv_file_closes). */
+void summary__requests(FILE *out, const struct pair_counters *p, uint64_t kept,
+			uint64_t file_closes);
 /* --profile: the threads followed and, with --requests (P not NULL), what
  * the breakdowns missed; KERNEL_FULL:
  * threads the driver's table had no room for (capture's drv_prof_full). */

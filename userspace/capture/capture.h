@@ -49,6 +49,9 @@ struct capture_cpu_stats {
 	/* not a drop: socket I/O of quiet client ends left in the kernel
 	 * (request mode, driver__sock_quiet); in the total only */
 	uint64_t drv_quiet;
+	/* not a drop: closes of files request mode kept in the kernel
+	 * (capture_live_opts.file_closes); in the total only */
+	uint64_t drv_file_closes;
 	/* profiling: threads the driver did not follow, its table full; in
 	 * the total only */
 	uint64_t drv_prof_full;
@@ -133,6 +136,9 @@ struct capture_live_opts {
 	 * leave the kernel only for sockets of these families (1u << PPM_AF_*);
 	 * 0 = every fd. */
 	uint32_t sock_families;
+	/* Request mode (driver_config.file_closes): the closes of fds made by
+	 * calls that never make a socket stay in the kernel (exit-only). */
+	bool file_closes;
 	/* Profiling: enum prof_follow (driver_config.profile) */
 	uint8_t profile;
 	uint32_t profile_hz;	/* on-CPU stack samples a second (driver_config) */

@@ -119,6 +119,7 @@ static int live_setup(struct live *l, const struct capture_live_opts *o)
 		.syscalls = o->syscalls,
 		.per_thread = o->per_thread,
 		.sock_families = o->sock_families,
+		.file_closes = o->file_closes,
 		.profile = o->profile,
 		.profile_hz = o->profile_hz,
 		.profile_names = o->profile_names,
@@ -274,6 +275,7 @@ static int live_stats(void *e, struct capture_stats *st)
 	st->total.drv_drops_bug = tot.n_drops_bug;
 	st->total.drv_drops_scratch = tot.n_drops_scratch;
 	st->total.drv_quiet = tot.n_quiet;
+	st->total.drv_file_closes = tot.n_file_closes;
 	st->total.drv_prof_full = tot.n_prof_full;
 	return 0;
 }

@@ -332,6 +332,26 @@ static inline void pn_prof_sent(struct driver_config *cfg, const int *nrs)
 	cfg->profile = PROF_FOLLOW_SENT;
 }
 
+/* The kept events at *AT and after it: TYPE's enter event and its exit, both
+ * of thread TID, headers checked; *AT moves past them. 0 (a failed check,
+ * said) when they are not there. */
+static inline int pn_pair(struct harness *h, int *at, uint16_t type, int64_t tid,
+			  struct hevt **e, struct hevt **x)
+{
+	*e = *at < harness__count(h) ? harness__get(h, *at) : NULL;
+	*x = *at + 1 < harness__count(h) ? harness__get(h, *at + 1) : NULL;
+	EXPECT(*e && (*e)->hdr.type == type && *x && (*x)->hdr.type == type + 1);
+	if (!*e || (*e)->hdr.type != type || !*x || (*x)->hdr.type != type + 1) {
+		fprintf(stderr, "  want event %u at %d of %d (got %d)\n", type, *at,
+			harness__count(h), *e ? (*e)->hdr.type : -1);
+		return 0;
+	}
+	hevt__expect_header(*e, type, tid);
+	hevt__expect_header(*x, type + 1, tid);
+	*at += 2;
+	return 1;
+}
+
 /* How many slices of CPU_SLICES event E are flagged PROF_SLICE_UNSEEN: a
  * switch the tracepoints hid (driver/README.md, "Switches not seen"), whose
  * slice says nothing but its span, inside the batch's: checked. */

@@ -1,0 +1,394 @@
+/* Request mode's file closes (driver_config.file_closes, file_fds.bpf.h),
+ * loaded as request mode loads them: open and openat not captured (their
+ * events stay in the kernel), close and the calls that move fds captured.
+ * In exit-only capture the close of an fd an open made stays in the kernel,
+ * counted in n_file_closes, and every other close arrives, every param
+ * checked:
+ * - a socket's, and a pipe's (pipe's fds are not marked);
+ * - a file's fd that dup2 or dup3 ended with a socket, or close_range ended
+ *   and a socketpair took;
+ * - a dup of a file (F_DUPFD) is not marked: its close arrives, and the
+ *   file's own close stays in the kernel;
+ * - a forked child's close of a file its parent opened (its fd table is a
+ *   copy, with no marks), and the parent's own close stays in the kernel;
+ * - fds from FILE_FDS_MAX up are not marked: their closes arrive;
+ * - after exec, a socketpair's fd where a close-on-exec file was: exec drops
+ *   every mark of the table (socketpair unmarks nothing itself).
+ * Without exit-only capture the setting does nothing: every close arrives and
+ * n_file_closes stays 0. */
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include "procnet/pn_test.h"
+
+#ifndef CLOSE_RANGE_UNSHARE
+#define CLOSE_RANGE_UNSHARE (1U << 1)
+#endif
+
+static const int calls[] = {
+	SYS_close, SYS_socket, SYS_socketpair, SYS_dup2, SYS_dup3, SYS_fcntl,
+	SYS_close_range, -1,
+};
+
+#define ROUNDS 200	/* opens and closes of the counting phase */
+
+static int64_t me;
+static bool eo;
+
+static void expect_close(struct harness *h, int *at, int64_t tid, int fd)
+{
+	struct hevt *e, *x;
+
+	if (!pn_pair(h, at, PPME_SYSCALL_CLOSE_E, tid, &e, &x))
+		return;
+	EXPECT_PARAM_INT(e, 0, fd);
+	EXPECT_PARAM_INT(x, 0, 0);
+}
+
+/* Without exit-only capture every close arrives, ld.so's of the libraries an
+ * exec'd image maps among them: the closes at *AT, skipped. */
+static void skip_closes(struct harness *h, int *at, int64_t tid)
+{
+	struct hevt *e, *x;
+
+	while (!eo && *at + 1 < harness__count(h) &&
+	       harness__get(h, *at)->hdr.type == PPME_SYSCALL_CLOSE_E)
+		pn_pair(h, at, PPME_SYSCALL_CLOSE_E, tid, &e, &x);
+}
+
+/* A child's last event: its procexit. */
+static void expect_procexit(struct harness *h, int *at, int64_t tid)
+{
+	struct hevt *e = *at < harness__count(h) ? harness__get(h, *at) : NULL;
+
+	EXPECT(e && e->hdr.type == PPME_PROCEXIT_1_E);
+	if (!e || e->hdr.type != PPME_PROCEXIT_1_E)
+		return;
+	hevt__expect_header(e, PPME_PROCEXIT_1_E, tid);
+	(*at)++;
+}
+
+static void expect_socket(struct harness *h, int *at, int fd)
+{
+	struct hevt *e, *x;
+
+	if (!pn_pair(h, at, PPME_SOCKET_SOCKET_E, me, &e, &x))
+		return;
+	EXPECT_PARAM_INT(e, 0, PPM_AF_INET);
+	EXPECT_PARAM_INT(x, 0, fd);
+}
+
+/* dup2 and dup3 are the same events (sysdig's DUP pair): the old fd, the
+ * result */
+static void expect_dup(struct harness *h, int *at, int oldfd, int newfd)
+{
+	struct hevt *e, *x;
+
+	if (!pn_pair(h, at, PPME_SYSCALL_DUP_E, me, &e, &x))
+		return;
+	EXPECT_PARAM_INT(e, 0, oldfd);
+	EXPECT_PARAM_INT(x, 0, newfd);
+}
+
+static uint64_t kept__count(struct harness *h)
+{
+	struct driver_counters tot = { 0 };
+
+	EXPECT(driver__counters(harness__driver(h), NULL, 0, &tot) > 0);
+	return tot.n_file_closes;
+}
+
+static int file__open(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0) {
+		perror(path);
+		exit(1);
+	}
+	return fd;
+}
+
+static int tcp__socket(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (fd < 0) {
+		perror("socket");
+		exit(1);
+	}
+	return fd;
+}
+
+/* Opens and closes a file ROUNDS times: no event of this thread in exit-only
+ * capture, ROUNDS closes otherwise; the kept count grows by at least ROUNDS
+ * (other processes' kept closes are counted too), and not at all without
+ * exit-only capture. */
+static void phase__count(struct harness *h, const char *path)
+{
+	uint64_t before, after;
+	int fds[ROUNDS], at = 0;
+
+	harness__drain(h, -1);
+	before = kept__count(h);
+	for (int i = 0; i < ROUNDS; i++) {
+		fds[i] = file__open(path);
+		EXPECT(close(fds[i]) == 0);
+	}
+	after = kept__count(h);
+	harness__drain(h, me);
+	fprintf(stderr, "count: %d events, n_file_closes +%llu\n", harness__count(h),
+		(unsigned long long)(after - before));
+	if (eo) {
+		EXPECT(after - before >= ROUNDS);
+	} else {
+		EXPECT(after == 0);
+		for (int i = 0; i < ROUNDS; i++)
+			expect_close(h, &at, me, fds[i]);
+	}
+	EXPECT(at == harness__count(h));
+}
+
+/* Sockets and pipes: every close arrives. */
+static void phase__sockets(struct harness *h)
+{
+	int s, p[2], at = 0;
+
+	harness__drain(h, -1);
+	s = tcp__socket();
+	EXPECT(close(s) == 0);
+	EXPECT(pipe(p) == 0);
+	EXPECT(close(p[0]) == 0);
+	EXPECT(close(p[1]) == 0);
+	harness__drain(h, me);
+	fprintf(stderr, "sockets: %d events\n", harness__count(h));
+	expect_socket(h, &at, s);
+	expect_close(h, &at, me, s);
+	expect_close(h, &at, me, p[0]);
+	expect_close(h, &at, me, p[1]);
+	EXPECT(at == harness__count(h));
+}
+
+/* A file's fd ended by dup2, dup3 or close_range, a socket there after. */
+static void phase__moved(struct harness *h, const char *path)
+{
+	struct hevt *e, *x;
+	int f, s, sp[2], at = 0;
+
+	/* dup2, then dup3: the socket onto the file's fd */
+	for (int three = 0; three < 2; three++) {
+		harness__drain(h, -1);
+		at = 0;
+		f = file__open(path);
+		s = tcp__socket();
+		EXPECT((three ? dup3(s, f, O_CLOEXEC) : dup2(s, f)) == f);
+		EXPECT(close(f) == 0);
+		EXPECT(close(s) == 0);
+		harness__drain(h, me);
+		fprintf(stderr, "dup%d: %d events\n", three ? 3 : 2, harness__count(h));
+		expect_socket(h, &at, s);
+		expect_dup(h, &at, s, f);
+		expect_close(h, &at, me, f);
+		expect_close(h, &at, me, s);
+		EXPECT(at == harness__count(h));
+	}
+
+	/* close_range: a socketpair (which unmarks nothing itself) takes the
+	 * lowest free fd, the file's */
+	harness__drain(h, -1);
+	at = 0;
+	f = file__open(path);
+	EXPECT(syscall(SYS_close_range, f, f, 0) == 0);
+	EXPECT(socketpair(AF_UNIX, SOCK_STREAM, 0, sp) == 0);
+	EXPECT(sp[0] == f);
+	EXPECT(close(sp[0]) == 0);
+	EXPECT(close(sp[1]) == 0);
+	harness__drain(h, me);
+	fprintf(stderr, "close_range: %d events\n", harness__count(h));
+	if (pn_pair(h, &at, PPME_SYSCALL_CLOSE_RANGE_E, me, &e, &x)) {
+		EXPECT_PARAM_INT(x, 0, 0);
+		EXPECT_PARAM_INT(x, 1, f);
+		EXPECT_PARAM_INT(x, 2, f);
+		EXPECT_PARAM_INT(x, 3, 0);
+	}
+	if (pn_pair(h, &at, PPME_SOCKET_SOCKETPAIR_E, me, &e, &x)) {
+		EXPECT_PARAM_INT(x, 0, 0);
+		EXPECT_PARAM_INT(x, 1, sp[0]);
+		EXPECT_PARAM_INT(x, 2, sp[1]);
+	}
+	expect_close(h, &at, me, sp[0]);
+	expect_close(h, &at, me, sp[1]);
+	EXPECT(at == harness__count(h));
+}
+
+/* A dup of a file by fcntl is not marked; the file's own fd still is. */
+static void phase__dupfd(struct harness *h, const char *path)
+{
+	struct hevt *e, *x;
+	int f, g, at = 0;
+
+	harness__drain(h, -1);
+	f = file__open(path);
+	g = fcntl(f, F_DUPFD_CLOEXEC, 0);
+	EXPECT(g >= 0);
+	EXPECT(close(g) == 0);
+	EXPECT(close(f) == 0);
+	harness__drain(h, me);
+	fprintf(stderr, "F_DUPFD: %d events\n", harness__count(h));
+	if (pn_pair(h, &at, PPME_SYSCALL_FCNTL_E, me, &e, &x)) {
+		EXPECT_PARAM_INT(e, 0, f);
+		EXPECT_PARAM_INT(x, 0, g);
+	}
+	expect_close(h, &at, me, g);
+	if (!eo)
+		expect_close(h, &at, me, f);
+	EXPECT(at == harness__count(h));
+}
+
+/* A forked child's fd table is a copy with no marks: its close of the
+ * parent's file arrives; the parent's own stays in the kernel. */
+static void phase__fork(struct harness *h, const char *path)
+{
+	int f, st, at = 0;
+	pid_t c;
+
+	harness__drain(h, -1);
+	f = file__open(path);
+	c = fork();
+	if (c == 0)
+		_exit(close(f) == 0 ? 0 : 1);
+	EXPECT(c > 0 && waitpid(c, &st, 0) == c && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	harness__drain(h, c);
+	fprintf(stderr, "fork: child %d events\n", harness__count(h));
+	expect_close(h, &at, c, f);
+	expect_procexit(h, &at, c);
+	EXPECT(at == harness__count(h));
+
+	at = 0;
+	EXPECT(close(f) == 0);
+	harness__drain(h, me);
+	fprintf(stderr, "fork: parent %d events\n", harness__count(h));
+	if (!eo)
+		expect_close(h, &at, me, f);
+	EXPECT(at == harness__count(h));
+}
+
+/* Fds from FILE_FDS_MAX up are not marked: opened until one is, its close
+ * arrives, and the others' stay in the kernel. */
+static void phase__high(struct harness *h, const char *path)
+{
+	static int fds[FILE_FDS_MAX + 64];
+	struct rlimit rl;
+	int n = 0, at = 0;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < FILE_FDS_MAX + 64) {
+		rl.rlim_cur = FILE_FDS_MAX + 64;
+		if (rl.rlim_max < rl.rlim_cur)
+			rl.rlim_max = rl.rlim_cur;
+		EXPECT(setrlimit(RLIMIT_NOFILE, &rl) == 0);
+	}
+	harness__drain(h, -1);
+	do
+		fds[n] = file__open(path);
+	while (fds[n++] < FILE_FDS_MAX && n < (int)(sizeof(fds) / sizeof(fds[0])));
+	EXPECT(fds[n - 1] >= FILE_FDS_MAX);
+	for (int i = n - 1; i >= 0; i--)
+		EXPECT(close(fds[i]) == 0);
+	harness__drain(h, me);
+	fprintf(stderr, "high: %d opened, the last fd %d: %d events\n", n, fds[n - 1],
+		harness__count(h));
+	for (int i = n - 1; i >= 0; i--)
+		if (!eo || fds[i] >= FILE_FDS_MAX)
+			expect_close(h, &at, me, fds[i]);
+	EXPECT(at == harness__count(h));
+}
+
+/* The new image of phase__exec's child: a socketpair takes fd 3, where its
+ * old image's close-on-exec file was. */
+static int exec_child(void)
+{
+	int sp[2];
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sp))
+		return 3;
+	close(sp[0]);
+	close(sp[1]);
+	return sp[0] == 3 ? 0 : 2;
+}
+
+/* exec drops the table's marks. */
+static void phase__exec(struct harness *h, const char *path)
+{
+	struct hevt *e, *x;
+	int st, at = 0;
+	pid_t c;
+
+	harness__drain(h, -1);
+	c = fork();
+	if (c == 0) {
+		char *argv[] = { "test_file_closes", "exec-child", NULL };
+		int f;
+
+		/* fd 3 the lowest free, in this image and the next */
+		if (syscall(SYS_close_range, 3, ~0U, 0))
+			_exit(4);
+		f = open(path, O_RDONLY | O_CLOEXEC);
+		if (f != 3)
+			_exit(5);
+		execv("/proc/self/exe", argv);
+		_exit(6);
+	}
+	EXPECT(c > 0 && waitpid(c, &st, 0) == c && WIFEXITED(st));
+	EXPECT(WEXITSTATUS(st) == 0);
+	harness__drain(h, c);
+	fprintf(stderr, "exec: child %d events\n", harness__count(h));
+	if (pn_pair(h, &at, PPME_SYSCALL_CLOSE_RANGE_E, c, &e, &x)) {
+		EXPECT_PARAM_INT(x, 0, 0);
+		EXPECT_PARAM_INT(x, 1, 3);
+	}
+	skip_closes(h, &at, c);
+	if (pn_pair(h, &at, PPME_SOCKET_SOCKETPAIR_E, c, &e, &x)) {
+		EXPECT_PARAM_INT(e, 0, PPM_AF_UNIX);
+		EXPECT_PARAM_INT(x, 0, 0);
+		EXPECT_PARAM_INT(x, 1, 3);
+		EXPECT_PARAM_INT(x, 2, 4);
+	}
+	expect_close(h, &at, c, 3);
+	expect_close(h, &at, c, 4);
+	expect_procexit(h, &at, c);
+	EXPECT(at == harness__count(h));
+}
+
+int main(int argc, char **argv)
+{
+	struct driver_config cfg = pn_capture_self;
+	char dir[PATH_MAX], path[PATH_MAX + 8];
+	struct harness *h;
+	int f;
+
+	if (argc > 1 && !strcmp(argv[1], "exec-child"))
+		return exec_child();
+	me = pn_gettid();
+	eo = harness__exit_only();
+	cfg.syscalls = harness__only(calls);
+	cfg.sock_families = (1u << PPM_AF_INET) | (1u << PPM_AF_INET6);
+	cfg.file_closes = true;
+	h = harness__open(256, &cfg);
+	pn_tmpdir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/file", dir);
+	f = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	EXPECT(f >= 0 && write(f, "x", 1) == 1 && close(f) == 0);
+
+	phase__count(h, path);
+	phase__sockets(h);
+	phase__moved(h, path);
+	phase__dupfd(h, path);
+	phase__fork(h, path);
+	phase__high(h, path);
+	phase__exec(h, path);
+
+	unlink(path);
+	rmdir(dir);
+	harness__close(h);
+	return harness__report("file_closes");
+}

@@ -66,6 +66,7 @@ struct file_fds {
 enum fdf_how {
 	FDF_NONE = 0,
 	FDF_MAKE,		/* returns a new fd that is no socket: marked */
+	FDF_MAKE2,		/* pipe, pipe2: the two fds written at arg 0, marked */
 	FDF_CLOSE,		/* close: a marked fd's close is kept */
 	FDF_PUT,		/* returns an fd (maybe a socket) put in place: unmarked */
 	FDF_DUPFD,		/* fcntl: the same for F_DUPFD and F_DUPFD_CLOEXEC */

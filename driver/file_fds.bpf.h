@@ -138,6 +138,15 @@ static __always_inline int fdf__exit(__u8 how, struct pt_regs *regs, long ret)
 	case FDF_MAKE:
 		fdf__mark(t, ret);
 		return 0;
+	case FDF_MAKE2: {
+		int fds[2];
+
+		if (ret == 0 && !bpf_probe_read_user(fds, sizeof(fds), (void *)regs->di)) {
+			fdf__mark(t, fds[0]);
+			fdf__mark(t, fds[1]);
+		}
+		return 0;
+	}
 	case FDF_CLOSE:
 		/* any other result but EBADF has closed the fd all the same */
 		if (ret == -FDF_EBADF || !fdf__unmark(t, (int)regs->di, 1))

@@ -67,8 +67,7 @@ static const struct {
 
 /* driver_config.file_closes: what each call's exit does to the marks of
  * file_fds.bpf.h. The fds to mark are those of the calls request mode keeps
- * in the kernel (the agent's kfilter.c drops them) that return one fd; a
- * pipe's two are written to memory and stay unmarked (their closes sent). */
+ * in the kernel (the agent's kfilter.c drops them). */
 static const struct {
 	int nr;
 	uint8_t how;	/* enum fdf_how */
@@ -82,6 +81,7 @@ static const struct {
 	{ SYS_inotify_init, FDF_MAKE },	{ SYS_inotify_init1, FDF_MAKE },
 	{ SYS_epoll_create, FDF_MAKE },	{ SYS_epoll_create1, FDF_MAKE },
 	{ SYS_memfd_create, FDF_MAKE },	{ SYS_userfaultfd, FDF_MAKE },
+	{ SYS_pipe, FDF_MAKE2 },	{ SYS_pipe2, FDF_MAKE2 },
 	{ SYS_close, FDF_CLOSE },
 	{ SYS_dup, FDF_PUT },		{ SYS_dup2, FDF_PUT },
 	{ SYS_dup3, FDF_PUT },		{ SYS_fcntl, FDF_DUPFD },

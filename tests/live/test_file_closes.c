@@ -12,11 +12,15 @@
  *   file's own close stays in the kernel;
  * - a forked child's close of a file its parent opened (its fd table is a
  *   copy, with no marks), and the parent's own close stays in the kernel;
+ * - a CLONE_FILES child's close of its parent's file (the table is shared,
+ *   the marks are another process's);
  * - fds from FILE_FDS_MAX up are not marked: their closes arrive;
  * - after exec, a socketpair's fd where a close-on-exec file was: exec drops
  *   every mark of the table (socketpair unmarks nothing itself).
  * Without exit-only capture the setting does nothing: every close arrives and
  * n_file_closes stays 0. */
+#include <sched.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 
@@ -276,6 +280,38 @@ static void phase__fork(struct harness *h, const char *path)
 	EXPECT(at == harness__count(h));
 }
 
+/* A child sharing the fd table (clone with CLONE_FILES, another process):
+ * the marks are its parent's, which it does not trust, so its close of the
+ * parent's file arrives; the table is the same, so the parent's mark went
+ * with it and the parent's socket on that fd closes as a socket. */
+static void phase__shared(struct harness *h, const char *path)
+{
+	int f, s, st, at = 0;
+	pid_t c;
+
+	harness__drain(h, -1);
+	f = file__open(path);
+	c = (pid_t)syscall(SYS_clone, CLONE_FILES | SIGCHLD, 0, NULL, NULL, 0);
+	if (c == 0)
+		_exit(close(f) == 0 ? 0 : 1);
+	EXPECT(c > 0 && waitpid(c, &st, 0) == c && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	harness__drain(h, c);
+	fprintf(stderr, "CLONE_FILES: child %d events\n", harness__count(h));
+	expect_close(h, &at, c, f);
+	expect_procexit(h, &at, c);
+	EXPECT(at == harness__count(h));
+
+	at = 0;
+	s = tcp__socket();
+	EXPECT(s == f);
+	EXPECT(close(s) == 0);
+	harness__drain(h, me);
+	fprintf(stderr, "CLONE_FILES: parent %d events\n", harness__count(h));
+	expect_socket(h, &at, s);
+	expect_close(h, &at, me, s);
+	EXPECT(at == harness__count(h));
+}
+
 /* Fds from FILE_FDS_MAX up are not marked: opened until one is, its close
  * arrives, and the others' stay in the kernel. */
 static void phase__high(struct harness *h, const char *path)
@@ -387,6 +423,7 @@ int main(int argc, char **argv)
 	phase__moved(h, path);
 	phase__dupfd(h, path);
 	phase__fork(h, path);
+	phase__shared(h, path);
 	phase__high(h, path);
 	phase__exec(h, path);
 

@@ -469,6 +469,23 @@ static void test_lengths(void)
 		CHECK_INT(h.proto, REQ_PROTO_HTTP);
 	}
 
+	/* a header name is any tchar run: with each of the 77 it is one, with
+	 * each other byte below 128 (the colon aside) the line is no header
+	 * field and the length not trusted */
+	for (int c = 1; c < 128; c++) {
+		char s[64];
+		int n = snprintf(s, sizeof(s), "POST / HTTP/1.1\r\nX%cY: 1\r\nContent-Length: 2\r\n\r\n", c);
+		bool tchar = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+			     (c >= 'A' && c <= 'Z') || memchr("!#$%&'*+-.^_`|~", c, 15) ||
+			     c == ':';	/* then the name is "X" and the value "Y: 1" */
+
+		CHECK_INT(parse(s, (size_t)n, true, &h), 0);
+		if (h.len_known != tchar)
+			fprintf(stderr, "header name byte 0x%02x\n", c);
+		CHECK_INT(h.len_known, tchar);
+		CHECK_INT(h.total_len, tchar ? (uint64_t)n + 2 : 0);
+	}
+
 	/* NULs: in the status line refused, in a header value no length */
 	static const char nul_status[] = "HTTP/1.1 200 O\0K\r\n\r\n";
 	static const char nul_header[] = "POST / HTTP/1.1\r\nX-A: a\0b\r\nContent-Length: 3\r\n\r\n";

@@ -39,6 +39,14 @@ const struct file_fds fdf_zero __weak = { 0 };
 #define FDF_F_DUPFD_CLOEXEC 1030
 #define FDF_EBADF 9
 
+/* The current fd table's entry, or NULL. */
+static __always_inline struct file_fds *fdf__table(struct task_struct *t)
+{
+	__u64 key = (__u64)t->files;
+
+	return bpf_map_lookup_elem(&file_fds, &key);
+}
+
 static __always_inline int fdf__owner(const struct file_fds *v, struct task_struct *t)
 {
 	return v->tgid == (__u32)t->tgid && v->start == t->group_leader->start_time;
@@ -65,11 +73,11 @@ static __always_inline void fdf__mark(struct task_struct *t, long fd)
 
 	if (fd < 0 || fd >= FILE_FDS_MAX || !fdf__not_sock(fd))
 		return;
-	v = bpf_map_lookup_elem(&file_fds, &key);
+	v = fdf__table(t);
 	if (!v || !fdf__owner(v, t)) {
 		if (bpf_map_update_elem(&file_fds, &key, &fdf_zero, BPF_ANY))
 			return;
-		v = bpf_map_lookup_elem(&file_fds, &key);
+		v = fdf__table(t);
 		if (!v)
 			return;
 		v->tgid = t->tgid;
@@ -82,18 +90,19 @@ static __always_inline void fdf__mark(struct task_struct *t, long fd)
  * process (a close: then it is kept). */
 static __always_inline int fdf__unmark(struct task_struct *t, long fd, int fetch)
 {
-	__u64 key = (__u64)t->files, bit = 1ULL << (fd & 63);
+	__u64 bit = 1ULL << (fd & 63);
 	struct file_fds *v;
 
 	if (fd < 0 || fd >= FILE_FDS_MAX)
 		return 0;
-	v = bpf_map_lookup_elem(&file_fds, &key);
+	v = fdf__table(t);
 	if (!v)
 		return 0;
 	if (!fetch) {
 		__sync_fetch_and_and(&v->w[(fd >> 6) & (FDF_WORDS - 1)], ~bit);
 		return 0;
 	}
+	/* the fetch (BPF_FETCH) only where its result is wanted */
 	return (__sync_fetch_and_and(&v->w[(fd >> 6) & (FDF_WORDS - 1)], ~bit) & bit) &&
 	       fdf__owner(v, t);
 }
@@ -103,12 +112,11 @@ static __always_inline int fdf__unmark(struct task_struct *t, long fd, int fetch
  * sends their closes). */
 static __always_inline void fdf__unmark_range(struct task_struct *t, __u32 first, __u32 last)
 {
-	__u64 key = (__u64)t->files;
 	struct file_fds *v;
 
 	if (first >= FILE_FDS_MAX || last < first)
 		return;
-	v = bpf_map_lookup_elem(&file_fds, &key);
+	v = fdf__table(t);
 	if (!v)
 		return;
 	for (__u32 i = 0; i < FDF_WORDS; i++) {

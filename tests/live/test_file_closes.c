@@ -252,26 +252,34 @@ static void phase__dupfd(struct harness *h, const char *path)
 	EXPECT(at == harness__count(h));
 }
 
-/* A forked child's fd table is a copy with no marks: its close of the
- * parent's file arrives; the parent's own stays in the kernel. */
-static void phase__fork(struct harness *h, const char *path)
+/* A child made by clone with FLAGS (0: a fork) closes F and exits: its close
+ * arrives, then its procexit. Before, the rings are drained; after, only the
+ * child's events were kept. */
+static void child__closes(struct harness *h, unsigned long flags, int f, const char *what)
 {
-	int f, st, at = 0;
+	int st, at = 0;
 	pid_t c;
 
 	harness__drain(h, -1);
-	f = file__open(path);
-	c = fork();
+	c = (pid_t)syscall(SYS_clone, flags | SIGCHLD, 0, NULL, NULL, 0);
 	if (c == 0)
 		_exit(close(f) == 0 ? 0 : 1);
 	EXPECT(c > 0 && waitpid(c, &st, 0) == c && WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	harness__drain(h, c);
-	fprintf(stderr, "fork: child %d events\n", harness__count(h));
+	fprintf(stderr, "%s: child %d events\n", what, harness__count(h));
 	expect_close(h, &at, c, f);
 	expect_procexit(h, &at, c);
 	EXPECT(at == harness__count(h));
+}
 
-	at = 0;
+/* A forked child's fd table is a copy with no marks: its close of the
+ * parent's file arrives; the parent's own stays in the kernel. */
+static void phase__fork(struct harness *h, const char *path)
+{
+	int f, at = 0;
+
+	f = file__open(path);
+	child__closes(h, 0, f, "fork");
 	EXPECT(close(f) == 0);
 	harness__drain(h, me);
 	fprintf(stderr, "fork: parent %d events\n", harness__count(h));
@@ -286,22 +294,10 @@ static void phase__fork(struct harness *h, const char *path)
  * with it and the parent's socket on that fd closes as a socket. */
 static void phase__shared(struct harness *h, const char *path)
 {
-	int f, s, st, at = 0;
-	pid_t c;
+	int f, s, at = 0;
 
-	harness__drain(h, -1);
 	f = file__open(path);
-	c = (pid_t)syscall(SYS_clone, CLONE_FILES | SIGCHLD, 0, NULL, NULL, 0);
-	if (c == 0)
-		_exit(close(f) == 0 ? 0 : 1);
-	EXPECT(c > 0 && waitpid(c, &st, 0) == c && WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	harness__drain(h, c);
-	fprintf(stderr, "CLONE_FILES: child %d events\n", harness__count(h));
-	expect_close(h, &at, c, f);
-	expect_procexit(h, &at, c);
-	EXPECT(at == harness__count(h));
-
-	at = 0;
+	child__closes(h, CLONE_FILES, f, "CLONE_FILES");
 	s = tcp__socket();
 	EXPECT(s == f);
 	EXPECT(close(s) == 0);

@@ -126,15 +126,17 @@ static __always_inline int eo__enter_here(const struct syscall_route *r, long re
 }
 
 /* Exit-only capture (settings.exit_only; sys_enter is not attached): one program
- * per syscall. For a wanted one, the enter filler runs first on the registers
+ * for every syscall. Declared raw_tp, the loader makes it a tp_btf program on
+ * the raw sys_exit tracepoint, or a tracepoint program on the own sys_exit_*
+ * tracepoint of each syscall the run wants (syscall_tps), with its fillers. For a wanted one, the enter filler runs first on the registers
  * the syscall left (its arguments are still there on x86_64), then chains into
  * the exit filler (filler__chain), so both events are sent, enter first. */
-SEC("tp_btf/sys_exit")
+SEC("raw_tp")
 int sys_exit_eo(struct bpf_raw_tracepoint_args *ctx)
 {
-	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
+	struct pt_regs *regs = sysexit__regs(ctx);
 	long id = regs->orig_ax;
-	long ret = (long)ctx->args[1];
+	long ret = sysexit__arg1(ctx, regs);
 	__u64 pid_tgid;
 	const struct syscall_route *r;
 	struct scratch *s;

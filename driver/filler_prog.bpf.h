@@ -98,9 +98,11 @@ static __always_inline int filler__chain(void *ctx, __u64 pid_tgid)
 		return filler__chain(ctx, bpf_get_current_pid_tgid());                \
 	}                                                                             \
 	static __always_inline int name##__fill(struct bpf_raw_tracepoint_args *ctx)
-/* The same for exit events and their parts: typed tp_btf programs on sys_exit,
- * like their dispatcher (a tail call needs the same kind of program). The context
- * has the same layout: args[0] the pt_regs, args[1] the return value. */
-#define FILLER_EXIT(name) SEC("tp_btf/sys_exit") int name(struct bpf_raw_tracepoint_args *ctx)
+/* The same for exit events and their parts: loaded like their dispatcher (a
+ * tail call needs the same kind of program), as typed tp_btf programs on
+ * sys_exit, whose context has args[0] the pt_regs and args[1] the return
+ * value, or as tracepoint programs on each syscall's own sys_exit_*
+ * tracepoint (syscall_tps; filler__begin reads both). The loader sets which. */
+#define FILLER_EXIT(name) SEC("raw_tp") int name(struct bpf_raw_tracepoint_args *ctx)
 
 #endif

@@ -16,6 +16,7 @@
 #include "loader.h"
 #include "plan.h"
 #include "schema.h"
+#include "syscall_tps.h"
 #include "agent_driver.skel.h"
 
 struct driver {
@@ -24,6 +25,12 @@ struct driver {
 	bool no_bpf_loop;
 	struct bpf_link *links[11];
 	int nlinks;
+	/* syscall_tps: sys_exit_eo on each wanted syscall's own tracepoint */
+	bool syscall_tps;
+	bool no_syscall_tps;		/* driver_config.no_syscall_tps */
+	uint8_t tp_syscalls[SYSCALL_TABLE_SIZE];
+	struct bpf_link *tp_links[SYSCALL_TABLE_SIZE];
+	int ntp_links;
 	struct bpf_link **samplers;	/* prof_sample on each CPU's cpu-clock */
 	int nsamplers;
 	uint32_t profile_hz;
@@ -186,6 +193,7 @@ int driver__configure(struct driver *d, const struct driver_config *cfg)
 		return -EINVAL;
 	d->profile_hz = cfg->profile ? cfg->profile_hz : 0;
 	d->per_thread = cfg->per_thread;
+	d->no_syscall_tps = cfg->no_syscall_tps;
 	d->all_syscalls = !cfg->syscalls;
 	for (int i = 0; i < SYSCALL_TABLE_SIZE; i++)
 		d->syscalls[i] = !cfg->syscalls || cfg->syscalls[i];
@@ -298,24 +306,52 @@ static void plan__apply(struct driver *d)
 		sk->bss->interesting[i] = d->syscalls[i];
 }
 
-/* Exit-only capture loads the enter fillers as tp_btf/sys_exit programs: a
+/* Exit-only capture with a fixed set of syscalls, each with its own exit
+ * tracepoint here: sys_exit_eo goes on those (syscall_tps.h), so the host's
+ * other syscalls never run it. The set: the syscalls the run may turn on,
+ * and those whose fds request mode marks (fdf_how), whose exits it must see
+ * whatever is sent. */
+static void syscall_tps__plan(struct driver *d)
+{
+	struct agent_driver *sk = d->skel;
+
+	d->syscall_tps = false;
+	if (!sk->bss->settings.exit_only || d->all_syscalls || d->no_syscall_tps)
+		return;
+	for (int i = 0; i < SYSCALL_TABLE_SIZE; i++)
+		d->tp_syscalls[i] = d->syscalls[i] || sk->rodata->fdf_how[i];
+	d->syscall_tps = syscall_tps__cover(d->tp_syscalls);
+}
+
+/* The exit side's programs are declared raw_tp: loaded as tp_btf programs on
+ * the raw sys_exit tracepoint, or as tracepoint programs on the syscalls'
+ * own (syscall_tps). In exit-only capture the enter fillers go with them: a
  * tail call needs programs of one kind and hook. */
 static int set_mode(struct driver *d)
 {
 	struct agent_driver *sk = d->skel;
+	bool eo = sk->bss->settings.exit_only;
 	struct bpf_program *p;
 	int code, part, err;
 
-	if (!sk->bss->settings.exit_only)
-		return 0;
+	syscall_tps__plan(d);
+	sk->rodata->syscall_tps = d->syscall_tps;
 	bpf_object__for_each_program(p, sk->obj) {
-		if (is_dispatcher(p) || !bpf_program__autoload(p) ||
-		    (code = filler_code(bpf_program__name(p), &part)) < 0 || PPME_IS_EXIT(code))
+		if (!bpf_program__autoload(p))
 			continue;
-		if ((err = bpf_program__set_type(p, BPF_PROG_TYPE_TRACING)) ||
-		    (err = bpf_program__set_expected_attach_type(p, BPF_TRACE_RAW_TP)) ||
-		    (err = bpf_program__set_attach_target(p, 0, "sys_exit")))
-			return err < 0 ? err : -EINVAL;
+		if (p != sk->progs.sys_exit_eo &&
+		    (is_dispatcher(p) || (code = filler_code(bpf_program__name(p), &part)) < 0 ||
+		     (!eo && !PPME_IS_EXIT(code))))
+			continue;
+		if (d->syscall_tps)
+			err = bpf_program__set_type(p, BPF_PROG_TYPE_TRACEPOINT) ||
+			      bpf_program__set_expected_attach_type(p, 0);
+		else
+			err = bpf_program__set_type(p, BPF_PROG_TYPE_TRACING) ||
+			      bpf_program__set_expected_attach_type(p, BPF_TRACE_RAW_TP) ||
+			      bpf_program__set_attach_target(p, 0, "sys_exit");
+		if (err)
+			return -EINVAL;
 	}
 	return 0;
 }
@@ -400,6 +436,10 @@ int driver__load_info(const struct driver *d, struct driver_load_info *out, bool
 	if (!d->loaded)
 		return -EINVAL;
 	*out = d->info;
+	out->syscall_tps = 0;
+	if (d->syscall_tps)
+		for (int i = 0; i < SYSCALL_TABLE_SIZE; i++)
+			out->syscall_tps += d->tp_syscalls[i];
 	out->memlock = 0;
 	if (memlock)
 		bpf_object__for_each_program(p, d->skel->obj)
@@ -455,6 +495,39 @@ static int samplers__attach(struct driver *d)
 	return 0;
 }
 
+/* syscall_tps: sys_exit_eo onto the exit tracepoint of each syscall in
+ * tp_syscalls it is not on yet. */
+static int tps__attach(struct driver *d)
+{
+	for (int nr = 0; nr < SYSCALL_TABLE_SIZE; nr++) {
+		struct bpf_link *l;
+
+		if (!d->tp_syscalls[nr] || d->tp_links[nr])
+			continue;
+		l = syscall_tps__attach(d->skel->progs.sys_exit_eo, nr);
+		if (!l)
+			return -errno;
+		d->tp_links[nr] = l;
+		d->ntp_links++;
+	}
+	return 0;
+}
+
+/* syscall_tps: syscall NR turned on: a syscall outside the loaded set (its
+ * events are then counted as the driver's bugs, as on the raw tracepoint)
+ * gets its tracepoint too, at once when attached. */
+static int tps__want(struct driver *d, int nr)
+{
+	char ev[96];
+
+	if (!d->syscall_tps || d->tp_syscalls[nr])
+		return 0;
+	if (syscall_tps__event(nr, ev, sizeof(ev)) || syscall_tps__id(ev) < 0)
+		return -EOPNOTSUPP;
+	d->tp_syscalls[nr] = 1;
+	return d->nlinks || d->ntp_links ? tps__attach(d) : 0;
+}
+
 int driver__attach(struct driver *d)
 {
 	static const struct {
@@ -483,6 +556,15 @@ int driver__attach(struct driver *d)
 
 		if (!bpf_program__autoload(p))	/* the other mode's */
 			continue;
+		if (p == d->skel->progs.sys_exit_eo && d->syscall_tps) {
+			int err = tps__attach(d);
+
+			if (err) {
+				driver__detach(d);
+				return err;
+			}
+			continue;
+		}
 		/* sys_exit is a tp_btf program: its target is in its section name. */
 		l = bpf_program__type(p) == BPF_PROG_TYPE_TRACING ?
 			bpf_program__attach_trace(p) :
@@ -515,6 +597,12 @@ void driver__detach(struct driver *d)
 		d->skel->bss->settings.capture = 0;
 	while (d->nlinks > 0)
 		bpf_link__destroy(d->links[--d->nlinks]);
+	for (int nr = 0; nr < SYSCALL_TABLE_SIZE && d->ntp_links; nr++)
+		if (d->tp_links[nr]) {
+			bpf_link__destroy(d->tp_links[nr]);
+			d->tp_links[nr] = NULL;
+			d->ntp_links--;
+		}
 	/* a sampler's link closes its perf event */
 	while (d->nsamplers > 0)
 		bpf_link__destroy(d->samplers[--d->nsamplers]);
@@ -570,15 +658,25 @@ int driver__ring_create(struct driver *d, uint32_t cpu, uint64_t bytes)
 
 int driver__set_interesting(struct driver *d, const uint8_t *bitmap)
 {
-	for (int i = 0; i < SYSCALL_TABLE_SIZE; i++)
-		d->skel->bss->interesting[i] = bitmap[i] ? 1 : 0;
-	return 0;
+	int err = 0, r;
+
+	for (int i = 0; i < SYSCALL_TABLE_SIZE; i++) {
+		r = bitmap[i] ? tps__want(d, i) : 0;
+		if (r && !err)
+			err = r;
+		d->skel->bss->interesting[i] = bitmap[i] && !r;
+	}
+	return err;
 }
 
 int driver__set_syscall(struct driver *d, uint32_t nr, bool on)
 {
+	int err;
+
 	if (nr >= SYSCALL_TABLE_SIZE)
 		return -ERANGE;
+	if (on && (err = tps__want(d, (int)nr)))
+		return err;
 	d->skel->bss->interesting[nr] = on;
 	return 0;
 }

@@ -45,6 +45,10 @@ struct driver_config {
 	 * which request mode does not send) stay in the kernel, counted in
 	 * n_file_closes; the fds themselves are never in the fd table. */
 	bool file_closes;
+	/* Exit-only capture with a set of syscalls: keep the dispatcher on the
+	 * raw sys_exit tracepoint even where each syscall has its own exit
+	 * tracepoint to put it on (syscall_tps.h; for tests and comparisons). */
+	bool no_syscall_tps;
 	/* Profiling: enum prof_follow (driver.h), whose off-CPU and run-queue
 	 * time the driver keeps and sends as CPU_SLICES events; loads the
 	 * scheduler programs of prof.bpf.c. */
@@ -66,6 +70,10 @@ struct driver_load_info {
 	uint32_t programs_total;
 	uint32_t fillers;	/* events whose filler is loaded */
 	uint64_t load_ns;	/* the verifier and JIT, maps included */
+	/* Exit-only capture: the syscalls on whose own exit tracepoints the
+	 * dispatcher is (syscall_tps.h); 0: on the raw sys_exit tracepoint,
+	 * run by every syscall. */
+	uint32_t syscall_tps;
 	/* Kernel memory the loaded programs are charged (their fdinfo's
 	 * memlock, as bpftool prog show says), filled only when asked. */
 	uint64_t memlock;
@@ -106,7 +114,10 @@ int driver__set_perf_fd(struct driver *d, uint32_t cpu, int fd);
 int driver__ring_create(struct driver *d, uint32_t cpu, uint64_t bytes);
 
 /* Whether native syscall NR produces events (default: all). BITMAP has
- * SYSCALL_TABLE_SIZE bytes, nonzero = interesting. */
+ * SYSCALL_TABLE_SIZE bytes, nonzero = interesting. With the dispatcher on the
+ * syscalls' own tracepoints (driver_load_info.syscall_tps), one turned on
+ * outside the loaded set is attached too; -EOPNOTSUPP where it has none
+ * (then it stays off). */
 int driver__set_interesting(struct driver *d, const uint8_t *bitmap);
 int driver__set_syscall(struct driver *d, uint32_t nr, bool on);
 /* Whether sched_process_exit produces procexit events. */

@@ -130,6 +130,12 @@ struct {
 /* Native syscall number -> its events and PPM_SC (sysdig's routing table). */
 const struct syscall_route routes[SYSCALL_TABLE_SIZE] __weak = SCHEMA_SYSCALL_ROUTES;
 
+/* Exit-only capture: 1 when the exit-side programs are tracepoint programs on
+ * each wanted syscall's own sys_exit_* tracepoint (loader.c, "syscall_tps"),
+ * so the others never run them; 0 when they are tp_btf programs on the raw
+ * sys_exit tracepoint. Read-only: the verifier drops the other mode's code. */
+const volatile __u8 syscall_tps __weak = 0;
+
 /* Written by userspace through the mmapped .bss while the driver runs. */
 struct driver_settings settings __weak;
 /* Native syscall number -> nonzero when its events are wanted. */

@@ -39,22 +39,44 @@ static __always_inline struct scratch *scratch__get(void)
 	return bpf_map_lookup_elem(&frames, &cpu);
 }
 
+/* The syscall's saved user registers at its exit: the raw tracepoint's
+ * args[0], or, on a syscall's own tracepoint (syscall_tps), whose record has
+ * no pointer to them, the task's: the same pt_regs (both are the task's
+ * saved registers on its kernel stack). */
+static __always_inline struct pt_regs *sysexit__regs(void *ctx)
+{
+	if (syscall_tps)
+		return (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	return (struct pt_regs *)((struct bpf_raw_tracepoint_args *)ctx)->args[0];
+}
+
+/* The raw tracepoint's args[1] (the return value at exit, the syscall id at
+ * enter), or on a syscall's own tracepoint the return value from REGS (ax,
+ * which is what the tracepoint's record holds). args[1] is read either way:
+ * a load at a fixed offset the verifier takes in every context, so the
+ * compiler cannot merge the two loads into one through a picked pointer. */
+static __always_inline long sysexit__arg1(void *ctx, struct pt_regs *regs)
+{
+	long a1 = (long)((struct bpf_raw_tracepoint_args *)ctx)->args[1];
+
+	return syscall_tps ? (long)regs->ax : a1;
+}
+
 /* Starts event TYPE with NPARAMS params for the current task, whose pid_tgid
  * (read once per program: a helper call) is PID_TGID. CTX is the raw
- * tracepoint's context: args[0] the pt_regs, args[1] the syscall id (enter) or return value (exit). */
+ * tracepoint's context: args[0] the pt_regs, args[1] the syscall id (enter) or
+ * return value (exit); or a syscall's own sys_exit tracepoint's (above). */
 static __always_inline int filler__begin_as(struct filler *f, void *ctx, __u16 type,
 					     __u32 nparams, __u64 pid_tgid)
 {
-	struct bpf_raw_tracepoint_args *a = ctx;
-
 	f->s = scratch__get();
 	if (!f->s) {
 		DROP(n_drops_bug, type);
 		return -1;
 	}
 	f->ctx = ctx;
-	f->regs = (struct pt_regs *)a->args[0];
-	f->ret = (long)a->args[1];
+	f->regs = sysexit__regs(ctx);
+	f->ret = sysexit__arg1(ctx, f->regs);
 	f->have_args = 0;
 	f->me = pid_tgid;
 	f->type = type;
@@ -82,8 +104,6 @@ static __always_inline int filler__begin(struct filler *f, void *ctx, __u16 type
  * CPU's frame (tail calls stay on the CPU). */
 static __always_inline int filler__resume(struct filler *f, void *ctx, __u16 type)
 {
-	struct bpf_raw_tracepoint_args *a = ctx;
-
 	f->s = scratch__get();
 	f->me = bpf_get_current_pid_tgid();
 	if (!f->s || f->s->type != type || f->s->owner != f->me) {
@@ -93,8 +113,8 @@ static __always_inline int filler__resume(struct filler *f, void *ctx, __u16 typ
 	f->type = type;
 	f->eo_generic = 0;
 	f->ctx = ctx;
-	f->regs = (struct pt_regs *)a->args[0];
-	f->ret = (long)a->args[1];
+	f->regs = sysexit__regs(ctx);
+	f->ret = sysexit__arg1(ctx, f->regs);
 	f->have_args = 0;
 	return 0;
 }

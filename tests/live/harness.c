@@ -57,6 +57,13 @@ bool harness__exit_only(void)
 	return v && !strcmp(v, "1");
 }
 
+bool harness__raw_exit(void)
+{
+	const char *v = getenv("AGENT_TEST_RAW_EXIT");
+
+	return v && !strcmp(v, "1");
+}
+
 bool harness__ringbuf(void)
 {
 	const char *v = getenv("AGENT_TEST_ENGINE");
@@ -96,11 +103,12 @@ struct harness *harness__open(uint32_t ring_pages, const struct driver_config *c
 	/* AGENT_TEST_EXIT_ONLY=1: the same tests in exit-only mode (meson's
 	 * live-exit-only suite); AGENT_TEST_ENGINE=ringbuf: into BPF ring
 	 * buffers (live-ringbuf). */
-	if (harness__exit_only() || harness__ringbuf()) {
+	if (harness__exit_only() || harness__ringbuf() || harness__raw_exit()) {
 		struct driver_config mode = cfg ? *cfg : (struct driver_config){ 0 };
 
 		mode.exit_only |= harness__exit_only();
 		mode.ringbuf = harness__ringbuf();
+		mode.no_syscall_tps |= harness__raw_exit();
 		if ((err = driver__configure(h->d, &mode)))
 			die("driver__configure", err);
 	} else if (cfg && (err = driver__configure(h->d, cfg))) {

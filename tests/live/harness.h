@@ -36,6 +36,10 @@ const uint8_t *harness__only(const int *nrs);
 /* Whether the tests run in exit-only mode (AGENT_TEST_EXIT_ONLY=1): every
  * harness__open then loads the driver with driver_config.exit_only. */
 bool harness__exit_only(void);
+/* Whether exit-only capture keeps its dispatcher on the raw sys_exit
+ * tracepoint (AGENT_TEST_RAW_EXIT=1: driver_config.no_syscall_tps), where it
+ * would go on the test's syscalls' own tracepoints. */
+bool harness__raw_exit(void);
 /* Whether the driver writes into BPF ring buffers (AGENT_TEST_ENGINE=ringbuf),
  * read by this harness, instead of perf rings. */
 bool harness__ringbuf(void);

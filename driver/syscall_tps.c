@@ -1,0 +1,96 @@
+/* Each syscall's own exit tracepoint (syscall_tps.h). A BPF program on the
+ * raw sys_exit tracepoint runs at every syscall of the host; on the
+ * syscalls:sys_exit_* tracepoints the kernel runs it only for the syscalls
+ * it is attached to, and the others pay a bit test. */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "syscall_tps.h"
+
+/* x86_64 calls whose kernel definition (SYSCALL_DEFINE) is named otherwise
+ * than the table names them, which names their tracepoints. */
+static const struct {
+	int nr;
+	const char *name;
+} renamed[] = {
+	{ 4, "newstat" }, { 5, "newfstat" }, { 6, "newlstat" }, { 40, "sendfile64" },
+	{ 63, "newuname" }, { 166, "umount" },
+};
+
+int syscall_tps__event(int nr, char *buf, size_t size)
+{
+	const char *name;
+
+	if (nr < 0 || nr >= SYSCALL_TABLE_SIZE || !(name = schema_syscall_names[nr]) || !*name)
+		return -ENOENT;
+	for (size_t i = 0; i < sizeof(renamed) / sizeof(renamed[0]); i++)
+		if (renamed[i].nr == nr)
+			name = renamed[i].name;
+	if ((size_t)snprintf(buf, size, "sys_exit_%s", name) >= size)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int syscall_tps__id(const char *event)
+{
+	/* where tracefs may be mounted: its own place, then under debugfs */
+	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char path[256];
+	int id;
+
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/events/syscalls/%s/id", roots[i], event);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fscanf(f, "%d", &id) != 1)
+			id = -EINVAL;
+		fclose(f);
+		return id;
+	}
+	return -ENOENT;
+}
+
+bool syscall_tps__cover(const uint8_t want[SYSCALL_TABLE_SIZE])
+{
+	char ev[96];
+
+	for (int nr = 0; nr < SYSCALL_TABLE_SIZE; nr++)
+		if (want[nr] && (syscall_tps__event(nr, ev, sizeof(ev)) || syscall_tps__id(ev) < 0))
+			return false;
+	return true;
+}
+
+struct bpf_link *syscall_tps__attach(struct bpf_program *p, int nr)
+{
+	struct perf_event_attr attr = { .size = sizeof(attr), .type = PERF_TYPE_TRACEPOINT };
+	struct bpf_link *l;
+	char ev[96];
+	int id, fd, err;
+
+	if ((err = syscall_tps__event(nr, ev, sizeof(ev))) || (err = syscall_tps__id(ev)) < 0) {
+		errno = -err;
+		return NULL;
+	}
+	id = err;
+	attr.config = (unsigned)id;
+	/* one event on one CPU: the program runs wherever the call exits */
+	fd = (int)syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	l = bpf_program__attach_perf_event(p, fd);
+	if (!l) {
+		err = errno;
+		close(fd);
+		errno = err;
+	}
+	return l;
+}

@@ -1,0 +1,31 @@
+/* Exit-only capture on each wanted syscall's own sys_exit_* tracepoint
+ * (README, "Each syscall's own tracepoint"): its name, whether the running
+ * kernel has it, and attaching a program to it. */
+#ifndef DRIVER_SYSCALL_TPS_H
+#define DRIVER_SYSCALL_TPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "schema.h"
+
+struct bpf_program;
+struct bpf_link;
+
+/* The tracepoint event of syscall NR's exit, "sys_exit_<name>", into BUF.
+ * Returns 0, or -ENOENT for a number the table names not. */
+int syscall_tps__event(int nr, char *buf, size_t size);
+
+/* The tracepoint's id (tracefs' events/syscalls/EVENT/id), or a negative
+ * errno: -ENOENT where the kernel has none (or tracefs is not mounted). */
+int syscall_tps__id(const char *event);
+
+/* Whether every syscall with WANT[nr] set has its own exit tracepoint. */
+bool syscall_tps__cover(const uint8_t want[SYSCALL_TABLE_SIZE]);
+
+/* Attaches P (loaded as a tracepoint program) to syscall NR's exit
+ * tracepoint. NULL and errno on failure. */
+struct bpf_link *syscall_tps__attach(struct bpf_program *p, int nr);
+
+#endif

@@ -1,0 +1,220 @@
+/* Exit-only capture on each syscall's own exit tracepoint (syscall_tps.h,
+ * driver/README.md "Each syscall's own tracepoint"). With a set of syscalls
+ * the dispatcher goes on their syscalls:sys_exit_* tracepoints:
+ * - the load says so (driver_load_info.syscall_tps: the set's size), the
+ *   calls whose tracepoints are named otherwise than the calls (fstat's is
+ *   sys_exit_newfstat, sendfile's sys_exit_sendfile64, uname's
+ *   sys_exit_newuname, ...) among them;
+ * - the kernel runs it only for those: getppid calls add no runs of it
+ *   (bpf_stats), where on the raw sys_exit tracepoint each adds one;
+ * - the set's events arrive, every param checked: read, fstat, sendfile,
+ *   uname (the generic pair), close;
+ * - a syscall turned on later gets its tracepoint then (its events are the
+ *   driver's bugs without a filler: counted, as on the raw tracepoint); one
+ *   without a tracepoint is refused and stays off;
+ * - a set with a syscall that has no tracepoint here loads on the raw one.
+ * Without exit-only capture, or with AGENT_TEST_RAW_EXIT=1, the dispatcher
+ * is on the raw tracepoint: every getppid runs it. */
+#include <bpf/bpf.h>
+#include <sys/sendfile.h>
+#include <sys/utsname.h>
+
+#include "procnet/pn_test.h"
+#include "syscall_tps.h"
+
+#define STORM 200000	/* getppid calls */
+#define DATA "0123456789abcdef"	/* the file read and sent */
+
+static const int calls[] = {
+	SYS_read, SYS_close, SYS_fstat, SYS_stat, SYS_lstat, SYS_sendfile, SYS_uname,
+	SYS_umount2, -1,
+};
+
+static int find_eo(const char *name, int fd, void *arg)
+{
+	if (strcmp(name, "sys_exit_eo"))
+		return 0;
+	*(int *)arg = fd;
+	return 1;
+}
+
+/* The exit-only dispatcher's run count (bpf_stats on), or 0 without it. */
+static uint64_t eo_runs(struct driver *d)
+{
+	struct bpf_prog_info info = { 0 };
+	uint32_t len = sizeof(info);
+	int fd = -1;
+
+	driver__for_each_program(d, find_eo, &fd);
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+		return 0;
+	return info.run_cnt;
+}
+
+/* A syscall of the table without an exit tracepoint here, or -1. */
+static int untraced_syscall(void)
+{
+	char ev[96];
+
+	for (int nr = 0; nr < 400; nr++)
+		if (!syscall_tps__event(nr, ev, sizeof(ev)) && syscall_tps__id(ev) == -ENOENT)
+			return nr;
+	return -1;
+}
+
+static void check_events(struct harness *h, int64_t tid, int file, int out)
+{
+	struct hevt *e, *x;
+	int at = 0;
+
+	harness__drain(h, tid);
+	if (!pn_pair(h, &at, PPME_SYSCALL_READ_E, tid, &e, &x))
+		return;
+	EXPECT_PARAM_INT(e, 0, file);
+	EXPECT_PARAM_INT(e, 1, 16);
+	EXPECT_PARAM_INT(x, 0, 16);
+	EXPECT(pn_param_bytes(x, 1, DATA, 16));
+	if (!pn_pair(h, &at, PPME_SYSCALL_FSTAT_E, tid, &e, &x))
+		return;
+	EXPECT_PARAM_INT(e, 0, file);
+	EXPECT_PARAM_INT(x, 0, 0);
+	if (!pn_pair(h, &at, PPME_SYSCALL_SENDFILE_E, tid, &e, &x))
+		return;
+	/* the offset given, and where the kernel left it */
+	EXPECT_PARAM_INT(e, 0, out);
+	EXPECT_PARAM_INT(e, 1, file);
+	EXPECT_PARAM_INT(e, 2, 0);
+	EXPECT_PARAM_INT(e, 3, 8);
+	EXPECT_PARAM_INT(x, 0, 8);
+	EXPECT_PARAM_INT(x, 1, 8);
+	if (!pn_pair(h, &at, PPME_GENERIC_E, tid, &e, &x))
+		return;
+	EXPECT_PARAM_INT(e, 0, schema_syscall_routes[SYS_uname].ppm_sc);
+	EXPECT_PARAM_INT(e, 1, SYS_uname);
+	EXPECT_PARAM_INT(x, 0, schema_syscall_routes[SYS_uname].ppm_sc);
+	if (!pn_pair(h, &at, PPME_SYSCALL_CLOSE_E, tid, &e, &x))
+		return;
+	EXPECT_PARAM_INT(e, 0, file);
+	EXPECT_PARAM_INT(x, 0, 0);
+	if (!pn_pair(h, &at, PPME_SYSCALL_CLOSE_E, tid, &e, &x))
+		return;
+	EXPECT_PARAM_INT(e, 0, out);
+	EXPECT_PARAM_INT(x, 0, 0);
+}
+
+static void test_own_tracepoints(bool tps, const char *path)
+{
+	struct driver_config cfg = pn_capture_self;
+	struct driver_load_info li;
+	struct harness *h;
+	struct driver *d;
+	int64_t tid = pn_gettid();
+	uint64_t r0, r1;
+	struct utsname u;
+	char buf[16];
+	int file, out, nr;
+	off_t off = 0;
+
+	cfg.syscalls = harness__only(calls);
+	h = harness__open(512, &cfg);
+	d = harness__driver(h);
+	EXPECT(driver__load_info(d, &li, false) == 0);
+	EXPECT(li.syscall_tps == (tps ? 8u : 0u));
+	fprintf(stderr, "the dispatcher on %u syscalls' own exit tracepoints\n", li.syscall_tps);
+
+	/* the program's runs while this thread makes syscalls outside the set */
+	r0 = eo_runs(d);
+	for (int i = 0; i < STORM; i++)
+		syscall(SYS_getppid);
+	r1 = eo_runs(d);
+	fprintf(stderr, "%d getppid calls: %llu runs of sys_exit_eo\n", STORM,
+		(unsigned long long)(r1 - r0));
+	if (!harness__exit_only())
+		;	/* no sys_exit_eo */
+	else if (tps)
+		/* other processes' calls in the set may run it meanwhile */
+		EXPECT(r1 - r0 < STORM / 4);
+	else
+		EXPECT(r1 - r0 >= STORM);
+
+	harness__drain(h, -1);
+	file = open(path, O_RDONLY);
+	out = open("/dev/null", O_WRONLY);
+	EXPECT(read(file, buf, sizeof(buf)) == 16);
+	{
+		struct stat st;
+
+		EXPECT(syscall(SYS_fstat, file, &st) == 0);
+	}
+	off = 0;
+	EXPECT(sendfile(out, file, &off, 8) == 8 && off == 8);
+	EXPECT(uname(&u) == 0);
+	close(file);
+	close(out);
+	check_events(h, tid, file, out);
+
+	if (tps) {
+		/* a syscall turned on later: its tracepoint now; no filler
+		 * loaded for it, so its events are counted the driver's bugs */
+		struct driver_counters before, after;
+		char cwd[256];
+
+		driver__counters(d, NULL, 0, &before);
+		EXPECT(driver__set_syscall(d, SYS_getcwd, true) == 0);
+		for (int i = 0; i < 20; i++)
+			EXPECT(syscall(SYS_getcwd, cwd, sizeof(cwd)) > 0);
+		EXPECT(driver__set_syscall(d, SYS_getcwd, false) == 0);
+		driver__counters(d, NULL, 0, &after);
+		EXPECT(after.n_drops_bug - before.n_drops_bug >= 40);
+		/* one with no tracepoint here is refused */
+		if ((nr = untraced_syscall()) >= 0)
+			EXPECT(driver__set_syscall(d, (uint32_t)nr, true) == -EOPNOTSUPP);
+	}
+	harness__close(h);
+}
+
+/* A set with a syscall this kernel has no exit tracepoint for: the raw one. */
+static void test_uncovered(void)
+{
+	struct driver_config cfg = pn_capture_self;
+	struct driver_load_info li;
+	struct harness *h;
+	int nr = untraced_syscall();
+
+	if (nr < 0) {
+		fprintf(stderr, "every syscall of the table has its tracepoint here\n");
+		return;
+	}
+	cfg.syscalls = harness__only((int[]){ SYS_read, nr, -1 });
+	h = harness__open(64, &cfg);
+	EXPECT(driver__load_info(harness__driver(h), &li, false) == 0);
+	EXPECT(li.syscall_tps == 0);
+	fprintf(stderr, "syscall %d has no exit tracepoint: the raw one\n", nr);
+	harness__close(h);
+}
+
+int main(void)
+{
+	int stats = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	bool tps = harness__exit_only() && !harness__raw_exit();
+	char path[] = "/tmp/live-tps.XXXXXX";
+	int fd;
+
+	if (stats < 0 && geteuid() == 0) {
+		fprintf(stderr, "bpf_enable_stats: %s\n", strerror(errno));
+		return 1;
+	}
+	fd = mkstemp(path);
+	if (fd < 0 || write(fd, DATA, 16) != 16) {
+		perror(path);
+		return 1;
+	}
+	close(fd);
+	test_own_tracepoints(tps, path);
+	unlink(path);
+	if (tps)
+		test_uncovered();
+	if (stats >= 0)
+		close(stats);
+	return harness__report("syscall_tps");
+}

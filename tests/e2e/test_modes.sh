@@ -196,12 +196,17 @@ expect "exit-only: no event of the blocked call" [ "$(grep -c '^modeblock' "$TMP
 # the agent makes a syscall, and exit-only never sees the blocked ones.
 timeout 60 "$AGENT" -v -q -M 1 >/dev/null 2>"$TMP/q.err"
 expect "-v -q: exit-only by default" grep -q 'exit-only (no event leaves the agent)' "$TMP/q.err"
+expect "-v -q, every syscall: on the raw sys_exit tracepoint" grep -q 'on the raw sys_exit tracepoint' "$TMP/q.err"
 expect "-v -q: nothing needs the tables, events are counted, not parsed" \
 	grep -q 'events are checked and counted, not parsed' "$TMP/q.err"
 timeout 60 "$AGENT" -v -q -M 1 evt.type=close >/dev/null 2>"$TMP/qf.err"
 absent() { ! grep -q "$1" "$2"; }
 expect "-v -q with a filter: events are parsed" absent 'counted, not parsed' "$TMP/qf.err"
 expect "... and the agent ran" grep -q 'capturing' "$TMP/qf.err"
+expect "-v -q evt.type=close: on close's own exit tracepoint" \
+	grep -qE 'on the own exit tracepoints of [0-9]+ syscalls' "$TMP/qf.err"
+AGENT_NO_SYSCALL_TPS=1 timeout 60 "$AGENT" -v -q -M 1 evt.type=close >/dev/null 2>"$TMP/qr.err"
+expect "... AGENT_NO_SYSCALL_TPS=1: on the raw one" grep -q 'on the raw sys_exit tracepoint' "$TMP/qr.err"
 timeout 60 "$AGENT" -v -q --no-exit-only -M 1 >/dev/null 2>"$TMP/qn.err"
 expect "-q --no-exit-only: enter and exit" grep -q 'enter and exit events from sys_enter' "$TMP/qn.err"
 timeout 60 "$AGENT" -v -q -w "$TMP/q.scap" -M 1 >/dev/null 2>"$TMP/qw.err"

@@ -64,6 +64,7 @@ expect "-v: only IPv4 and IPv6 socket I/O leaves the kernel, 2048 bytes of buffe
 	grep -q 'request mode: only IPv4 and IPv6 socket I/O leaves the kernel, 2048 bytes of each buffer; up to 4096 connections followed, 16 requests in flight on each, unanswered ones time out after 1.000 s' "$ERR"
 expect "-v: exit-only capture" grep -q 'exit-only' "$ERR"
 expect "-v: the filter's syscalls loaded, not every syscall" grep -q "for the filter's syscalls" "$ERR"
+expect "-v: on those syscalls' own exit tracepoints" grep -qE 'on the own exit tracepoints of [0-9]+ syscalls' "$ERR"
 read -r loaded total < <(sed -nE 's/.*loaded ([0-9]+) of ([0-9]+) BPF programs.*/\1 \2/p' "$ERR")
 expect "fewer programs than capture-all ($loaded of $total)" [ "${loaded:-999}" -lt "${total:-0}" ]
 cu() { timeout 10 curl -s -o /dev/null "$@"; }

@@ -65,6 +65,13 @@ int agent__open_outputs(struct agent *a)
 	return 0;
 }
 
+static bool agent__env_on(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && !strcmp(v, "1");
+}
+
 /* Exit-only capture times enter events with their exit (README, "Capture
  * modes"): the default only where no event leaves the agent, so nobody can
  * tell; --exit-only and --no-exit-only decide otherwise. */
@@ -126,11 +133,18 @@ static void agent__report_start(struct agent *a, const char *kf_desc)
 		!st.exit_only ? "enter and exit events from sys_enter and sys_exit" :
 		a->o.exit_only > 0 ? "exit-only (--exit-only)" :
 		"exit-only (no event leaves the agent)");
-	if (d && !driver__load_info(d, &li, false))
+	if (d && !driver__load_info(d, &li, false)) {
 		agent__say("loaded %u of %u BPF programs (%u fillers, for %s) in "
 			"%.1f ms", li.programs, li.programs_total, li.fillers,
 			agent_kf__syscalls(a->kf) ? "the filter's syscalls" : "every syscall",
 			(double)li.load_ns / 1e6);
+		if (st.exit_only && li.syscall_tps)
+			agent__say("on the own exit tracepoints of %u syscalls: the others "
+				   "run no program", li.syscall_tps);
+		else if (st.exit_only)
+			agent__say("on the raw sys_exit tracepoint: every syscall runs "
+				   "the dispatcher");
+	}
 	startup__describe(a->startup, split, sizeof(split));
 	agent__say("started: %s", split);
 	agent__say("kernel filter: %s; in userspace: %s", kf_desc,
@@ -206,6 +220,8 @@ int agent__start(struct agent *a)
 		return err;
 	lo.syscalls = agent_kf__syscalls(a->kf);
 	lo.per_thread = agent_kf__per_thread(a->kf);
+	/* AGENT_NO_SYSCALL_TPS=1: the raw sys_exit tracepoint, to compare */
+	lo.no_syscall_tps = agent__env_on("AGENT_NO_SYSCALL_TPS");
 	lo.step_arg = a->startup;
 	a->cap = capture__open_live(&lo);
 	if (!a->cap) {

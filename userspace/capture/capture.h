@@ -139,6 +139,9 @@ struct capture_live_opts {
 	/* Request mode (driver_config.file_closes): the closes of fds made by
 	 * calls that never make a socket stay in the kernel (exit-only). */
 	bool file_closes;
+	/* Exit-only capture of a set of syscalls: keep the dispatcher on the raw
+	 * sys_exit tracepoint (driver_config.no_syscall_tps), for comparisons. */
+	bool no_syscall_tps;
 	/* Profiling: enum prof_follow (driver_config.profile) */
 	uint8_t profile;
 	uint32_t profile_hz;	/* on-CPU stack samples a second (driver_config) */

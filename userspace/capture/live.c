@@ -120,6 +120,7 @@ static int live_setup(struct live *l, const struct capture_live_opts *o)
 		.per_thread = o->per_thread,
 		.sock_families = o->sock_families,
 		.file_closes = o->file_closes,
+		.no_syscall_tps = o->no_syscall_tps,
 		.profile = o->profile,
 		.profile_hz = o->profile_hz,
 		.profile_names = o->profile_names,

@@ -11,16 +11,9 @@
 # closes it says it kept in the kernel.
 #   usage: sudo bench/requests/files.sh [AGENT [SECS [ROUNDS]]]
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-. "$here/lib.sh"
-RB_AGENT=$(realpath "${1:-$here/../../build/userspace/agent/agent}")
-secs=${2:-5} rounds=${3:-3} threads=${RB_THREADS:-2}
-[ -x "$RB_AGENT" ] || { echo "no agent at $RB_AGENT (build first)" >&2; exit 2; }
-RB_TMP=$(mktemp -d /tmp/reqbench-files.XXXXXX)
-trap 'rm -rf "$RB_TMP"' EXIT
-gcc -O2 -pthread "$here/files.c" -o "$RB_TMP/files" || exit 1
+. "$(cd "$(dirname "$0")" && pwd)/lib.sh"
+rb_storm_init files "$@"
 echo x >"$RB_TMP/file"
-echo "$(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); $threads threads, ${secs} s a row"
 
 # row NAME [AGENT]: one storm, under AGENT's request mode if given.
 row() {
@@ -29,7 +22,7 @@ row() {
 		RB_USE_AGENT=$agent rb_agent_start "$RB_TMP/agent.err" --requests -q || exit 1
 		t0=$(rb_ticks "$RB_PID")
 	fi
-	rb_timed "$RB_TMP/files" "$secs" "$threads" "$RB_TMP/file"
+	rb_timed "$RB_TMP/storm" files "$secs" "$threads" "$RB_TMP/file"
 	n=$(cat "$RB_TMP/load.out")
 	if [ -n "$agent" ]; then
 		t1=$(rb_ticks "$RB_PID")

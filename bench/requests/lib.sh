@@ -15,6 +15,21 @@ rb_install() {
 	command -v "$cmd" >/dev/null
 }
 
+# rb_storm_init KIND [AGENT [SECS [ROUNDS]]]: the storm scripts' start (files.sh,
+# others.sh): RB_AGENT, secs, rounds, threads (RB_THREADS, default 2), RB_TMP
+# (removed at exit) and $RB_TMP/storm, storm.c built; says the machine's load.
+rb_storm_init() {
+	local here; here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+	RB_KIND=$1
+	RB_AGENT=$(realpath "${2:-$here/../../build/userspace/agent/agent}")
+	secs=${3:-5} rounds=${4:-3} threads=${RB_THREADS:-2}
+	[ -x "$RB_AGENT" ] || { echo "no agent at $RB_AGENT (build first)" >&2; exit 2; }
+	RB_TMP=$(mktemp -d "/tmp/reqbench-$RB_KIND.XXXXXX")
+	trap 'rm -rf "$RB_TMP"' EXIT
+	gcc -O2 -pthread "$here/storm.c" -o "$RB_TMP/storm" || exit 1
+	echo "$(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); $threads threads, ${secs} s a row"
+}
+
 # rb_agent_start ERRFILE ARGS...: start the agent (-v) and wait for its "capturing"
 # line, so start-up (mostly the kernel verifying programs) is not in the row.
 rb_agent_start() {

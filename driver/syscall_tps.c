@@ -59,10 +59,26 @@ int syscall_tps__id(const char *event)
 	return -ENOENT;
 }
 
+/* Whether tracepoint programs may take the task's registers here
+ * (bpf_task_pt_regs, bpf_get_current_task_btf): asked once per process. */
+static bool helpers_ok(void)
+{
+	static int known = -1;
+
+	if (known < 0)
+		known = libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_task_pt_regs,
+						NULL) == 1 &&
+			libbpf_probe_bpf_helper(BPF_PROG_TYPE_TRACEPOINT,
+						BPF_FUNC_get_current_task_btf, NULL) == 1;
+	return known;
+}
+
 bool syscall_tps__cover(const uint8_t want[SYSCALL_TABLE_SIZE])
 {
 	char ev[96];
 
+	if (!helpers_ok())
+		return false;
 	for (int nr = 0; nr < SYSCALL_TABLE_SIZE; nr++)
 		if (want[nr] && (syscall_tps__event(nr, ev, sizeof(ev)) || syscall_tps__id(ev) < 0))
 			return false;

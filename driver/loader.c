@@ -565,7 +565,8 @@ int driver__attach(struct driver *d)
 			}
 			continue;
 		}
-		/* sys_exit is a tp_btf program: its target is in its section name. */
+		/* a tp_btf program (sys_exit, or sys_exit_eo typed so at load)
+		 * knows its target */
 		l = bpf_program__type(p) == BPF_PROG_TYPE_TRACING ?
 			bpf_program__attach_trace(p) :
 			bpf_program__attach_raw_tracepoint(p, hooks[i].tp);

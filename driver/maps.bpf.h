@@ -106,15 +106,16 @@ struct {
 	} name __weak SEC(".maps")
 
 /* Event code -> filler program, filled by the loader. Enter fillers are raw_tp
- * programs, exit fillers tp_btf/sys_exit ones; a program array holds one kind. */
+ * programs, exit fillers tp_btf/sys_exit ones, or tracepoint programs on the
+ * syscalls' own exit tracepoints (syscall_tps); a program array holds one kind. */
 FILLER_TABLE(fillers_enter);
 
 FILLER_TABLE(fillers_exit);
 
 /* Exit-only capture: event code -> exit filler, the same programs as
  * fillers_exit. Only enter fillers tail-call into it (the end of FILLER): in
- * exit-only mode they are loaded as tp_btf/sys_exit programs like the exit
- * fillers, otherwise it stays empty. */
+ * exit-only mode they are loaded as the exit fillers are, otherwise it stays
+ * empty. */
 FILLER_TABLE(fillers_chain);
 /* Continuation programs of exit fillers too big for one program: a filler for
  * event CODE tail-calls part N (1..3) at index CODE * 4 + N. Programs named

@@ -98,8 +98,12 @@ struct bpf_link *syscall_tps__attach(struct bpf_program *p, int nr)
 	}
 	id = err;
 	attr.config = (unsigned)id;
-	/* one event on one CPU: the program runs wherever the call exits */
-	fd = (int)syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	/* one event on one CPU (the first online): the program runs wherever
+	 * the call exits */
+	fd = -1;
+	errno = ENODEV;
+	for (int cpu = 0; fd < 0 && errno == ENODEV && cpu < 4096; cpu++)
+		fd = (int)syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return NULL;
 	l = bpf_program__attach_perf_event(p, fd);

@@ -73,21 +73,43 @@ static bool helpers_ok(void)
 	return known;
 }
 
+/* A perf event on tracepoint ID, on the first online CPU: its fd, or -1
+ * and errno. */
+static int tp_event_open(int id)
+{
+	struct perf_event_attr attr = { .size = sizeof(attr), .type = PERF_TYPE_TRACEPOINT };
+	int fd = -1;
+
+	attr.config = (unsigned)id;
+	errno = ENODEV;
+	for (int cpu = 0; fd < 0 && errno == ENODEV && cpu < 4096; cpu++)
+		fd = (int)syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	return fd;
+}
+
 bool syscall_tps__cover(const uint8_t want[SYSCALL_TABLE_SIZE])
 {
 	char ev[96];
+	int id = -1, fd;
 
 	if (!helpers_ok())
 		return false;
 	for (int nr = 0; nr < SYSCALL_TABLE_SIZE; nr++)
-		if (want[nr] && (syscall_tps__event(nr, ev, sizeof(ev)) || syscall_tps__id(ev) < 0))
+		if (want[nr] &&
+		    (syscall_tps__event(nr, ev, sizeof(ev)) || (id = syscall_tps__id(ev)) < 0))
 			return false;
+	/* perf_event_open may be refused (a seccomp profile, perf_event_paranoid
+	 * without CAP_PERFMON) where the raw tracepoint's attach is not */
+	if (id >= 0) {
+		if ((fd = tp_event_open(id)) < 0)
+			return false;
+		close(fd);
+	}
 	return true;
 }
 
 struct bpf_link *syscall_tps__attach(struct bpf_program *p, int nr)
 {
-	struct perf_event_attr attr = { .size = sizeof(attr), .type = PERF_TYPE_TRACEPOINT };
 	struct bpf_link *l;
 	char ev[96];
 	int id, fd, err;
@@ -97,13 +119,8 @@ struct bpf_link *syscall_tps__attach(struct bpf_program *p, int nr)
 		return NULL;
 	}
 	id = err;
-	attr.config = (unsigned)id;
-	/* one event on one CPU (the first online): the program runs wherever
-	 * the call exits */
-	fd = -1;
-	errno = ENODEV;
-	for (int cpu = 0; fd < 0 && errno == ENODEV && cpu < 4096; cpu++)
-		fd = (int)syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	/* one event on one CPU: the program runs wherever the call exits */
+	fd = tp_event_open(id);
 	if (fd < 0)
 		return NULL;
 	l = bpf_program__attach_perf_event(p, fd);

@@ -21,8 +21,9 @@ int syscall_tps__event(int nr, char *buf, size_t size);
  * errno: -ENOENT where the kernel has none (or tracefs is not mounted). */
 int syscall_tps__id(const char *event);
 
-/* Whether every syscall with WANT[nr] set has its own exit tracepoint, and
- * tracepoint programs may read the task's registers (5.15). */
+/* Whether every syscall with WANT[nr] set has its own exit tracepoint, this
+ * process may open its perf event, and tracepoint programs may read the
+ * task's registers (5.15). */
 bool syscall_tps__cover(const uint8_t want[SYSCALL_TABLE_SIZE]);
 
 /* Attaches P (loaded as a tracepoint program) to syscall NR's exit

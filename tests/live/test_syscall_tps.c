@@ -12,10 +12,16 @@
  * - a syscall turned on later gets its tracepoint then (its events are the
  *   driver's bugs without a filler: counted, as on the raw tracepoint); one
  *   without a tracepoint is refused and stays off;
- * - a set with a syscall that has no tracepoint here loads on the raw one.
+ * - a set with a syscall that has no tracepoint here loads on the raw one,
+ *   and so does one where perf_event_open is refused (a seccomp filter in a
+ *   child; ring buffers only, perf rings being perf events themselves).
  * Without exit-only capture, or with AGENT_TEST_RAW_EXIT=1, the dispatcher
  * is on the raw tracepoint: every getppid runs it. */
 #include <bpf/bpf.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
 #include <sys/sendfile.h>
 #include <sys/utsname.h>
 
@@ -173,6 +179,58 @@ static void test_own_tracepoints(bool tps, const char *path)
 	harness__close(h);
 }
 
+/* perf_event_open refused (a seccomp profile, as a container runtime's may
+ * set): the raw tracepoint, and the events still come. Only with ring
+ * buffers: perf rings are perf events too. In a child, whose filter goes
+ * with it. */
+static void test_refused(const char *path)
+{
+	struct sock_filter code[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_perf_event_open, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(code) / sizeof(code[0]), .filter = code };
+	int status = -1;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		struct driver_config cfg = pn_capture_self;
+		struct driver_load_info li;
+		struct hevt *e, *x;
+		struct harness *h;
+		char buf[16];
+		int fd, at = 0;
+
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)) {
+			perror("seccomp");
+			_exit(1);
+		}
+		EXPECT(syscall(__NR_perf_event_open, NULL, -1, 0, -1, 0) == -1 && errno == EPERM);
+		cfg.syscalls = harness__only(calls);
+		h = harness__open(64, &cfg);
+		EXPECT(driver__load_info(harness__driver(h), &li, false) == 0);
+		EXPECT(li.syscall_tps == 0);
+		harness__drain(h, -1);
+		fd = open(path, O_RDONLY);
+		EXPECT(read(fd, buf, sizeof(buf)) == 16);
+		close(fd);
+		harness__drain(h, pn_gettid());
+		if (pn_pair(h, &at, PPME_SYSCALL_READ_E, pn_gettid(), &e, &x)) {
+			EXPECT_PARAM_INT(e, 0, fd);
+			EXPECT_PARAM_INT(x, 0, 16);
+		}
+		harness__close(h);
+		_exit(harness__report("syscall_tps (perf_event_open refused)"));
+	}
+	EXPECT(pid > 0 && waitpid(pid, &status, 0) == pid);
+	EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	fprintf(stderr, "perf_event_open refused: the raw tracepoint, events came (child %s)\n",
+		WIFEXITED(status) && !WEXITSTATUS(status) ? "passed" : "failed");
+}
+
 /* A set with a syscall this kernel has no exit tracepoint for: the raw one. */
 static void test_uncovered(void)
 {
@@ -211,9 +269,11 @@ int main(void)
 	}
 	close(fd);
 	test_own_tracepoints(tps, path);
-	unlink(path);
 	if (tps)
 		test_uncovered();
+	if (tps && harness__ringbuf())
+		test_refused(path);
+	unlink(path);
 	if (stats >= 0)
 		close(stats);
 	return harness__report("syscall_tps");

@@ -518,11 +518,9 @@ static int tps__attach(struct driver *d)
  * gets its tracepoint too, at once when attached. */
 static int tps__want(struct driver *d, int nr)
 {
-	char ev[96];
-
 	if (!d->syscall_tps || d->tp_syscalls[nr])
 		return 0;
-	if (syscall_tps__event(nr, ev, sizeof(ev)) || syscall_tps__id(ev) < 0)
+	if (syscall_tps__id(nr) < 0)
 		return -EOPNOTSUPP;
 	d->tp_syscalls[nr] = 1;
 	return d->nlinks || d->ntp_links ? tps__attach(d) : 0;

@@ -37,7 +37,9 @@ int syscall_tps__event(int nr, char *buf, size_t size)
 	return 0;
 }
 
-int syscall_tps__id(const char *event)
+/* The id of tracepoint EVENT (tracefs' events/syscalls/EVENT/id), or a
+ * negative errno. */
+static int event_id(const char *event)
 {
 	/* where tracefs may be mounted: its own place, then under debugfs */
 	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
@@ -61,6 +63,14 @@ int syscall_tps__id(const char *event)
 
 /* Whether tracepoint programs may take the task's registers here
  * (bpf_task_pt_regs, bpf_get_current_task_btf): asked once per process. */
+int syscall_tps__id(int nr)
+{
+	char ev[96];
+	int err = syscall_tps__event(nr, ev, sizeof(ev));
+
+	return err ? err : event_id(ev);
+}
+
 static bool helpers_ok(void)
 {
 	static int known = -1;
@@ -89,14 +99,12 @@ static int tp_event_open(int id)
 
 bool syscall_tps__cover(const uint8_t want[SYSCALL_TABLE_SIZE])
 {
-	char ev[96];
 	int id = -1, fd;
 
 	if (!helpers_ok())
 		return false;
 	for (int nr = 0; nr < SYSCALL_TABLE_SIZE; nr++)
-		if (want[nr] &&
-		    (syscall_tps__event(nr, ev, sizeof(ev)) || (id = syscall_tps__id(ev)) < 0))
+		if (want[nr] && (id = syscall_tps__id(nr)) < 0)
 			return false;
 	/* perf_event_open may be refused (a seccomp profile, perf_event_paranoid
 	 * without CAP_PERFMON) where the raw tracepoint's attach is not */
@@ -111,14 +119,12 @@ bool syscall_tps__cover(const uint8_t want[SYSCALL_TABLE_SIZE])
 struct bpf_link *syscall_tps__attach(struct bpf_program *p, int nr)
 {
 	struct bpf_link *l;
-	char ev[96];
-	int id, fd, err;
+	int id = syscall_tps__id(nr), fd, err;
 
-	if ((err = syscall_tps__event(nr, ev, sizeof(ev))) || (err = syscall_tps__id(ev)) < 0) {
-		errno = -err;
+	if (id < 0) {
+		errno = -id;
 		return NULL;
 	}
-	id = err;
 	/* one event on one CPU: the program runs wherever the call exits */
 	fd = tp_event_open(id);
 	if (fd < 0)

@@ -17,9 +17,10 @@ struct bpf_link;
  * Returns 0, or -ENOENT for a number the table names not. */
 int syscall_tps__event(int nr, char *buf, size_t size);
 
-/* The tracepoint's id (tracefs' events/syscalls/EVENT/id), or a negative
- * errno: -ENOENT where the kernel has none (or tracefs is not mounted). */
-int syscall_tps__id(const char *event);
+/* The id of syscall NR's exit tracepoint (tracefs' events/syscalls/EVENT/id),
+ * or a negative errno: -ENOENT where the kernel has none (or tracefs is not
+ * mounted). */
+int syscall_tps__id(int nr);
 
 /* Whether every syscall with WANT[nr] set has its own exit tracepoint, this
  * process may open its perf event, and tracepoint programs may read the

@@ -17,7 +17,7 @@ echo x >"$RB_TMP/file"
 
 # row NAME [AGENT]: one storm, under AGENT's request mode if given.
 row() {
-	local name=$1 agent=${2:-} ns kept= t0 t1 n
+	local name=$1 agent=${2:-} kept= t0 t1 n
 	if [ -n "$agent" ]; then
 		RB_USE_AGENT=$agent rb_agent_start "$RB_TMP/agent.err" --requests -q || exit 1
 		t0=$(rb_ticks "$RB_PID")
@@ -31,10 +31,7 @@ row() {
 		kept=$(awk -v t=$((t1 - t0)) -v hz="$RB_TCK" -v n="$n" -v k="${kept:-none said}" \
 			'BEGIN { printf "; agent %.0f ns CPU per pair; closes kept in the kernel: %s", t / hz / n * 1e9, k }')
 	fi
-	ns=$(awk -v s="$RB_TOOL_S" -v n="$n" 'BEGIN { printf "%.0f", s / n * 1e9 }')
-	[ "$name" = bare ] && bare=$ns
-	printf '  %-10s %9s pairs, %5s ns CPU per pair, %s of bare%s\n' "$name" \
-		"$n" "$ns" "$(rb_share "$bare" "$ns")" "$kept"
+	rb_storm_row "$name" "$n" pair "$kept"
 }
 for r in $(seq "$rounds"); do
 	echo "round $r"

@@ -30,6 +30,16 @@ rb_storm_init() {
 	echo "$(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); $threads threads, ${secs} s a row"
 }
 
+# rb_storm_row NAME N UNIT EXTRA: a storm row: the storm's CPU (RB_TOOL_S) per
+# UNIT of the N made, its share of the round's bare row (NAME bare sets it).
+rb_storm_row() {
+	local ns
+	ns=$(awk -v s="$RB_TOOL_S" -v n="$2" 'BEGIN { printf "%.0f", s / n * 1e9 }')
+	[ "$1" = bare ] && RB_STORM_BARE=$ns
+	printf '  %-10s %10s %ss, %5s ns CPU per %s, %s of bare%s\n' "$1" "$2" "$3" "$ns" \
+		"$3" "$(rb_share "$RB_STORM_BARE" "$ns")" "$4"
+}
+
 # rb_agent_start ERRFILE ARGS...: start the agent (-v) and wait for its "capturing"
 # line, so start-up (mostly the kernel verifying programs) is not in the row.
 rb_agent_start() {

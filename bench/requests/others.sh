@@ -18,7 +18,7 @@ rb_storm_init others "$@"
 # row NAME [AGENT [RAW]]: one storm, under AGENT's request mode if given, its
 # dispatcher on the raw tracepoint if RAW is set.
 row() {
-	local name=$1 agent=${2:-} ns n tps=
+	local name=$1 agent=${2:-} n tps=
 	if [ -n "$agent" ]; then
 		[ -n "${3:-}" ] && export AGENT_NO_SYSCALL_TPS=1
 		RB_USE_AGENT=$agent rb_agent_start "$RB_TMP/agent.err" --requests -q || exit 1
@@ -32,10 +32,7 @@ row() {
 			"$RB_TMP/agent.err" | head -1)
 		tps="; dispatcher on the ${tps:-(not said)}"
 	fi
-	ns=$(awk -v s="$RB_TOOL_S" -v n="$n" 'BEGIN { printf "%.0f", s / n * 1e9 }')
-	[ "$name" = bare ] && bare=$ns
-	printf '  %-10s %10s calls, %5s ns CPU per call, %s of bare%s\n' "$name" \
-		"$n" "$ns" "$(rb_share "$bare" "$ns")" "$tps"
+	rb_storm_row "$name" "$n" call "$tps"
 }
 for r in $(seq "$rounds"); do
 	echo "round $r"

@@ -63,7 +63,7 @@ static int untraced_syscall(void)
 	char ev[96];
 
 	for (int nr = 0; nr < 400; nr++)
-		if (!syscall_tps__event(nr, ev, sizeof(ev)) && syscall_tps__id(ev) == -ENOENT)
+		if (!syscall_tps__event(nr, ev, sizeof(ev)) && syscall_tps__id(nr) == -ENOENT)
 			return nr;
 	return -1;
 }

@@ -4,6 +4,7 @@
 #include "kfilter.bpf.h"
 #include "sock.bpf.h"
 #include "file_fds.bpf.h"
+#include "tls.bpf.h"
 #include "prof.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
@@ -149,6 +150,9 @@ int sys_exit_eo(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	r = route__wanted(id, 1, ret, (__u64)regs, 1, &pid_tgid);
 	if (!r)
+		return 0;
+	/* TLS probes loaded: the ciphertext of a TLS call stays here */
+	if (settings.tls && sock_io[id] != SOCK_IO_NONE && tls__nested(pid_tgid, (int)regs->di))
 		return 0;
 	s = scratch__get();
 	if (!s)

@@ -42,7 +42,10 @@ struct driver_settings {
 	__u8 prof_let_go;
 	/* FD_NAME events name the files followed threads wait on */
 	__u8 prof_names;
-	__u8 pad[3];
+	/* the TLS probes are loaded (tls.bpf.c): socket I/O made inside a
+	 * TLS library call stays in the kernel, its plaintext goes instead */
+	__u8 tls;
+	__u8 pad[2];
 };
 
 /* Request mode, exit-only capture (driver_config.file_closes): the fds a
@@ -191,6 +194,31 @@ struct driver_counters {
 	/* not a drop: closes of files request mode keeps in the kernel
 	 * (driver_config.file_closes) */
 	__u64 n_file_closes;
+	/* not a drop: socket syscalls made inside a TLS library call (the
+	 * ciphertext), kept in the kernel: its plaintext event goes instead */
+	__u64 n_tls_cipher;
+	/* TLS calls that moved plaintext on no socket the driver could name
+	 * (no socket syscall inside it or earlier in its session): not sent */
+	__u64 n_tls_nofd;
+};
+
+/* Request mode's TLS probes (tls.bpf.c): the library call a thread is in,
+ * from its entry probe to its return probe (tls_calls, by pid_tgid). */
+#define TLS_CALLS 16384
+struct tls_call {
+	__u64 sess;		/* the SSL * or gnutls_session_t */
+	__u64 buf;		/* the caller's buffer */
+	__u64 moved;		/* _ex calls: the size_t * that gets the bytes moved, else 0 */
+	__u32 size;		/* what the call asked for */
+	__s32 fd;		/* the socket a syscall inside the call used, -1 */
+};
+/* The socket each TLS session last used (tls_fds): a call served from the
+ * library's buffer makes no syscall. */
+#define TLS_SESSIONS 65536
+struct tls_sess_key {
+	__u64 sess;
+	__u32 tgid;
+	__u32 pad;
 };
 
 /* Kernel filtering by process (kfilter.bpf.h): up to KF_MAX_ATOMS tests of a

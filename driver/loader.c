@@ -31,6 +31,9 @@ struct driver {
 	uint8_t tp_syscalls[SYSCALL_TABLE_SIZE];
 	struct bpf_link *tp_links[SYSCALL_TABLE_SIZE];
 	int ntp_links;
+	bool tls;			/* driver_config.tls */
+	struct bpf_link **tls_links;	/* the TLS probes, per library file */
+	uint32_t ntls_links, tls_cap, tls_files;
 	struct bpf_link **samplers;	/* prof_sample on each CPU's cpu-clock */
 	int nsamplers;
 	uint32_t profile_hz;
@@ -191,6 +194,10 @@ int driver__configure(struct driver *d, const struct driver_config *cfg)
 				 cfg->profile == PROF_FOLLOW_SENT ? PROF_THREADS : 1);
 	if (cfg->profile_hz > 10000)
 		return -EINVAL;
+	/* the ciphertext is kept at the syscall's exit, with its enter event */
+	if (cfg->tls && !cfg->exit_only)
+		return -EINVAL;
+	d->tls = cfg->tls;
 	d->profile_hz = cfg->profile ? cfg->profile_hz : 0;
 	d->per_thread = cfg->per_thread;
 	d->no_syscall_tps = cfg->no_syscall_tps;
@@ -227,7 +234,7 @@ static bool is_dispatcher(const struct bpf_program *p)
 	return !strcmp(n, "sys_enter") || !strcmp(n, "sys_exit") || !strcmp(n, "sys_exit_eo") ||
 	       !strcmp(n, "sched_process_exit") || !strcmp(n, "sched_process_exit_eo") ||
 	       !strcmp(n, "sched_switch") || !strcmp(n, "sched_process_exec") ||
-	       !strncmp(n, "prof_", 5);
+	       !strncmp(n, "prof_", 5) || !strncmp(n, "tlsp_", 5);
 }
 
 static bool calls_helper(const struct bpf_program *p, int helper)
@@ -293,6 +300,16 @@ static void plan__apply(struct driver *d)
 	bpf_program__set_autoload(sk->progs.prof_waking, plan.prof);
 	bpf_program__set_autoload(sk->progs.prof_wakeup_new, plan.prof);
 	bpf_program__set_autoload(sk->progs.prof_sample, plan.prof && d->profile_hz);
+	bpf_program__set_autoload(sk->progs.tlsp_read, d->tls);
+	bpf_program__set_autoload(sk->progs.tlsp_read_ex, d->tls);
+	bpf_program__set_autoload(sk->progs.tlsp_read_ret, d->tls);
+	bpf_program__set_autoload(sk->progs.tlsp_write, d->tls);
+	bpf_program__set_autoload(sk->progs.tlsp_write_ex, d->tls);
+	bpf_program__set_autoload(sk->progs.tlsp_write_ret, d->tls);
+	bpf_program__set_autoload(sk->progs.tlsp_free, d->tls);
+	bpf_map__set_max_entries(sk->maps.tls_calls, d->tls ? TLS_CALLS : 1);
+	bpf_map__set_max_entries(sk->maps.tls_fds, d->tls ? TLS_SESSIONS : 1);
+	sk->bss->settings.tls = d->tls;
 	memset(sk->bss->filler_off, 0, sizeof(sk->bss->filler_off));
 	bpf_object__for_each_program(p, sk->obj) {
 		if (is_dispatcher(p) || (code = filler_code(bpf_program__name(p), &part)) < 0)
@@ -588,6 +605,76 @@ int driver__attach(struct driver *d)
 	return 0;
 }
 
+/* One probe of a TLS function: its entry or return program. */
+static int tls__probe(struct driver *d, struct bpf_program *p, const char *path,
+		      const char *func, bool ret)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, o, .func_name = func, .retprobe = ret);
+	struct bpf_link *l;
+
+	if (d->ntls_links == d->tls_cap) {
+		uint32_t cap = d->tls_cap ? d->tls_cap * 2 : 16;
+		struct bpf_link **v = realloc(d->tls_links, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		d->tls_links = v;
+		d->tls_cap = cap;
+	}
+	/* pid -1: every process that maps the file */
+	l = bpf_program__attach_uprobe_opts(p, -1, path, 0, &o);
+	if (!l)
+		return errno ? -errno : -ENOENT;
+	d->tls_links[d->ntls_links++] = l;
+	return 0;
+}
+
+int driver__tls_attach(struct driver *d, const char *path, enum driver_tls_lib lib)
+{
+	struct agent_driver *sk = d->skel;
+	/* RET NULL: an entry probe only */
+	const struct {
+		enum driver_tls_lib lib;
+		const char *func;
+		struct bpf_program *enter, *ret;
+	} fns[] = {
+		{ DRIVER_TLS_OPENSSL, "SSL_read", sk->progs.tlsp_read, sk->progs.tlsp_read_ret },
+		{ DRIVER_TLS_OPENSSL, "SSL_read_ex", sk->progs.tlsp_read_ex, sk->progs.tlsp_read_ret },
+		{ DRIVER_TLS_OPENSSL, "SSL_write", sk->progs.tlsp_write, sk->progs.tlsp_write_ret },
+		{ DRIVER_TLS_OPENSSL, "SSL_write_ex", sk->progs.tlsp_write_ex,
+		  sk->progs.tlsp_write_ret },
+		{ DRIVER_TLS_GNUTLS, "gnutls_record_recv", sk->progs.tlsp_read,
+		  sk->progs.tlsp_read_ret },
+		{ DRIVER_TLS_GNUTLS, "gnutls_record_send", sk->progs.tlsp_write,
+		  sk->progs.tlsp_write_ret },
+		{ DRIVER_TLS_OPENSSL, "SSL_free", sk->progs.tlsp_free, NULL },
+		{ DRIVER_TLS_GNUTLS, "gnutls_deinit", sk->progs.tlsp_free, NULL },
+	};
+	uint32_t first = d->ntls_links;
+	int err = 0;
+
+	if (!d->loaded || !d->tls || (lib != DRIVER_TLS_OPENSSL && lib != DRIVER_TLS_GNUTLS))
+		return -EINVAL;
+	/* each return probe after its entry probe: a return without its
+	 * entry's note is ignored, not the other way round */
+	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]) && !err; i++)
+		if (fns[i].lib == lib && !(err = tls__probe(d, fns[i].enter, path, fns[i].func, false)) &&
+		    fns[i].ret)
+			err = tls__probe(d, fns[i].ret, path, fns[i].func, true);
+	if (err) {
+		while (d->ntls_links > first)
+			bpf_link__destroy(d->tls_links[--d->ntls_links]);
+		return err;
+	}
+	d->tls_files++;
+	return 0;
+}
+
+uint32_t driver__tls_files(const struct driver *d)
+{
+	return d->tls_files;
+}
+
 void driver__detach(struct driver *d)
 {
 	if (!d)
@@ -602,6 +689,12 @@ void driver__detach(struct driver *d)
 			d->tp_links[nr] = NULL;
 			d->ntp_links--;
 		}
+	while (d->ntls_links > 0)
+		bpf_link__destroy(d->tls_links[--d->ntls_links]);
+	free(d->tls_links);
+	d->tls_links = NULL;
+	d->tls_cap = 0;
+	d->tls_files = 0;
 	/* a sampler's link closes its perf event */
 	while (d->nsamplers > 0)
 		bpf_link__destroy(d->samplers[--d->nsamplers]);
@@ -814,6 +907,8 @@ int driver__counters(const struct driver *d, struct driver_counters *per_cpu, in
 			total->n_quiet += vals[c].n_quiet;
 			total->n_prof_full += vals[c].n_prof_full;
 			total->n_file_closes += vals[c].n_file_closes;
+			total->n_tls_cipher += vals[c].n_tls_cipher;
+			total->n_tls_nofd += vals[c].n_tls_nofd;
 		}
 	}
 	err = d->ncpus;

@@ -61,6 +61,18 @@ struct driver_config {
 	 * by FD_NAME events (prof_name.bpf.h), once per file between a thread's
 	 * sent events. */
 	bool profile_names;
+	/* Request mode's TLS probes (tls.bpf.c; needs exit_only): loaded, to be
+	 * put on each TLS library file with driver__tls_attach. While they
+	 * are, a socket syscall made inside a probed call stays in the kernel
+	 * (n_tls_cipher) and the call's plaintext goes as a TLS_READ or
+	 * TLS_WRITE pair. */
+	bool tls;
+};
+
+/* The TLS libraries driver__tls_attach knows, by their functions. */
+enum driver_tls_lib {
+	DRIVER_TLS_OPENSSL = 1,	/* SSL_read, SSL_write and their _ex forms (1.1.1, 3.x) */
+	DRIVER_TLS_GNUTLS,	/* gnutls_record_recv, gnutls_record_send */
 };
 
 /* What driver__load did: programs loaded (dispatchers, fillers and their
@@ -135,6 +147,18 @@ int driver__set_sock_families(struct driver *d, uint32_t mask);
  * 0, -E2BIG when SOCK_QUIET_MAX ends are kept already, -ENOENT for an end
  * not kept, or another negative errno. */
 int driver__sock_quiet(struct driver *d, const struct sock_quiet_key *k, bool on);
+/* After driver__attach, with driver_config.tls: the TLS probes on library
+ * file PATH, for every process that maps it, now or later (one uprobe and
+ * one uretprobe per function, on the file, not on a process). A process in
+ * another mount namespace maps its own file: give its path as seen from
+ * here (/proc/PID/root/...). 0; -EINVAL without tls or for an unknown LIB;
+ * -ENOENT when the file lacks one of LIB's functions; else a negative errno.
+ * On failure nothing stays attached to the file. Several threads must not
+ * call it at once. */
+int driver__tls_attach(struct driver *d, const char *path, enum driver_tls_lib lib);
+/* The library files the TLS probes are on. */
+uint32_t driver__tls_files(const struct driver *d);
+
 /* Request mode's profiling (PROF_FOLLOW_SENT): ON, thread TID is followed no
  * more, nor again at its socket I/O (prof_let_go); off, it may be again.
  * 0 or a negative errno; -EINVAL when profiling follows no such threads. */

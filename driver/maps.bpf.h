@@ -137,6 +137,23 @@ const struct syscall_route routes[SYSCALL_TABLE_SIZE] __weak = SCHEMA_SYSCALL_RO
  * sys_exit tracepoint. Read-only: the verifier drops the other mode's code. */
 const volatile __u8 syscall_tps __weak = 0;
 
+/* Request mode's TLS probes (tls.bpf.c): the call each thread is in, and the
+ * socket each session last used. LRU: a thread killed inside a call leaves
+ * its entry behind. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, TLS_CALLS);
+	__type(key, __u64);
+	__type(value, struct tls_call);
+} tls_calls __weak SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, TLS_SESSIONS);
+	__type(key, struct tls_sess_key);
+	__type(value, __s32);
+} tls_fds __weak SEC(".maps");
+
 /* Written by userspace through the mmapped .bss while the driver runs. */
 struct driver_settings settings __weak;
 /* Native syscall number -> nonzero when its events are wanted. */

@@ -8,9 +8,11 @@ set -euo pipefail
 # libcurl4-openssl-dev: http(s) outputs; libmicrohttpd-dev: the --metrics server;
 # prometheus: its promtool checks our metrics text (unit), it scrapes us (e2e).
 # linux-perf: perf record of the scheduler, an oracle for --profile (e2e).
+# libssl-dev, libgnutls28-dev: the TLS libraries the driver's TLS probes know,
+# both ends of tests/live/test_tls.c's connection.
 pkgs=(meson ninja-build pkg-config python3 gcc clang llvm bpftool
       libbpf-dev libelf-dev zlib1g-dev libjson-c-dev libcurl4-openssl-dev libmicrohttpd-dev
-      valgrind sysdig prometheus linux-perf)
+      libssl-dev libgnutls28-dev valgrind sysdig prometheus linux-perf)
 
 # Installs those of its arguments that are missing.
 install_missing() {

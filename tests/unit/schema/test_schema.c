@@ -18,8 +18,20 @@ static void test_codes(void)
 	CHECK(PPME_SYSCALL_EXECVE_19_X == 293 && PPME_SYSCALL_CLONE_20_X == 223);
 	CHECK(PPME_PROCEXIT_1_E == 186 && PPME_SYSCALL_CLONE3_X == 335);
 	CHECK(PPM_SYSDIG_EVENT_MAX == 336 && PPME_SYSCALL_MEMFD_CREATE_E == PPM_SYSDIG_EVENT_MAX);
-	CHECK(PPM_EVENT_MAX == 370 && PPME_CPU_SLICES_E == 364 && PPME_CPU_SAMPLE_E == 366 &&
-	      PPME_FD_NAME_E == 368);
+	CHECK(PPM_EVENT_MAX == 374 && PPME_CPU_SLICES_E == 364 && PPME_CPU_SAMPLE_E == 366 &&
+	      PPME_FD_NAME_E == 368 && PPME_TLS_READ_E == 370 && PPME_TLS_WRITE_E == 372);
+	/* the TLS pairs have read's and write's layouts: the pairing takes them so */
+	for (int t = PPME_TLS_READ_E; t <= PPME_TLS_WRITE_X; t++) {
+		int base = t - PPME_TLS_READ_E + (t < PPME_TLS_WRITE_E ? PPME_SYSCALL_READ_E :
+						 PPME_SYSCALL_WRITE_E - 2);
+
+		CHECK(schema_events[t].nparams == schema_events[base].nparams);
+		for (uint32_t i = 0; i < schema_events[t].nparams; i++)
+			CHECK(schema_events[t].params[i].type == schema_events[base].params[i].type &&
+			      !strcmp(schema_events[t].params[i].name,
+				      schema_events[base].params[i].name));
+		CHECK(schema_events[t].category == schema_events[base].category);
+	}
 	CHECK(schema_events[PPME_CPU_SLICES_E].nparams == 3 &&
 	      schema_events[PPME_CPU_SLICES_E].params[0].type == PT_PID &&
 	      schema_events[PPME_CPU_SLICES_E].params[2].type == PT_BYTEBUF);

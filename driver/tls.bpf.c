@@ -1,0 +1,193 @@
+/* Request mode's TLS probes: uprobes on the TLS libraries' read and write
+ * calls, attached per library file by the loader (driver__tls_attach). The
+ * entry probe notes the call (its session, buffer and size) for the thread;
+ * a socket syscall the call makes meanwhile names its socket (tls.bpf.h, in
+ * the dispatcher, which keeps that ciphertext in the kernel); the return
+ * probe sends the plaintext the call moved as a TLS_READ or TLS_WRITE pair,
+ * the enter frame parked as a syscall's is, so the two go in one record.
+ *
+ * OpenSSL: int SSL_read(SSL *, void *, int), int SSL_write(SSL *, const void *,
+ * int): the bytes moved, or <= 0; int SSL_read_ex(SSL *, void *, size_t,
+ * size_t *), SSL_write_ex: 1 and the bytes moved at the last argument.
+ * GnuTLS: ssize_t gnutls_record_recv(session, void *, size_t),
+ * gnutls_record_send: the bytes moved, or < 0. A record is at most 16 KiB,
+ * so the int view of either return is whole. */
+#include "frame.bpf.h"
+#include "kfilter.bpf.h"
+#include "prof.bpf.h"
+
+/* The syscall whose kernel-filter verdict a TLS call of that direction
+ * takes: its plaintext stands for the socket read or write it replaces. */
+#define TLS_KF_READ 0	/* x86_64 read */
+#define TLS_KF_WRITE 1	/* x86_64 write */
+
+static __always_inline int tls__enter(struct pt_regs *ctx, int ex, long kf_id)
+{
+	struct tls_call c = { 0 };
+	__u64 me;
+
+	if (!settings.capture || !settings.tls)
+		return 0;
+	me = bpf_get_current_pid_tgid();
+	/* a thread the filters leave out: no note, so neither a plaintext
+	 * event nor a count of one on no socket */
+	if ((me >> 32) == settings.own_tgid || !interesting[kf_id] ||
+	    !kf__wants(kf_id, me, 1, 0, 0))
+		return 0;
+	c.sess = PT_REGS_PARM1(ctx);
+	c.buf = PT_REGS_PARM2(ctx);
+	c.size = (__u32)PT_REGS_PARM3(ctx);
+	c.moved = ex ? PT_REGS_PARM4(ctx) : 0;
+	c.fd = -1;
+	bpf_map_update_elem(&tls_calls, &me, &c, BPF_ANY);
+	return 0;
+}
+
+/* The pair of ETYPE (the enter event's code) for call C, which moved MOVED
+ * bytes on C->fd: the enter frame (fd, size) parked, the exit frame (res,
+ * data) built in the scratch frame, both stamped now and sent together. */
+static __always_inline int tls__send(struct pt_regs *ctx, __u16 etype, const struct tls_call *c,
+				     __u64 moved, __u64 me)
+{
+	const __u32 len = PPM_HDR_LEN + 4 + 12;
+	struct scratch *s = scratch__get();
+	struct ppm_evt_hdr *h;
+	struct filler f = { 0 };
+	__u8 *p;
+
+	if (!s) {
+		DROP(n_drops_bug, etype);
+		return 0;
+	}
+	/* an enter frame left by a chain that failed goes alone first */
+	park__flush(ctx, s);
+	/* profiling: the thread's slices so far go before its events, and
+	 * its TLS I/O makes it followed as its socket I/O would */
+	if (settings.profile)
+		prof__at_event(ctx, me, 1);
+	stamp__set(s, me);
+	p = &s->park[PARK_SIZE - len];
+	h = (struct ppm_evt_hdr *)p;
+	h->ts = s->stamp;
+	h->tid = (__u32)me;
+	h->len = len;
+	h->type = etype;
+	h->nparams = 2;
+	*(__u16 *)(p + PPM_HDR_LEN) = 8;
+	*(__u16 *)(p + PPM_HDR_LEN + 2) = 4;
+	*(__s64 *)(p + PPM_HDR_LEN + 4) = c->fd;
+	*(__u32 *)(p + PPM_HDR_LEN + 12) = c->size;
+	s->park_type = etype;
+	s->park_owner = me;
+	s->park_len = len;
+
+	f.s = s;
+	f.ctx = ctx;
+	f.regs = ctx;
+	f.ret = (long)moved;
+	f.me = me;
+	f.type = etype + 1;
+	s->owner = me;
+	s->type = etype + 1;
+	s->nparams = 2;
+	s->curarg = 0;
+	s->overflow = 0;
+	s->off = PPM_HDR_LEN + 2 * 2;
+	filler__s64(&f, (__s64)moved);
+	filler__buf_user(&f, (const void *)c->buf, moved, settings.snaplen);
+	return filler__submit(&f);
+}
+
+static __always_inline int tls__exit(struct pt_regs *ctx, __u16 etype)
+{
+	__u64 me = bpf_get_current_pid_tgid();
+	long ret = (int)PT_REGS_RC(ctx);
+	struct tls_call *cp, c;
+	__u64 moved = 0;
+
+	cp = bpf_map_lookup_elem(&tls_calls, &me);
+	if (!cp)
+		return 0;
+	c = *cp;
+	bpf_map_delete_elem(&tls_calls, &me);
+	if (!settings.capture)
+		return 0;
+	if (c.moved) {
+		if (ret != 1)
+			return 0;
+		if (bpf_probe_read_user(&moved, sizeof(moved), (const void *)c.moved)) {
+			COUNT(n_drops_pf);
+			return 0;
+		}
+	} else if (ret > 0) {
+		moved = ret;
+	}
+	if (!moved)
+		return 0;
+	if (c.fd < 0) {
+		/* served from the library's buffer: the session's socket */
+		struct tls_sess_key k = { .sess = c.sess, .tgid = me >> 32 };
+		__s32 *fd = bpf_map_lookup_elem(&tls_fds, &k);
+
+		if (!fd) {
+			COUNT(n_tls_nofd);
+			return 0;
+		}
+		c.fd = *fd;
+	}
+	return tls__send(ctx, etype, &c, moved, me);
+}
+
+/* SSL_read, gnutls_record_recv */
+SEC("uprobe")
+int tlsp_read(struct pt_regs *ctx)
+{
+	return tls__enter(ctx, 0, TLS_KF_READ);
+}
+
+/* SSL_read_ex */
+SEC("uprobe")
+int tlsp_read_ex(struct pt_regs *ctx)
+{
+	return tls__enter(ctx, 1, TLS_KF_READ);
+}
+
+SEC("uretprobe")
+int tlsp_read_ret(struct pt_regs *ctx)
+{
+	return tls__exit(ctx, PPME_TLS_READ_E);
+}
+
+/* SSL_write, gnutls_record_send */
+SEC("uprobe")
+int tlsp_write(struct pt_regs *ctx)
+{
+	return tls__enter(ctx, 0, TLS_KF_WRITE);
+}
+
+/* SSL_write_ex */
+SEC("uprobe")
+int tlsp_write_ex(struct pt_regs *ctx)
+{
+	return tls__enter(ctx, 1, TLS_KF_WRITE);
+}
+
+SEC("uretprobe")
+int tlsp_write_ret(struct pt_regs *ctx)
+{
+	return tls__exit(ctx, PPME_TLS_WRITE_E);
+}
+
+/* SSL_free, gnutls_deinit: the session's socket is forgotten, so a session
+ * made later at the same address starts with none. */
+SEC("uprobe")
+int tlsp_free(struct pt_regs *ctx)
+{
+	struct tls_sess_key k = { .sess = PT_REGS_PARM1(ctx) };
+
+	if (!settings.tls)
+		return 0;
+	k.tgid = bpf_get_current_pid_tgid() >> 32;
+	bpf_map_delete_elem(&tls_fds, &k);
+	return 0;
+}

@@ -177,6 +177,10 @@ enum sock_io_fd {
 	SOCK_IO_NONE = 0,	/* not filtered: not I/O, or no fd left to look at */
 	SOCK_IO_ARG0,		/* the first argument */
 	SOCK_IO_ARG0_OR_2,	/* splice: sent when either end (arg 0 or 2) is wanted */
+	/* the first argument, and a peek (MSG_PEEK in the flags argument)
+	 * stays in the kernel, counted in n_peeks: its bytes are read again */
+	SOCK_IO_ARG0_PEEK3,	/* recvfrom: flags are argument 3 */
+	SOCK_IO_ARG0_PEEK2,	/* recvmsg: flags are argument 2 */
 };
 
 /* Per-CPU counters, in a BPF_MAP_TYPE_PERCPU_ARRAY of one entry. */
@@ -200,6 +204,10 @@ struct driver_counters {
 	/* TLS calls that moved plaintext on no socket the driver could name
 	 * (no socket syscall inside it or earlier in its session): not sent */
 	__u64 n_tls_nofd;
+	/* not a drop: request mode's peeks at a wanted socket (recvfrom,
+	 * recvmsg with MSG_PEEK: nginx's look at a TLS port's first byte),
+	 * kept in the kernel, as the read that follows brings the bytes */
+	__u64 n_peeks;
 };
 
 /* Request mode's TLS probes (tls.bpf.c): the library call a thread is in,

@@ -65,8 +65,8 @@ static const struct {
 	{ SYS_pread64, SOCK_IO_ARG0 },	{ SYS_pwrite64, SOCK_IO_ARG0 },
 	{ SYS_preadv, SOCK_IO_ARG0 },	{ SYS_pwritev, SOCK_IO_ARG0 },
 	{ SYS_preadv2, SOCK_IO_ARG0 },	{ SYS_pwritev2, SOCK_IO_ARG0 },
-	{ SYS_recvfrom, SOCK_IO_ARG0 },	{ SYS_sendto, SOCK_IO_ARG0 },
-	{ SYS_recvmsg, SOCK_IO_ARG0 },	{ SYS_sendmsg, SOCK_IO_ARG0 },
+	{ SYS_recvfrom, SOCK_IO_ARG0_PEEK3 },	{ SYS_sendto, SOCK_IO_ARG0 },
+	{ SYS_recvmsg, SOCK_IO_ARG0_PEEK2 },	{ SYS_sendmsg, SOCK_IO_ARG0 },
 	{ SYS_recvmmsg, SOCK_IO_ARG0 },	{ SYS_sendmmsg, SOCK_IO_ARG0 },
 	/* the fd written to */
 	{ SYS_sendfile, SOCK_IO_ARG0 },
@@ -909,6 +909,7 @@ int driver__counters(const struct driver *d, struct driver_counters *per_cpu, in
 			total->n_file_closes += vals[c].n_file_closes;
 			total->n_tls_cipher += vals[c].n_tls_cipher;
 			total->n_tls_nofd += vals[c].n_tls_nofd;
+			total->n_peeks += vals[c].n_peeks;
 		}
 	}
 	err = d->ncpus;

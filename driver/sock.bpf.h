@@ -86,8 +86,27 @@ static __always_inline int sock__wanted_fd(unsigned long fd, int btf)
  * program, else by a helper. */
 #define SOCK_ARG(r, reg, btf) ((btf) ? (r)->reg : BPF_CORE_READ(r, reg))
 
+#define MSG_PEEK_BPF 2
+
+/* Whether a recvfrom or recvmsg (HOW) only peeks: its bytes come again with
+ * the read that takes them, and pairing both would count them twice. */
+static __always_inline int sock__peek(__u8 how, struct pt_regs *r, int btf)
+{
+	unsigned long flags;
+
+	if (how == SOCK_IO_ARG0_PEEK3)
+		flags = SOCK_ARG(r, r10, btf);
+	else if (how == SOCK_IO_ARG0_PEEK2)
+		flags = SOCK_ARG(r, dx, btf);
+	else
+		return 0;
+	return (flags & MSG_PEEK_BPF) != 0;
+}
+
 /* Whether syscall ID's event stays in the kernel: it moves data on an fd that
- * is no wanted socket, or on a quiet client end (counted, n_quiet). REGS: the
+ * is no wanted socket, or on a quiet client end (counted, n_quiet), or only
+ * peeks at a wanted socket (counted, n_peeks; at enter and exit alike, so
+ * each sys_enter/sys_exit pair counts it twice). REGS: the
  * caller's saved user registers (pt_regs), read at enter or exit alike, as the
  * arguments are still there at exit on x86_64; BTF: REGS is a typed pointer
  * (tp_btf), see sock__wanted_fd. Not a drop: like the other filters. */
@@ -103,8 +122,12 @@ static __always_inline int sock__skip(long id, __u64 regs, int btf)
 	if (how == SOCK_IO_NONE || !regs)
 		return 0;
 	w = sock__wanted_fd(SOCK_ARG(r, di, btf), btf);
-	if (w == 1)
-		return 0;
+	if (w == 1) {
+		if (!sock__peek(how, r, btf))
+			return 0;
+		COUNT(n_peeks);
+		return 1;
+	}
 	if (how == SOCK_IO_ARG0_OR_2) {
 		w2 = sock__wanted_fd(SOCK_ARG(r, dx, btf), btf);
 		if (w2 == 1)

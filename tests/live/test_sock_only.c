@@ -2,7 +2,13 @@
  * pipe, a regular file, TCP over 127.0.0.1, an AF_UNIX socketpair and UDP over
  * ::1, plus splice into a socket and out of a file, under several masks set on
  * one loaded driver. Exactly the calls on wanted sockets arrive, in order, every
- * param checked; with mask 0 everything does.
+ * param checked; with mask 0 everything does. Within each round, peeks (recvfrom
+ * and recvmsg with MSG_PEEK) on TCP, the socketpair and UDP: on a wanted socket
+ * they stay in the kernel, each judgement counted in n_peeks (twice a call with
+ * sys_enter attached, its enter and exit judged apart; once in exit-only
+ * capture), while the plain reads that then take the bytes arrive; on a socket
+ * of another family they stay for that reason, uncounted; with mask 0 they
+ * arrive with the peeked bytes and n_peeks stays.
  * Then quiet_socks, on the same load: TCP pairs over 127.0.0.1, ::1 and a
  * v4-mapped ::ffff:127.0.0.1, their client ends keyed in rounds (none; the ::1
  * server end, a wrong key for its client; the IPv4 and v4-mapped clients; all
@@ -16,12 +22,17 @@
 #include "procnet/pn_test.h"
 
 static const int sock_only_calls[] = {
-	SYS_read, SYS_write, SYS_sendto, SYS_recvfrom, SYS_splice, -1,
+	SYS_read, SYS_write, SYS_sendto, SYS_recvfrom, SYS_recvmsg, SYS_splice, -1,
 };
 
 #define BUF 64
 #define FAM(af) (1u << (af))
 #define MASK_NET (FAM(PPM_AF_INET) | FAM(PPM_AF_INET6))
+/* What a stream's peeks see: its plain reads take PEEK_HALF bytes each. */
+#define PEEK_DATA "peeked bytes"
+#define PEEK_LEN 12
+#define PEEK_HALF 6
+#define UDP_PEEK "udp6 peek"
 
 /* Where each call's fd leads; a family of -1 is no socket. */
 enum chan { C_PIPE, C_FILE, C_TCP, C_UNIX, C_UDP6, C_N };
@@ -87,6 +98,47 @@ static void ends__close(struct ends *x)
 		close(fds[i]);
 }
 
+/* recvmsg on FD into one BUF-byte buffer, the sender's address into FROM
+ * (NULL: none asked for). */
+static ssize_t recvmsg1(int fd, char *buf, struct sockaddr_in6 *from, int flags)
+{
+	struct iovec iov = { buf, BUF };
+	struct msghdr m = { .msg_name = from, .msg_namelen = from ? sizeof(*from) : 0,
+			    .msg_iov = &iov, .msg_iovlen = 1 };
+
+	return recvmsg(fd, &m, flags);
+}
+
+/* A stream's peeks: WFD writes PEEK_DATA; RFD peeks at 1 byte by recvfrom
+ * (nginx's look at a TLS port) and at all of it by recvmsg, then takes one half
+ * by a plain recvfrom and the other by a plain recvmsg. */
+static void peek__stream(int wfd, int rfd)
+{
+	char buf[BUF];
+
+	EXPECT(write(wfd, PEEK_DATA, PEEK_LEN) == PEEK_LEN);
+	EXPECT(recvfrom(rfd, buf, 1, MSG_PEEK, NULL, NULL) == 1 && buf[0] == 'p');
+	EXPECT(recvmsg1(rfd, buf, NULL, MSG_PEEK) == PEEK_LEN &&
+	       memcmp(buf, PEEK_DATA, PEEK_LEN) == 0);
+	EXPECT(recvfrom(rfd, buf, PEEK_HALF, 0, NULL, NULL) == PEEK_HALF);
+	EXPECT(recvmsg1(rfd, buf, NULL, 0) == PEEK_LEN - PEEK_HALF);
+}
+
+/* A datagram's: peeked at by recvfrom and recvmsg, both asking for the sender,
+ * then taken by a plain recvmsg. */
+static void peek__udp(struct ends *x)
+{
+	struct sockaddr_in6 from;
+	socklen_t flen = sizeof(from);
+	char buf[BUF];
+
+	EXPECT(sendto(x->udp_cli, UDP_PEEK, 9, 0, (void *)&x->udp_srv_a,
+		      sizeof(x->udp_srv_a)) == 9);
+	EXPECT(recvfrom(x->udp_srv, buf, BUF, MSG_PEEK, (void *)&from, &flen) == 9);
+	EXPECT(recvmsg1(x->udp_srv, buf, &from, MSG_PEEK) == 9);
+	EXPECT(recvmsg1(x->udp_srv, buf, &from, 0) == 9);
+}
+
 /* The calls of one round, in the order the checks walk them. */
 static void round__run(struct ends *x)
 {
@@ -107,6 +159,9 @@ static void round__run(struct ends *x)
 	EXPECT(sendto(x->udp_cli, "udp6 query", 10, 0, (void *)&x->udp_srv_a,
 		      sizeof(x->udp_srv_a)) == 10);
 	EXPECT(recvfrom(x->udp_srv, buf, BUF, 0, (void *)&from, &flen) == 10);
+	peek__stream(x->tcp_cli, x->tcp_srv);
+	peek__stream(x->unx[0], x->unx[1]);
+	peek__udp(x);
 	/* a pipe into a socket (a proxy's second half), then a file into a pipe */
 	EXPECT(write(x->pipe[1], "spliced", 7) == 7);
 	EXPECT(splice(x->pipe[0], NULL, x->tcp_cli, NULL, 7, 0) == 7);
@@ -145,6 +200,93 @@ static void expect_rw(struct harness *h, int *at, uint32_t mask, enum chan c, ui
 		expect_io(h, at, type, fd, data, len);
 }
 
+/* sendto on FD of LEN bytes DATA to the tuple TUP (TLEN bytes). */
+static void expect_sendto(struct harness *h, int *at, int fd, const char *data, int64_t len,
+			  const void *tup, size_t tlen)
+{
+	struct hevt *e, *x;
+
+	if (!pair(h, at, PPME_SOCKET_SENDTO_E, &e, &x))
+		return;
+	EXPECT_PARAM_INT(e, 0, fd);
+	EXPECT_PARAM_INT(e, 1, len);
+	EXPECT_PARAM_BYTES(e, 2, tup, tlen);
+	EXPECT_PARAM_INT(x, 0, len);
+	EXPECT_PARAM_BYTES(x, 1, data, (size_t)len);
+}
+
+/* recvfrom on FD asking SIZE bytes, that got LEN bytes DATA from the sender of
+ * tuple TUP (TLEN bytes; 0: no address asked for). */
+static void expect_recvfrom(struct harness *h, int *at, int fd, int64_t size, const char *data,
+			    int64_t len, const void *tup, size_t tlen)
+{
+	struct hevt *e, *x;
+
+	if (!pair(h, at, PPME_SOCKET_RECVFROM_E, &e, &x))
+		return;
+	EXPECT_PARAM_INT(e, 0, fd);
+	EXPECT_PARAM_INT(e, 1, size);
+	EXPECT_PARAM_INT(x, 0, len);
+	EXPECT_PARAM_BYTES(x, 1, data, (size_t)len);
+	EXPECT_PARAM_BYTES(x, 2, tup, tlen);	/* inbound: the sender first */
+}
+
+/* The same for recvmsg1 (one BUF-byte buffer). */
+static void expect_recvmsg(struct harness *h, int *at, int fd, const char *data, int64_t len,
+			   const void *tup, size_t tlen)
+{
+	struct hevt *e, *x;
+
+	if (!pair(h, at, PPME_SOCKET_RECVMSG_E, &e, &x))
+		return;
+	EXPECT_PARAM_INT(e, 0, fd);
+	EXPECT_PARAM_INT(x, 0, len);
+	EXPECT_PARAM_INT(x, 1, BUF);
+	EXPECT_PARAM_BYTES(x, 2, data, (size_t)len);
+	EXPECT_PARAM_BYTES(x, 3, tup, tlen);
+}
+
+/* peek__stream's events on channel C (writer WFD, reader RFD) under MASK.
+ * Returns how many of its calls are peeks request mode keeps and counts. */
+static uint64_t peek__check_stream(struct harness *h, int *at, uint32_t mask, enum chan c,
+				   int wfd, int rfd)
+{
+	if (!wanted(mask, c))
+		return 0;
+	expect_io(h, at, PPME_SYSCALL_WRITE_E, wfd, PEEK_DATA, PEEK_LEN);
+	if (!mask) {
+		expect_recvfrom(h, at, rfd, 1, PEEK_DATA, 1, "", 0);
+		expect_recvmsg(h, at, rfd, PEEK_DATA, PEEK_LEN, "", 0);
+	}
+	expect_recvfrom(h, at, rfd, PEEK_HALF, PEEK_DATA, PEEK_HALF, "", 0);
+	expect_recvmsg(h, at, rfd, PEEK_DATA + PEEK_HALF, PEEK_LEN - PEEK_HALF, "", 0);
+	return mask ? 2 : 0;
+}
+
+/* peek__udp's, the same. */
+static uint64_t peek__check_udp(struct harness *h, int *at, uint32_t mask, struct ends *x,
+				const void *tup, size_t tlen)
+{
+	if (!wanted(mask, C_UDP6))
+		return 0;
+	expect_sendto(h, at, x->udp_cli, UDP_PEEK, 9, tup, tlen);
+	if (!mask) {
+		expect_recvfrom(h, at, x->udp_srv, BUF, UDP_PEEK, 9, tup, tlen);
+		expect_recvmsg(h, at, x->udp_srv, UDP_PEEK, 9, tup, tlen);
+	}
+	expect_recvmsg(h, at, x->udp_srv, UDP_PEEK, 9, tup, tlen);
+	return mask ? 2 : 0;
+}
+
+/* The driver's counters, summed over CPUs. */
+static struct driver_counters counters(struct harness *h)
+{
+	struct driver_counters tot = { 0 };
+
+	EXPECT(driver__counters(harness__driver(h), NULL, 0, &tot) > 0);
+	return tot;
+}
+
 static void expect_splice(struct harness *h, int *at, int in, int out, int64_t len)
 {
 	struct hevt *e, *x;
@@ -158,18 +300,21 @@ static void expect_splice(struct harness *h, int *at, int in, int out, int64_t l
 	EXPECT_PARAM_INT(x, 0, len);
 }
 
-/* One round under MASK: the wanted calls' events, in order, and nothing else. */
+/* One round under MASK: the wanted calls' events, in order, and nothing else;
+ * each peek kept in the kernel counted in n_peeks once per program that judged
+ * it (sys_enter's and sys_exit's, or exit-only capture's one). */
 static void round__check(struct harness *h, struct ends *x, uint32_t mask)
 {
 	uint8_t tup[64];
 	size_t tlen = pn_tuple_bytes(tup, (void *)&x->udp_cli_a, (void *)&x->udp_srv_a);
-	struct hevt *e, *r;
+	uint64_t before, after, peeks = 0;
 	int at = 0;
 
 	harness__drain(h, -1);
+	before = counters(h).n_peeks;
 	round__run(x);
+	after = counters(h).n_peeks;
 	harness__drain(h, me);
-	fprintf(stderr, "mask 0x%x: %d events\n", mask, harness__count(h));
 
 	expect_rw(h, &at, mask, C_PIPE, PPME_SYSCALL_WRITE_E, x->pipe[1], "pipe bytes", 10);
 	expect_rw(h, &at, mask, C_PIPE, PPME_SYSCALL_READ_E, x->pipe[0], "pipe bytes", 10);
@@ -181,20 +326,13 @@ static void round__check(struct harness *h, struct ends *x, uint32_t mask)
 		  "GET / HTTP/1.1\r\n\r\n", 18);
 	expect_rw(h, &at, mask, C_UNIX, PPME_SYSCALL_WRITE_E, x->unx[0], "unix bytes", 10);
 	expect_rw(h, &at, mask, C_UNIX, PPME_SYSCALL_READ_E, x->unx[1], "unix bytes", 10);
-	if (wanted(mask, C_UDP6) && pair(h, &at, PPME_SOCKET_SENDTO_E, &e, &r)) {
-		EXPECT_PARAM_INT(e, 0, x->udp_cli);
-		EXPECT_PARAM_INT(e, 1, 10);
-		EXPECT_PARAM_BYTES(e, 2, tup, tlen);
-		EXPECT_PARAM_INT(r, 0, 10);
-		EXPECT_PARAM_BYTES(r, 1, "udp6 query", 10);
+	if (wanted(mask, C_UDP6)) {
+		expect_sendto(h, &at, x->udp_cli, "udp6 query", 10, tup, tlen);
+		expect_recvfrom(h, &at, x->udp_srv, BUF, "udp6 query", 10, tup, tlen);
 	}
-	if (wanted(mask, C_UDP6) && pair(h, &at, PPME_SOCKET_RECVFROM_E, &e, &r)) {
-		EXPECT_PARAM_INT(e, 0, x->udp_srv);
-		EXPECT_PARAM_INT(e, 1, BUF);
-		EXPECT_PARAM_INT(r, 0, 10);
-		EXPECT_PARAM_BYTES(r, 1, "udp6 query", 10);
-		EXPECT_PARAM_BYTES(r, 2, tup, tlen);	/* inbound: the sender first */
-	}
+	peeks += peek__check_stream(h, &at, mask, C_TCP, x->tcp_cli, x->tcp_srv);
+	peeks += peek__check_stream(h, &at, mask, C_UNIX, x->unx[0], x->unx[1]);
+	peeks += peek__check_udp(h, &at, mask, x, tup, tlen);
 	expect_rw(h, &at, mask, C_PIPE, PPME_SYSCALL_WRITE_E, x->pipe[1], "spliced", 7);
 	/* splice: either end a wanted socket (here its fd_out) */
 	if (wanted(mask, C_PIPE) || wanted(mask, C_TCP))
@@ -203,7 +341,14 @@ static void round__check(struct harness *h, struct ends *x, uint32_t mask)
 	if (wanted(mask, C_FILE))
 		expect_splice(h, &at, x->file, x->pipe[1], 10);
 	expect_rw(h, &at, mask, C_PIPE, PPME_SYSCALL_READ_E, x->pipe[0], "file bytes", 10);
+	/* with sys_enter attached, its program and sys_exit's judge each apart */
+	if (!harness__exit_only())
+		peeks *= 2;
+	fprintf(stderr, "mask 0x%x: %d events, n_peeks +%llu (want +%llu)\n", mask,
+		harness__count(h), (unsigned long long)(after - before),
+		(unsigned long long)peeks);
 	EXPECT(at == harness__count(h));
+	EXPECT(after - before == peeks);
 }
 
 /* The quiet phase (quiet_socks): three TCP pairs, under MASK_NET. */
@@ -314,10 +459,7 @@ static int qio(struct harness *h, int *at, bool quiet, uint16_t type, int fd, co
 
 static uint64_t quiet__count(struct harness *h)
 {
-	struct driver_counters tot = { 0 };
-
-	EXPECT(driver__counters(harness__driver(h), NULL, 0, &tot) > 0);
-	return tot.n_quiet;
+	return counters(h).n_quiet;
 }
 
 /* One round with the keys K in quiet_socks: in exit-only capture the calls on

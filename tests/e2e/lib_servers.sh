@@ -15,6 +15,7 @@ REQ_FORMAT='*%req.side %req.protocol %req.method %req.path %req.status %req.erro
 REQ_FORMAT+=' %req.duration %req.ttfb %req.request_bytes %req.response_bytes %req.bytes_in'
 REQ_FORMAT+=' %req.bytes_out %req.timeout %req.aborted %req.cip %req.cport %req.sip %req.sport'
 REQ_FORMAT+=' %req.conn %req.seq %req.dns_id %req.client.proc %req.server.proc %req.l4proto %proc.name'
+REQ_FORMAT+=' %req.tls %req.sni'
 REQ_FORMAT+=' %req.id %req.parent'
 
 # srv_start NAME COMMAND...: COMMAND in the background, its output in $SRV/NAME.log;

@@ -214,10 +214,11 @@ assert ns(slow[2]) >= 300e6, slow.groups()	# the server slept 300 ms first
 recs = [json.loads(l) for l in open(sys.argv[2])]
 want = {"evt.outputtime", "req.side", "req.protocol", "proc.name", "thread.tid", "req.client",
         "req.server", "req.method", "req.path", "req.status", "req.duration", "req.ttfb",
-        "req.bytes_in", "req.bytes_out"}
+        "req.bytes_in", "req.bytes_out", "req.tls", "req.sni"}
 assert len(recs) == 2 and all(set(r) == want for r in recs), recs
 for r in recs:
     assert r["req.bytes_in"] == 31 and r["req.bytes_out"] == 59, r
+    assert r["req.tls"] is False and r["req.sni"] is None, r	# plain HTTP
     assert isinstance(r["req.duration"], int) and 0 <= r["req.ttfb"] <= r["req.duration"], r
 print("ok")
 PY

@@ -60,6 +60,11 @@ struct agent {
 	struct agent_counters counters;	/* gathered at ticks and at the end */
 	struct record rec;		/* -w */
 	struct req_mode *req;		/* --requests */
+	/* --requests' TLS probes: the libraries' watch while capturing, its
+	 * counters kept once it stopped */
+	struct tls_watch *tls;
+	bool tls_on;
+	struct tls_watch_counters tls_seen;
 	struct filter *kplan;		/* --requests: what the kernel is planned from */
 	struct topo *topo;		/* --requests with --metrics or --service-map */
 	struct prof_clock *prof;	/* --profile without --requests */
@@ -92,6 +97,8 @@ int agent__start_file(struct agent *a);
 int agent__requests_plan(struct agent *a, struct capture_live_opts *lo);
 int agent__requests_open(struct agent *a);
 void agent__requests_quiet(struct agent *a);
+void agent__requests_tls(struct agent *a);
+void agent__requests_tls_stop(struct agent *a);
 void agent__requests_describe(const struct agent *a);
 void agent__requests_finish(struct agent *a);
 void agent__write_map(struct agent *a);

@@ -216,6 +216,10 @@ static int requests(struct prom_buf *b, const struct agent_counters *c)
 		{ "response_without_request", p->n_unmatched },
 		{ "parser_refused", p->n_unparsed },
 		{ "metrics_out_of_memory", c->tally.topo_errors },
+		/* TLS probes: plaintext on no socket the kernel knew (not sent),
+		 * a handshake's exchange unanswered when its plaintext began */
+		{ "tls_no_socket", c->cap.total.drv_tls_nofd },
+		{ "tls_handshake_unanswered", p->n_tls_unanswered },
 	};
 	int err;
 
@@ -241,6 +245,9 @@ static int requests(struct prom_buf *b, const struct agent_counters *c)
 		   ?: prom__sample_u64(b, "agent_request_parents_unknown_total",
 				       (const char *const[]){ "reason", "threads_full", NULL },
 				       p->n_threads_full);
+	if (!err && c->have_tls)
+		err = one(b, "agent_tls_library_files", "gauge",
+			  "TLS library files request mode's TLS probes are on.", c->tls.libs.files);
 	return err ?: c->topo ? topo__prom(c->topo, b) : 0;
 }
 

@@ -26,6 +26,10 @@ void agent__gather(struct agent *a)
 	}
 	if (a->prof)
 		agent__profile_counters(a, &c->profile);
+	if (a->tls)
+		tls_watch__counters(a->tls, &a->tls_seen);
+	c->have_tls = a->tls_on;
+	c->tls = a->tls_seen;
 	if (a->req) {
 		req_mode__counters(a->req, &c->pairing);
 		req_mode__profile_counters(a->req, &c->profile);

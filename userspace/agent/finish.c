@@ -19,6 +19,7 @@ static void agent__stop_capture(struct agent *a)
 		return;
 	/* Detached first: the drop counters and the drops by event are read
 	 * one after the other, and a storm must not add to one between them. */
+	agent__requests_tls_stop(a);
 	driver__detach(capture__driver(a->cap));
 	agent__gather(a);
 	capture__close(a->cap);

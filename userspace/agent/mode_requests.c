@@ -2,6 +2,7 @@
  * up, each completed request filtered and emitted like an event, and what
  * the pairing still holds sent at the end. */
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "agent.h"
@@ -38,6 +39,8 @@ int agent__requests_plan(struct agent *a, struct capture_live_opts *lo)
 	lo->sock_families = (1u << PPM_AF_INET) | (1u << PPM_AF_INET6);
 	/* the opens of files are not sent (kfilter.c): nor their closes */
 	lo->file_closes = true;
+	/* TLS plaintext from the libraries' calls, where capture is exit-only */
+	lo->tls = !a->o.no_tls;
 	/* the threads whose socket I/O is sent: those that serve requests */
 	if (a->o.profile)
 		lo->profile = PROF_FOLLOW_SENT;
@@ -137,9 +140,44 @@ void agent__requests_quiet(struct agent *a)
 		req_mode__profile_driver(a->req, capture__driver(a->cap));
 }
 
+/* Live, with the TLS probes loaded: onto the TLS libraries processes map,
+ * now and as they appear. */
+void agent__requests_tls(struct agent *a)
+{
+	struct capture_stats st;
+	struct driver *d = capture__driver(a->cap);
+
+	if (!a->req || !d || capture__stats(a->cap, &st) || !st.tls)
+		return;
+	a->tls = tls_watch__start(d, "/proc");
+	if (!a->tls) {
+		agent__say("cannot watch for TLS libraries: %s", strerror(errno));
+		return;
+	}
+	a->tls_on = true;
+}
+
+/* Before the driver detaches: the watch stops, its counters kept. */
+void agent__requests_tls_stop(struct agent *a)
+{
+	if (!a->tls)
+		return;
+	tls_watch__counters(a->tls, &a->tls_seen);
+	tls_watch__stop(a->tls);
+	a->tls = NULL;
+}
+
 /* -v: what request mode keeps. */
 void agent__requests_describe(const struct agent *a)
 {
+	if (a->tls) {
+		struct tls_watch_counters t;
+
+		tls_watch__counters(a->tls, &t);
+		agent__say("TLS probes on %" PRIu64 " library files (%" PRIu64 " could not be "
+			   "probed), processes' maps read again every %u ms", t.libs.files,
+			   t.attach_failed, TLS_WATCH_MS);
+	}
 	if (a->req)
 		agent__say("request mode: only IPv4 and IPv6 socket I/O leaves the kernel, %u "
 			   "bytes of each buffer; up to %u connections followed, %u requests "

@@ -54,12 +54,15 @@ const char options_usage[] =
 "  --metrics[=ADDR:PORT]  serve Prometheus metrics at /metrics and liveness at\n"
 "                     /healthz (default address 127.0.0.1:9376)\n"
 "  --requests         pair each connection's reads and writes into requests\n"
-"                     (HTTP/1.x, DNS, Redis, MySQL, PostgreSQL; TLS and others\n"
-"                     as bytes) and print one record per request instead of\n"
+"                     (HTTP/1.x, DNS, Redis, MySQL, PostgreSQL, also over\n"
+"                     OpenSSL's and GnuTLS's TLS, read by uprobes; others as\n"
+"                     bytes) and print one record per request instead of\n"
 "                     events; the filter and -p take req.* fields (README,\n"
 "                     \"Requests\"). Only socket I/O leaves the kernel; the\n"
 "                     snaplen defaults to 2048. -w writes the events the\n"
 "                     records come from; -r FILE --requests makes them again\n"
+"  --no-tls           with --requests: no uprobes on the TLS libraries (TLS\n"
+"                     connections are then paired as bytes, labelled tls)\n"
 "  --service-map FILE with --requests: write the service map to FILE.json\n"
 "                     and FILE.dot at exit and on SIGUSR1\n"
 "  --request-timeout S  with --requests: a request unanswered for S seconds\n"
@@ -120,7 +123,7 @@ enum { OPT_FILTER = 256, OPT_RING, OPT_UNBUF, OPT_VERSION, OPT_DROP_FAILED, OPT_
        OPT_QUEUE, OPT_FLUSH, OPT_BATCH_BYTES, OPT_BATCH_MS, OPT_METRICS, OPT_NO_KFILTER,
        OPT_EXIT_ONLY, OPT_NO_EXIT_ONLY, OPT_ENGINE, OPT_REQUESTS, OPT_PROFILE, OPT_PROFILE_OUT,
        OPT_PROFILE_THRESHOLD, OPT_PROFILE_HZ, OPT_SERVICE_MAP,
-       OPT_REQ_TIMEOUT };
+       OPT_REQ_TIMEOUT, OPT_NO_TLS };
 
 static const struct option longopts[] = {
 	{ "filter", required_argument, NULL, OPT_FILTER },
@@ -142,6 +145,7 @@ static const struct option longopts[] = {
 	{ "no-kernel-filter", no_argument, NULL, OPT_NO_KFILTER },
 	{ "exit-only", no_argument, NULL, OPT_EXIT_ONLY },
 	{ "no-exit-only", no_argument, NULL, OPT_NO_EXIT_ONLY },
+	{ "no-tls", no_argument, NULL, OPT_NO_TLS },
 	{ "engine", required_argument, NULL, OPT_ENGINE },
 	{ "requests", no_argument, NULL, OPT_REQUESTS },
 	{ "profile", no_argument, NULL, OPT_PROFILE },
@@ -364,6 +368,9 @@ int options__parse(int argc, char **argv, struct agent_opts *o, char *err, size_
 		case OPT_REQUESTS:
 			o->requests = true;
 			break;
+		case OPT_NO_TLS:
+			o->no_tls = true;
+			break;
 		case OPT_PROFILE:
 			o->profile = true;
 			break;
@@ -470,9 +477,10 @@ int options__parse(int argc, char **argv, struct agent_opts *o, char *err, size_
 	if ((o->profile_out || o->profile_threshold) && !(o->requests && o->profile))
 		return bad(err, errlen, "%s writes slow requests' timelines: give --requests "
 			   "--profile too", o->profile_out ? "--profile-out" : "--profile-threshold");
-	if ((o->service_map || o->request_timeout_ns) && !o->requests)
+	if ((o->service_map || o->request_timeout_ns || o->no_tls) && !o->requests)
 		return bad(err, errlen, "%s works on request records: give --requests too",
-			   o->service_map ? "--service-map" : "--request-timeout");
+			   o->service_map ? "--service-map" : o->no_tls ? "--no-tls" :
+			   "--request-timeout");
 	/* a file keeps the samples, not the stacks (they are the kernel's) */
 	if (o->profile_hz >= 0 && o->read_file)
 		return bad(err, errlen, "--profile-hz samples live threads: -r's file keeps "

@@ -345,6 +345,7 @@ static void io__event(struct req_mode *m, const struct ievt *ev, uint16_t cat)
 	if (!io__from(&io, ev))
 		return;
 	io.dir = cat == EC_IO_READ ? REQ_DIR_IN : REQ_DIR_OUT;
+	io.tls = ev->type == PPME_TLS_READ_X || ev->type == PPME_TLS_WRITE_X;
 	io.len = (uint64_t)ev->res;
 	if (di != 0xff && di < ev->params.n) {
 		io.data = ev->params.val[di];

@@ -237,6 +237,7 @@ int agent__start(struct agent *a)
 	/* The first event comes after the kernel filter is in place: its verdicts
 	 * start from the /proc scan, as userspace's tables do. */
 	agent__requests_quiet(a);
+	agent__requests_tls(a);
 	if (capture__driver(a->cap))
 		driver__set_capture(capture__driver(a->cap), true);
 	startup__done(a->startup);

@@ -102,8 +102,9 @@ void summary__print(FILE *out, const struct agent_counters *c, const char *headi
 	if (c->have_containers)
 		summary__containers(out, &c->containers);
 	if (c->have_pairing)
-		summary__requests(out, &c->pairing, c->cap.total.drv_quiet,
-				  c->cap.total.drv_file_closes);
+		summary__requests(out, &c->pairing, &c->cap.total);
+	if (c->have_tls)
+		summary__tls(out, &c->tls, &c->pairing, &c->cap.total);
 	if (c->profile.on)
 		summary__profile(out, &c->profile, c->have_pairing ? &c->pairing : NULL,
 				 c->cap.total.drv_prof_full);
@@ -128,9 +129,11 @@ void summary__profile(FILE *out, const struct req_mode_profile *pf, const struct
 	fputc('\n', out);
 }
 
-void summary__requests(FILE *out, const struct pair_counters *p, uint64_t kept,
-			uint64_t file_closes)
+void summary__requests(FILE *out, const struct pair_counters *p,
+			const struct capture_cpu_stats *cap)
 {
+	uint64_t kept = cap->drv_quiet, file_closes = cap->drv_file_closes;
+
 	fprintf(out, "agent: requests: %" PRIu64 " paired (%" PRIu64 " timed out, %" PRIu64
 		" cut by a close), %" PRIu64 " open at the end; %" PRIu64
 		" client connections left to their server's side (%" PRIu64 " of them kept in "
@@ -140,11 +143,25 @@ void summary__requests(FILE *out, const struct pair_counters *p, uint64_t kept,
 		" past the snaplen; %" PRIu64 " responses without a request, %" PRIu64
 		" messages the protocol's parser refused; no req.parent: %" PRIu64
 		" calls made by a thread serving several requests, %" PRIu64 " requests"
-		" whose thread was not followed (table full)\n", p->n_requests, p->n_timeouts,
+		" whose thread was not followed (table full); %" PRIu64 " peeks (MSG_PEEK) at"
+		" sockets kept in the kernel\n", p->n_requests, p->n_timeouts,
 		p->n_aborted, p->n_open_at_end, p->n_client_quiet, p->n_quiet_handed,
 		p->n_quiet_refused, kept, file_closes, p->n_conns_full, p->n_pipeline_full,
 		PAIR_PIPELINE, p->n_uncaptured, p->n_unmatched, p->n_unparsed,
-		p->n_parent_unknown, p->n_threads_full);
+		p->n_parent_unknown, p->n_threads_full, cap->drv_peeks);
+}
+
+void summary__tls(FILE *out, const struct tls_watch_counters *t, const struct pair_counters *p,
+		  const struct capture_cpu_stats *cap)
+{
+	fprintf(out, "agent: TLS: probes on %" PRIu64 " library files (%" PRIu64 " could not be"
+		" probed%s%s), %" PRIu64 " scans of /proc; %" PRIu64 " socket syscalls inside TLS"
+		" calls kept in the kernel, %" PRIu64 " TLS calls on no known socket (not sent);"
+		" %" PRIu64 " socket I/Os of connections read as plaintext not paired, %" PRIu64
+		" handshake exchanges unanswered when the plaintext began\n", t->libs.files,
+		t->attach_failed, t->attach_failed ? ": " : "",
+		t->attach_failed ? strerror(-t->last_error) : "", t->libs.scans, cap->drv_tls_cipher,
+		cap->drv_tls_nofd, p->n_tls_cipher, p->n_tls_unanswered);
 }
 
 void summary__containers(FILE *out, const struct container_counters *c)

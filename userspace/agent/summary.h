@@ -14,6 +14,7 @@
 #include "pair.h"
 #include "ppm_wire.h"
 #include "req_mode.h"
+#include "tls_watch.h"
 
 struct agent_tally {
 	uint64_t matched;	/* events that passed the filter */
@@ -39,6 +40,9 @@ struct agent_counters {
 	bool have_pairing;
 	struct pair_counters pairing;
 	const struct topo *topo;
+	/* --requests' TLS probes (have_tls): the library files probed */
+	bool have_tls;
+	struct tls_watch_counters tls;
 	/* --profile: its counters (profile.on) */
 	struct req_mode_profile profile;
 };
@@ -52,11 +56,15 @@ void summary__print(FILE *out, const struct agent_counters *c, const char *headi
 /* The containers seen and what their lookups found: a file that could not be
  * used is counted here, never silently. Nothing when no container was seen. */
 void summary__containers(FILE *out, const struct container_counters *c);
-/* --requests: what the pairing reported, and what it could not follow; KEPT:
- * the syscalls of quiet client ends the kernel kept (capture's drv_quiet);
- * FILE_CLOSES: the closes of files it kept (drv_file_closes). */
-void summary__requests(FILE *out, const struct pair_counters *p, uint64_t kept,
-			uint64_t file_closes);
+/* --requests: what the pairing reported, and what it could not follow; from
+ * CAP's totals what the kernel kept: the syscalls of quiet client ends
+ * (drv_quiet), the closes of files (drv_file_closes), peeks (drv_peeks). */
+void summary__requests(FILE *out, const struct pair_counters *p,
+			const struct capture_cpu_stats *cap);
+/* --requests' TLS probes: the libraries probed, the calls read, and what
+ * could not be: CAP's totals give the kernel's side. */
+void summary__tls(FILE *out, const struct tls_watch_counters *t, const struct pair_counters *p,
+		  const struct capture_cpu_stats *cap);
 /* --profile: the threads followed and, with --requests (P not NULL), what
  * the breakdowns missed; KERNEL_FULL:
  * threads the driver's table had no room for (capture's drv_prof_full). */

@@ -52,6 +52,13 @@ struct capture_cpu_stats {
 	/* not a drop: closes of files request mode kept in the kernel
 	 * (capture_live_opts.file_closes); in the total only */
 	uint64_t drv_file_closes;
+	/* request mode's TLS probes (driver_counters): ciphertext syscalls
+	 * kept in the kernel, plaintext calls on no known socket (not sent);
+	 * in the total only */
+	uint64_t drv_tls_cipher, drv_tls_nofd;
+	/* request mode's peeks at sockets (MSG_PEEK) kept in the kernel; in
+	 * the total only */
+	uint64_t drv_peeks;
 	/* profiling: threads the driver did not follow, its table full; in
 	 * the total only */
 	uint64_t drv_prof_full;
@@ -65,6 +72,7 @@ struct capture_stats {
 	struct capture_cpu_stats cpu[CAPTURE_MAX_CPUS];
 	const char *mode;	/* "double-map", "slack-copy", "bpf-ringbuf", "synthetic", "file" */
 	bool exit_only;		/* live: the driver runs in exit-only mode */
+	bool tls;		/* live: the TLS probes are loaded (capture_live_opts.tls) */
 	uint64_t last_ts;	/* time of the last event handed out (epoch ns; live only) */
 };
 
@@ -142,6 +150,9 @@ struct capture_live_opts {
 	/* Exit-only capture of a set of syscalls: keep the dispatcher on the raw
 	 * sys_exit tracepoint (driver_config.no_syscall_tps), for comparisons. */
 	bool no_syscall_tps;
+	/* Request mode's TLS probes (driver_config.tls), where capture is
+	 * exit-only; else left off (capture_stats.tls says which) */
+	bool tls;
 	/* Profiling: enum prof_follow (driver_config.profile) */
 	uint8_t profile;
 	uint32_t profile_hz;	/* on-CPU stack samples a second (driver_config) */

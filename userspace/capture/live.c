@@ -32,6 +32,7 @@ struct live {
 	struct driver_counters *drv_cpu;	/* one per possible CPU */
 	int ncpu_possible;
 	bool exit_only;
+	bool tls;
 	/* Exit-only capture: the enter event rebuilt for an exit event whose
 	 * enter event the driver left out, handed out first; then HELD, the
 	 * exit event, without a look at the rings. */
@@ -121,6 +122,7 @@ static int live_setup(struct live *l, const struct capture_live_opts *o)
 		.sock_families = o->sock_families,
 		.file_closes = o->file_closes,
 		.no_syscall_tps = o->no_syscall_tps,
+		.tls = o->tls,
 		.profile = o->profile,
 		.profile_hz = o->profile_hz,
 		.profile_names = o->profile_names,
@@ -154,6 +156,8 @@ static int live_setup(struct live *l, const struct capture_live_opts *o)
 	if (cfg.exit_only && o->exit_only_optional && !driver__exit_only_supported())
 		cfg.exit_only = false;
 	l->exit_only = cfg.exit_only;
+	cfg.tls = cfg.tls && cfg.exit_only;
+	l->tls = cfg.tls;
 	err = driver__configure(l->drv, &cfg);
 	if (!err)
 		err = driver__load(l->drv);
@@ -252,6 +256,7 @@ static int live_stats(void *e, struct capture_stats *st)
 	if (err)
 		return err;
 	st->exit_only = l->exit_only;
+	st->tls = l->tls;
 	for (int c = 0; c < CAPTURE_MAX_CPUS; c++) {
 		st->cpu[c].n_evts += l->synth_evts[c];
 		st->cpu[c].n_bytes += l->synth_bytes[c];
@@ -277,6 +282,9 @@ static int live_stats(void *e, struct capture_stats *st)
 	st->total.drv_drops_scratch = tot.n_drops_scratch;
 	st->total.drv_quiet = tot.n_quiet;
 	st->total.drv_file_closes = tot.n_file_closes;
+	st->total.drv_tls_cipher = tot.n_tls_cipher;
+	st->total.drv_tls_nofd = tot.n_tls_nofd;
+	st->total.drv_peeks = tot.n_peeks;
 	st->total.drv_prof_full = tot.n_prof_full;
 	return 0;
 }

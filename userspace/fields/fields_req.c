@@ -114,6 +114,10 @@ int fields__extract_req(const struct field_ref *ref, const struct ievt *ev,
 		return value__bool(out, r->timed_out);
 	case F_REQ_ABORTED:
 		return value__bool(out, r->aborted);
+	case F_REQ_TLS:
+		return value__bool(out, r->tls);
+	case F_REQ_SNI:
+		return str__some(out, r->sni);
 	case F_REQ_CIP:
 		return endpoint__ip(r, &r->client, out);
 	case F_REQ_SIP:

@@ -180,6 +180,12 @@ static struct pair_req *req__begin(struct pairer *p, struct pair_conn *c, uint8_
 		q->target_len = (uint16_t)req_str__copy(q->target, sizeof(q->target), h->target);
 		q->dns_id = h->id;
 		q->head_resp = proto == REQ_PROTO_HTTP && !strcmp(h->method, "HEAD");
+		/* the connection's records name the server asked for, the
+		 * plaintext's too */
+		if (proto == REQ_PROTO_TLS && q->target_len && !strcmp(q->method, "CLIENT_HELLO")) {
+			memcpy(c->sni, q->target, q->target_len + 1u);
+			c->sni_len = q->target_len;
+		}
 	}
 	return q;
 }
@@ -706,6 +712,36 @@ int pair__connect(struct pairer *p, const struct req_io *io)
 	return 0;
 }
 
+/* C's TLS plaintext comes from now on (req_io.tls): what its ciphertext
+ * made so far (the handshake) is reported as it stands, an exchange still
+ * unanswered counted and dropped, and the stream starts over, its protocol
+ * found from the plaintext. */
+static void conn__tls_begin(struct pairer *p, struct pair_conn *c)
+{
+	while (c->n) {
+		struct pair_req *q = q_at(c, 0);
+
+		if (q->has_resp) {
+			pair_emit__req(p, c, q, false, false, 0);
+			continue;
+		}
+		p->c.n_tls_unanswered++;
+		pair_req__release(p, q);
+		c->head = (c->head + 1) % PAIR_PIPELINE;
+		c->n--;
+	}
+	c->tls = true;
+	c->proto = REQ_PROTO_NONE;
+	c->detected = false;
+	c->last_dir = 0;
+	c->req_need = c->resp_need = 0;
+	c->resp_lost = false;
+	c->resp_scan = 0;
+	c->greet_bytes = 0;
+	c->my_auth = false;
+	c->carry_len = 0;
+}
+
 int pair__io(struct pairer *p, const struct req_io *io)
 {
 	struct pair_conn *c;
@@ -720,6 +756,14 @@ int pair__io(struct pairer *p, const struct req_io *io)
 	if (io->l4proto == IPPROTO_UDP) {
 		dgram__io(p, c, io);
 	} else {
+		if (io->tls != c->tls) {
+			/* the socket's own bytes beside its plaintext */
+			if (!io->tls) {
+				p->c.n_tls_cipher++;
+				return 0;
+			}
+			conn__tls_begin(p, c);
+		}
 		if (!c->side)
 			conn__guess_side(p, c, io);
 		else if (c->side_connect)

@@ -38,6 +38,9 @@ struct req_io {
 	bool has_peer;
 	uint8_t peer_ip[16];
 	uint16_t peer_port;
+	/* the plaintext of a TLS library call (the driver's TLS probes), not
+	 * the socket's own bytes */
+	bool tls;
 	uint64_t len;		/* bytes moved */
 	const uint8_t *data;	/* the first of them, as captured */
 	uint32_t data_len;	/* <= len: cut at the snaplen */
@@ -114,6 +117,10 @@ struct pair_counters {
 	 * thread was not followed, another thread wrote the response, or the
 	 * thread's count lost time (a dropped batch) */
 	uint64_t n_cpu_unfollowed, n_cpu_handed, n_cpu_gap;
+	/* TLS (req_io.tls): socket bytes of a connection whose plaintext
+	 * comes (its alerts, tickets, close_notify): not paired; and the
+	 * ciphertext's unanswered exchange when the plaintext began */
+	uint64_t n_tls_cipher, n_tls_unanswered;
 };
 
 typedef void pair_emit_fn(void *ctx, const struct req_record *r);

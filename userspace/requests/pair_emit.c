@@ -147,6 +147,7 @@ void pair_emit__req(struct pairer *p, struct pair_conn *c, struct pair_req *q, b
 	r.timed_out = timed_out;
 	r.aborted = aborted;
 	r.both_sides = false;
+	r.tls = c->tls;
 	r.status = q->status;
 	r.dns_id = q->dns_id;
 	r.conn_id = c->id;
@@ -162,6 +163,7 @@ void pair_emit__req(struct pairer *p, struct pair_conn *c, struct pair_req *q, b
 	memcpy(r.method, q->method, q->method_len + 1u);
 	memcpy(r.target, q->target, q->target_len + 1u);
 	memcpy(r.code, q->code, q->code_len + 1u);
+	memcpy(r.sni, c->sni, c->sni_len + 1u);
 	if (udp) {
 		/* each datagram's peer; this end's address as the fd table has it */
 		const uint8_t *lip = c->tsport ? c->tsip : c->tdip;

@@ -118,6 +118,7 @@ struct pair_conn {
 	uint8_t side;		/* enum req_side, 0 until known */
 	bool side_connect;	/* CLIENT from its connect(), its first bytes unseen */
 	uint8_t proto;		/* enum req_proto once detected */
+	bool tls;		/* its bytes are a TLS session's plaintext (req_io.tls) */
 	bool detected;		/* proto settled by a parser */
 	uint8_t family, l4proto;
 	/* client and server addresses, once side is known */
@@ -145,6 +146,9 @@ struct pair_conn {
 	uint16_t carry_len;
 	uint64_t carry_ts;	/* when the carried bytes came */
 	uint8_t carry[PAIR_CARRY];
+	/* TLS: the server name its ClientHello asked for (SNI), "" none */
+	uint16_t sni_len;
+	char sni[REQ_TARGET_MAX];
 	/* requests in flight, oldest first: q[(head + i) % PAIR_PIPELINE] */
 	uint16_t head, n;
 	struct pair_req q[PAIR_PIPELINE];

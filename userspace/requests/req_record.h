@@ -56,6 +56,9 @@ struct req_record {
 	 * request exists too: metrics and the map count it once, from the
 	 * server side. */
 	bool both_sides;
+	/* the bytes were a TLS session's plaintext, read by the driver's TLS
+	 * probes (proto is what they carried) */
+	bool tls;
 	int32_t status;		/* HTTP status, DNS rcode, MySQL error number; -1 none */
 	uint32_t dns_id;	/* DNS transaction id */
 	uint64_t conn_id;	/* the connection, unique while the agent runs */
@@ -83,6 +86,9 @@ struct req_record {
 	char method[REQ_METHOD_MAX];	/* HTTP method, Redis command, DNS type, SQL command */
 	char target[REQ_TARGET_MAX];	/* HTTP path without query, DNS name, key, SQL head */
 	char code[REQ_CODE_MAX];	/* SQLSTATE, MySQL SQL state, Redis error word */
+	/* TLS: the server name the connection's ClientHello asked for (SNI),
+	 * on its handshake's and its plaintext's records; "" none seen */
+	char sni[REQ_TARGET_MAX];
 };
 
 #endif

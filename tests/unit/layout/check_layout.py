@@ -18,7 +18,7 @@ FLOORS = [
     ["metrics", "capture"],
     ["inspect"],
     ["requests", "profile"],
-    ["capfile", "fields", "topology"],
+    ["capfile", "fields", "topology", "tls"],
     ["filter", "format"],
     ["agent"],
 ]

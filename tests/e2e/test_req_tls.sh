@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# Request mode over TLS (issue 34): nginx serving HTTPS (a certificate the test
+# makes with openssl req) to curl (OpenSSL) and wget (GnuTLS), keep-alive
+# connections of several requests each, 200s, 404s and a refused POST. The
+# driver's TLS probes read the plaintext of both libraries' calls, so every
+# request is paired as HTTP with req.tls true. Ground truth is nginx's access
+# log: per client port, the agent's server-side records name the same
+# (method, path, status) in the same order as its lines; each client's own
+# records name the same requests; no plaintext HTTP record lacks req.tls;
+# a connection to a server name has it as req.sni on its records.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib_servers.sh"
+need_live
+need_pkgs nginx-light curl wget openssl
+t0=$SECONDS
+
+PORT=18443
+port_free "$PORT" || PORT=$(free_port)
+NGX=$SRV/nginx-tls
+mkdir -p "$NGX/logs" "$NGX/www"
+echo "small file" >"$NGX/www/small.txt"
+head -c 300000 /dev/urandom >"$NGX/www/big.bin"
+expect "openssl makes a self-signed certificate" \
+	timeout 30 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$NGX/key.pem" \
+	-out "$NGX/cert.pem" -days 2 -subj /CN=localhost -batch 2>/dev/null
+cat >"$NGX/nginx.conf" <<EOF2
+daemon off;
+master_process off;
+worker_processes 1;
+pid $NGX/nginx.pid;
+error_log $NGX/logs/error.log;
+events { worker_connections 256; }
+http {
+	client_body_temp_path $NGX/body;
+	keepalive_requests 100000;
+	log_format req '\$remote_port \$status "\$request" \$server_protocol';
+	server {
+		listen 127.0.0.1:$PORT ssl;
+		ssl_certificate $NGX/cert.pem;
+		ssl_certificate_key $NGX/key.pem;
+		root $NGX/www;
+		access_log $NGX/logs/access.log req;
+	}
+}
+EOF2
+srv_start nginx nginx -p "$NGX" -c "$NGX/nginx.conf" -e "$NGX/logs/error.log"
+NGINX_PID=$SRV_PID
+expect "nginx listens on 127.0.0.1:$PORT" wait_port "$PORT" || cat "$SRV/nginx.log"
+expect "the agent starts in request mode" req_agent_start "req.sport=$PORT"
+
+
+U=https://127.0.0.1:$PORT
+load() {
+	local rc=0
+	# curl reuses its connection for the URLs of one command line
+	for _ in 1 2 3 4 5; do
+		timeout 10 curl -sk --http1.1 -o /dev/null -o /dev/null -o /dev/null -o /dev/null \
+			"$U/small.txt" "$U/big.bin?a=b" "$U/missing" "$U/small.txt" || rc=1
+		timeout 10 curl -sk --http1.1 -o /dev/null -d x=1 "$U/small.txt" || rc=1	# 405
+	done
+	# a server name (SNI) in the ClientHello: on the connection's records
+	timeout 10 curl -sk --http1.1 --resolve "sni.e2e.test:$PORT:127.0.0.1" -o /dev/null \
+		-o /dev/null "https://sni.e2e.test:$PORT/small.txt" "https://sni.e2e.test:$PORT/sni" || rc=1
+	# wget (GnuTLS) too, keep-alive across its URLs
+	for _ in 1 2 3; do
+		timeout 10 wget -q --no-check-certificate -O /dev/null \
+			"$U/small.txt" "$U/big.bin" "$U/small.txt?x" || rc=1
+		timeout 10 wget -q --no-check-certificate -O /dev/null "$U/nothere"	# 404: exit 8
+	done
+	return $rc
+}
+expect "curl and wget ran" load
+# A client that maps a TLS library file no process mapped when the agent
+# started (a copy, as a container's own would be): Debian's Python, whose ssl
+# module calls SSL_read_ex and SSL_write_ex, with LD_LIBRARY_PATH on the copy.
+# It makes its handshake, then waits until the agent has probed the copy (its
+# perf events, one per probe, 4 functions x 2 and SSL_free, grow) before its
+# requests.
+perf_fds() { ls -l "/proc/$AGENT_PID/fd" 2>/dev/null | grep -c 'perf_event'; }
+LIBCOPY=$TMP/tlslib
+mkdir -p "$LIBCOPY"
+cp "$(ldconfig -p | awk '/libssl.so.3 .*x86-64/ {print $NF; exit}')" \
+   "$(ldconfig -p | awk '/libcrypto.so.3 .*x86-64/ {print $NF; exit}')" "$LIBCOPY/"
+N0=$(perf_fds)
+LD_LIBRARY_PATH=$LIBCOPY timeout 30 /usr/bin/python3 - "$PORT" "$TMP/go" >"$TMP/late.out" 2>&1 <<'PY' &
+import os, socket, ssl, sys, time
+ctx = ssl.create_default_context()
+ctx.check_hostname = False
+ctx.verify_mode = ssl.CERT_NONE
+s = ctx.wrap_socket(socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10))
+assert any("tlslib" in l for l in open("/proc/self/maps")), "not on the copy"
+while not os.path.exists(sys.argv[2]):
+    time.sleep(0.05)
+f = s.makefile("rb")
+for i in range(5):
+    s.sendall(b"GET /late/%d HTTP/1.1\r\nHost: t\r\n\r\n" % i)
+    n = 0
+    while True:
+        l = f.readline()
+        if l.lower().startswith(b"content-length:"):
+            n = int(l.split(b":")[1])
+        if l in (b"\r\n", b""):
+            break
+    f.read(n)
+s.close()
+print("late client done")
+PY
+LATE_PID=$!
+probed() { [ "$(perf_fds)" -ge $((N0 + 9)) ]; }
+expect "the agent probes a libssl copy mapped after it started, within 15 s" wait_for 15 probed
+touch "$TMP/go"
+late() { wait "$LATE_PID" && grep -q "late client done" "$TMP/late.out"; }
+expect "the late client made its 5 requests" late || cat "$TMP/late.out"
+req_agent_stop; rc=$?
+expect "the agent exits 0" [ $rc = 0 ] || tail -n 5 "$REQ_ERR"
+srv_stop "$NGINX_PID" QUIT
+expect "the agent probed libssl, libgnutls and the copy" grep -q "TLS: probes on [3-9][0-9]* library files" "$REQ_ERR"
+
+req_check tls "over TLS, per client port: the server-side records == the access log's lines, in order; each client's records the same; all with req.tls" \
+	"$REQ_OUT" "$REQ_ERR" "$NGX/logs/access.log" "$PORT" <<'PY'
+import re, sys, req_lib as R
+out, err, log, port = sys.argv[1:5]
+port = int(port)
+LINE = re.compile(r'^(\d+) (\d+) "(\S+) (\S+) HTTP/1\.[01]" HTTP/1\.1$')
+want = {}
+for l in open(log):
+    m = LINE.match(l.rstrip("\n"))
+    assert m, ("an access log line I cannot read", l)
+    cport, status, method, target = m.groups()
+    want.setdefault(int(cport), []).append((method, target.split("?")[0], int(status)))
+recs = R.records(out)
+http = [r for r in recs if r.get("req.protocol") == "http" and r.get("req.sport") == port]
+server = [r for r in http if r.get("req.side") == "server"]
+client = [r for r in http if r.get("req.side") == "client"]
+n_log = sum(len(v) for v in want.values())
+print("agent: %d records, %d http server-side, %d http client-side (curl %d, wget %d, python3 %d); log %d lines on %d connections; kernel drops %s"
+      % (len(recs), len(server), len(client), sum(r.get("proc.name") == "curl" for r in client),
+         sum(r.get("proc.name") == "wget" for r in client),
+         sum(r.get("proc.name") == "python3" for r in client), n_log, len(want), R.kernel_drops(err)))
+bad = []
+for side, rs in (("server", server), ("client", client)):
+    got = {}
+    for r in sorted(rs, key=lambda r: (r.get("req.conn"), r.get("req.seq"))):
+        got.setdefault(r.get("req.cport"), []).append(
+            (r.get("req.method"), r.get("req.path"), r.get("req.status")))
+    for cport in sorted(set(got) | set(want)):
+        if got.get(cport, []) != want.get(cport, []):
+            bad.append("%s side, client port %s: agent %s, log %s"
+                       % (side, cport, got.get(cport), want.get(cport)))
+    notls = [r for r in rs if not R.yes(r.get("req.tls"))]
+    if notls:
+        bad.append("%d %s-side http records without req.tls, e.g. %s" % (len(notls), side, R.short(notls[0])))
+procs = R.counts(r.get("proc.name") for r in client)
+if not procs.get("curl") or not procs.get("wget") or procs.get("python3") != 5:
+    bad.append("client-side records by process: %s (want curl's, wget's and python3's 5)" % procs)
+sni = [(r.get("req.side"), r.get("req.path"), r.get("req.status")) for r in http if r.get("req.sni")]
+if sorted(sni) != sorted([(s, "/small.txt", 200) for s in ("client", "server")] +
+                         [(s, "/sni", 404) for s in ("client", "server")]) or \
+        any(r.get("req.sni") != "sni.e2e.test" for r in http if r.get("req.sni")):
+    bad.append("records with req.sni: %s (want curl's two requests to sni.e2e.test, both sides)" % sni)
+hello = [r for r in recs if r.get("req.method") == "CLIENT_HELLO" and r.get("req.sni")]
+if not hello or any(r.get("req.path") != "sni.e2e.test" for r in hello):
+    bad.append("ClientHello records with a server name: %s" % [R.short(r) for r in hello])
+# nginx peeks at each connection's first byte (MSG_PEEK) before its TLS
+# library reads it: kept in the kernel, so its handshake pairs as TLS too
+other = [r for r in recs if r.get("req.sport") == port and r.get("req.protocol") not in ("http", "tls")]
+if other:
+    bad.append("%d records neither http nor tls, e.g. %s" % (len(other), R.short(other[0])))
+if not re.search(r"; [1-9][0-9]* peeks \(MSG_PEEK\) at sockets kept in the kernel", open(err).read()):
+    bad.append("no peek kept in the kernel in the summary")
+if R.kernel_drops(err) != 0:
+    bad.append("kernel drops: %s" % R.kernel_drops(err))
+assert not bad, "\n".join(bad[:12])
+print("ok")
+PY
+echo "    $((SECONDS - t0)) s"
+finish

@@ -11,14 +11,17 @@
 # requests; its kernel drops (exit summary); in request mode, the requests its
 # metrics counted on nginx's side and the records it paired (metrics only:
 # nginx's side, one per request) against the load tool's completed count.
-#   usage: sudo bench/requests/nginx.sh [-s SECS] [-c CONNS] [-r ROUNDS]
+# -S: HTTPS (a certificate made by openssl req; the load tool's TLS is
+# OpenSSL too), and a row more after requests:
+#   notls     the same with --no-tls: no TLS probes, the bytes paired as tls
+#   usage: sudo bench/requests/nginx.sh [-S] [-s SECS] [-c CONNS] [-r ROUNDS]
 #          [-t TOOL_THREADS] [-w NGINX_WORKERS] [-p PORT] [AGENT]
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-secs=10 conns=50 rounds=3 threads=1 workers=1 port=18080 mport=19376
-while getopts s:c:r:t:w:p: o; do
-	case $o in s) secs=$OPTARG ;; c) conns=$OPTARG ;; r) rounds=$OPTARG ;;
+secs=10 conns=50 rounds=3 threads=1 workers=1 port=18080 mport=19376 tls=""
+while getopts Ss:c:r:t:w:p: o; do
+	case $o in S) tls=1 ;; s) secs=$OPTARG ;; c) conns=$OPTARG ;; r) rounds=$OPTARG ;;
 	t) threads=$OPTARG ;; w) workers=$OPTARG ;; p) port=$OPTARG ;; *) exit 2 ;; esac
 done
 shift $((OPTIND - 1))
@@ -33,6 +36,13 @@ tmp=$RB_TMP
 chmod 755 "$tmp"	# nginx's workers run as nobody
 mkdir "$tmp/www"
 head -c 600 /dev/zero | tr '\0' x >"$tmp/www/index.html"
+listen="listen 127.0.0.1:$port;" scheme=http
+if [ -n "$tls" ]; then
+	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$tmp/key.pem" -out "$tmp/cert.pem" \
+		-days 2 -subj /CN=localhost -batch 2>/dev/null || { echo "openssl req failed" >&2; exit 2; }
+	listen="listen 127.0.0.1:$port ssl; ssl_certificate $tmp/cert.pem; ssl_certificate_key $tmp/key.pem;"
+	scheme=https
+fi
 cat >"$tmp/nginx.conf" <<CONF
 worker_processes $workers;
 error_log $tmp/error.log warn;
@@ -43,18 +53,18 @@ http {
 	sendfile on;
 	tcp_nopush on;
 	keepalive_requests 100000000;
-	server { listen 127.0.0.1:$port; root $tmp/www; }
+	server { $listen root $tmp/www; }
 }
 CONF
 nginx -p "$tmp" -c "$tmp/nginx.conf" -g 'daemon off;' &
 npid=$!
 trap 'kill -QUIT $npid 2>/dev/null; wait $npid 2>/dev/null; rm -rf "$tmp"' EXIT
-for i in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
+for i in $(seq 50); do curl -skf -o /dev/null "$scheme://127.0.0.1:$port/" && break; sleep 0.1; done
 RB_SRV_PIDS="$npid $(pgrep -P $npid | tr '\n' ' ')"
 
 # load: one keep-alive run of the load tool.
 load() {
-	local url=http://127.0.0.1:$port/index.html errs
+	local url=$scheme://127.0.0.1:$port/index.html errs
 	if [ $tool = wrk ]; then
 		rb_timed wrk -t "$threads" -c "$conns" -d "${secs}s" "$url"
 		RB_COUNT=$(awk '/requests in/ { print $1 }' "$tmp/load.out")
@@ -69,12 +79,13 @@ load() {
 	RB_SAYS=$(printf '%8.0f req/s%s' "$RB_RATE" "${errs:+ [$errs]}")
 }
 
-echo "nginx: $workers worker(s), $tool: $threads thread(s), $conns keep-alive connections, ${secs}s per row, $rounds rounds; $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "nginx${tls:+ (HTTPS)}: $workers worker(s), $tool: $threads thread(s), $conns keep-alive connections, ${secs}s per row, $rounds rounds; $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq "$rounds"); do
 	RB_BARE=""
 	echo "round $r"
 	rb_row bare bare
 	rb_requests_rows "$r" "" --requests -q --metrics "127.0.0.1:$mport"
+	[ -n "$tls" ] && rb_row notls notls --requests --no-tls -q --metrics "127.0.0.1:$mport"
 	# RB_PROFILE=1 (bench/profile/requests.sh): request mode with profiling
 	[ -n "${RB_PROFILE:-}" ] && rb_row profile profile --requests --profile -q \
 		--metrics "127.0.0.1:$mport"

@@ -101,6 +101,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			/* a cut capture: more bytes moved than were captured */
 			io.len = len + ((op & 4) && io.l4proto == 6 ? data[i - 2] * 1000u : 0);
 			io.comm = "fuzz";
+			/* TLS plaintext or the socket's bytes, mixed on one
+			 * connection (the time step's parity picks) */
+			io.tls = (data[i - 1] >> 3) & 1;
 			if (io.len)
 				pair__io(p, &io);
 			i += len;

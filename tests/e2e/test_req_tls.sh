@@ -7,11 +7,13 @@
 # log: per client port, the agent's server-side records name the same
 # (method, path, status) in the same order as its lines; each client's own
 # records name the same requests; no plaintext HTTP record lacks req.tls;
-# a connection to a server name has it as req.sni on its records.
+# a connection to a server name has it as req.sni on its records. A client
+# in a runc container (its own mount namespace, the host's network) on the
+# container's own copy of libssl, found through /proc/PID/root, is read too.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_servers.sh"
 need_live
-need_pkgs nginx-light curl wget openssl
+need_pkgs nginx-light curl wget openssl runc busybox-static
 t0=$SECONDS
 
 PORT=18443
@@ -46,7 +48,9 @@ EOF2
 srv_start nginx nginx -p "$NGX" -c "$NGX/nginx.conf" -e "$NGX/logs/error.log"
 NGINX_PID=$SRV_PID
 expect "nginx listens on 127.0.0.1:$PORT" wait_port "$PORT" || cat "$SRV/nginx.log"
-expect "the agent starts in request mode" req_agent_start "req.sport=$PORT"
+# -w too: the file keeps the TLS events, and replays (-r) to the same records
+REQ_AGENT_EXTRA="-w $TMP/tls.scap" expect "the agent starts in request mode, writing -w" \
+	req_agent_start "req.sport=$PORT"
 
 
 U=https://127.0.0.1:$PORT
@@ -111,10 +115,47 @@ expect "the agent probes a libssl copy mapped after it started, within 15 s" wai
 touch "$TMP/go"
 late() { wait "$LATE_PID" && grep -q "late client done" "$TMP/late.out"; }
 expect "the late client made its 5 requests" late || cat "$TMP/late.out"
+
+# openssl s_client in a container whose root holds its own copies of the
+# binary and its libraries (ldd's list): it makes its handshake at once, then
+# its shell waits for /go, which the test makes once the agent has probed the
+# container's libssl (through /proc/PID/root), before two requests on the
+# connection (the second asks nginx to close it).
+CT=$TMP/ct
+mkdir -p "$CT/rootfs/bin"
+cp /bin/busybox "$CT/rootfs/bin/busybox"
+for c in sh sleep printf; do ln -s busybox "$CT/rootfs/bin/$c"; done
+cp /usr/bin/openssl "$CT/rootfs/bin/openssl"
+for l in $(ldd /usr/bin/openssl | grep -o '/[^ ]*'); do
+	mkdir -p "$CT/rootfs$(dirname "$l")"
+	cp "$l" "$CT/rootfs$l"
+done
+(cd "$CT" && runc spec)
+CT_CMD="while [ ! -e /go ]; do sleep 0.1; done
+printf 'GET /ct/1 HTTP/1.1\\r\\nHost: ct\\r\\n\\r\\n'; sleep 1
+printf 'GET /ct/2 HTTP/1.1\\r\\nHost: ct\\r\\nConnection: close\\r\\n\\r\\n'; sleep 1"
+python3 - "$CT/config.json" "( $CT_CMD ) | /bin/openssl s_client -connect 127.0.0.1:$PORT -quiet >/dev/null" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["process"]["terminal"] = False
+c["process"]["args"] = ["/bin/sh", "-c", sys.argv[2]]
+c["linux"]["namespaces"] = [n for n in c["linux"]["namespaces"] if n["type"] != "network"]
+json.dump(c, open(sys.argv[1], "w"))
+PY
+CT_NAME=e2e-tls-$$
+trap 'runc kill "$CT_NAME" KILL >/dev/null 2>&1; runc delete -f "$CT_NAME" >/dev/null 2>&1; cleanup_out; cleanup_e2e' EXIT
+N1=$(perf_fds)
+timeout 30 runc run -b "$CT" "$CT_NAME" </dev/null >"$TMP/ct.log" 2>&1 &
+CT_PID=$!
+probed_ct() { [ "$(perf_fds)" -ge $((N1 + 9)) ]; }
+expect "the agent probes the container's own libssl, within 15 s" wait_for 15 probed_ct
+touch "$CT/rootfs/go"
+ct_done() { wait "$CT_PID"; }
+expect "the container's s_client made its 2 requests and ended" ct_done || cat "$TMP/ct.log"
 req_agent_stop; rc=$?
 expect "the agent exits 0" [ $rc = 0 ] || tail -n 5 "$REQ_ERR"
 srv_stop "$NGINX_PID" QUIT
-expect "the agent probed libssl, libgnutls and the copy" grep -q "TLS: probes on [3-9][0-9]* library files" "$REQ_ERR"
+expect "the agent probed libssl, libgnutls and the two copies" grep -q "TLS: probes on [4-9][0-9]* library files" "$REQ_ERR"
 
 req_check tls "over TLS, per client port: the server-side records == the access log's lines, in order; each client's records the same; all with req.tls" \
 	"$REQ_OUT" "$REQ_ERR" "$NGX/logs/access.log" "$PORT" <<'PY'
@@ -133,10 +174,10 @@ http = [r for r in recs if r.get("req.protocol") == "http" and r.get("req.sport"
 server = [r for r in http if r.get("req.side") == "server"]
 client = [r for r in http if r.get("req.side") == "client"]
 n_log = sum(len(v) for v in want.values())
-print("agent: %d records, %d http server-side, %d http client-side (curl %d, wget %d, python3 %d); log %d lines on %d connections; kernel drops %s"
-      % (len(recs), len(server), len(client), sum(r.get("proc.name") == "curl" for r in client),
-         sum(r.get("proc.name") == "wget" for r in client),
-         sum(r.get("proc.name") == "python3" for r in client), n_log, len(want), R.kernel_drops(err)))
+print("agent: %d records, %d http server-side, %d http client-side (%s); log %d lines on %d connections; kernel drops %s"
+      % (len(recs), len(server), len(client),
+         ", ".join("%s %d" % kv for kv in sorted(R.counts(r.get("proc.name") for r in client).items())),
+         n_log, len(want), R.kernel_drops(err)))
 bad = []
 for side, rs in (("server", server), ("client", client)):
     got = {}
@@ -151,8 +192,8 @@ for side, rs in (("server", server), ("client", client)):
     if notls:
         bad.append("%d %s-side http records without req.tls, e.g. %s" % (len(notls), side, R.short(notls[0])))
 procs = R.counts(r.get("proc.name") for r in client)
-if not procs.get("curl") or not procs.get("wget") or procs.get("python3") != 5:
-    bad.append("client-side records by process: %s (want curl's, wget's and python3's 5)" % procs)
+if not procs.get("curl") or not procs.get("wget") or procs.get("python3") != 5 or procs.get("openssl") != 2:
+    bad.append("client-side records by process: %s (want curl's, wget's, python3's 5 and openssl's 2)" % procs)
 sni = [(r.get("req.side"), r.get("req.path"), r.get("req.status")) for r in http if r.get("req.sni")]
 if sorted(sni) != sorted([(s, "/small.txt", 200) for s in ("client", "server")] +
                          [(s, "/sni", 404) for s in ("client", "server")]) or \
@@ -171,6 +212,20 @@ if not re.search(r"; [1-9][0-9]* peeks \(MSG_PEEK\) at sockets kept in the kerne
 if R.kernel_drops(err) != 0:
     bad.append("kernel drops: %s" % R.kernel_drops(err))
 assert not bad, "\n".join(bad[:12])
+print("ok")
+PY
+"$AGENT" -r "$TMP/tls.scap" --requests -j -p "$REQ_FORMAT" "req.sport=$PORT" \
+	>"$TMP/replay.out" 2>"$TMP/replay.err"
+expect "the agent replays its -w file with --requests" [ $? = 0 ] || tail -n 5 "$TMP/replay.err"
+req_check replay "the replay's records are the live ones, field for field (req.tls and req.sni too)" \
+	"$REQ_OUT" "$TMP/replay.out" <<'PY'
+import json, sys
+key = lambda r: json.dumps(r, sort_keys=True)
+a = sorted(map(json.loads, open(sys.argv[1])), key=key)
+b = sorted(map(json.loads, open(sys.argv[2])), key=key)
+assert a and a == b, ("differ", len(a), len(b), [r for r in a if r not in b][:1], [r for r in b if r not in a][:1])
+assert any(r.get("req.tls") is True for r in b), "no TLS record in the replay"
+print("  %d records alike, %d with req.tls" % (len(a), sum(r.get("req.tls") is True for r in b)))
 print("ok")
 PY
 echo "    $((SECONDS - t0)) s"

@@ -71,7 +71,7 @@ struct driver_config {
 
 /* The TLS libraries driver__tls_attach knows, by their functions. */
 enum driver_tls_lib {
-	DRIVER_TLS_OPENSSL = 1,	/* SSL_read, SSL_write and their _ex forms (1.1.1, 3.x) */
+	DRIVER_TLS_OPENSSL = 1,	/* SSL_read, SSL_write and their _ex forms (libssl 3) */
 	DRIVER_TLS_GNUTLS,	/* gnutls_record_recv, gnutls_record_send */
 };
 

@@ -48,9 +48,14 @@ EOF2
 srv_start nginx nginx -p "$NGX" -c "$NGX/nginx.conf" -e "$NGX/logs/error.log"
 NGINX_PID=$SRV_PID
 expect "nginx listens on 127.0.0.1:$PORT" wait_port "$PORT" || cat "$SRV/nginx.log"
-# -w too: the file keeps the TLS events, and replays (-r) to the same records
-REQ_AGENT_EXTRA="-w $TMP/tls.scap" expect "the agent starts in request mode, writing -w" \
-	req_agent_start "req.sport=$PORT"
+# -w too: the file keeps the TLS events, and replays (-r) to the same records;
+# --metrics: the probed files' gauge
+MPORT=$(free_port)
+# (lib.sh: start_agent adds these words; finish checks that agent's drops)
+REQ_AGENT_EXTRA="-w $TMP/tls.scap --metrics 127.0.0.1:$MPORT"
+expect "the agent starts in request mode, writing -w" req_agent_start "req.sport=$PORT"
+expect "-v says the TLS probes are on the libraries mapped now" \
+	grep -qE "^agent: TLS probes on [2-9][0-9]* library files \(0 could not be probed\)" "$REQ_ERR"
 
 
 U=https://127.0.0.1:$PORT
@@ -152,6 +157,13 @@ expect "the agent probes the container's own libssl, within 15 s" wait_for 15 pr
 touch "$CT/rootfs/go"
 ct_done() { wait "$CT_PID"; }
 expect "the container's s_client made its 2 requests and ended" ct_done || cat "$TMP/ct.log"
+tls_gauge() {
+	curl -s "http://127.0.0.1:$MPORT/metrics" >"$TMP/metrics.txt" &&
+	grep -qE '^agent_tls_library_files [4-9]' "$TMP/metrics.txt" &&
+	grep -q '^agent_requests_not_followed_total{reason="tls_no_socket"} 0$' "$TMP/metrics.txt"
+}
+expect "the metrics give the 4 files probed (agent_tls_library_files), no TLS call on no socket" \
+	wait_for 5 tls_gauge || grep tls "$TMP/metrics.txt"
 req_agent_stop; rc=$?
 expect "the agent exits 0" [ $rc = 0 ] || tail -n 5 "$REQ_ERR"
 srv_stop "$NGINX_PID" QUIT
@@ -228,5 +240,25 @@ assert any(r.get("req.tls") is True for r in b), "no TLS record in the replay"
 print("  %d records alike, %d with req.tls" % (len(a), sum(r.get("req.tls") is True for r in b)))
 print("ok")
 PY
+
+# --no-tls: no probes; the same kind of request is paired as TLS bytes
+"$AGENT" -v --requests --no-tls -j -p "$REQ_FORMAT" "req.sport=$PORT" >"$TMP/notls.out" 2>"$TMP/notls.err" &
+AGENT_PID=$!
+expect "the agent starts with --no-tls" wait_capturing "$TMP/notls.err" "$AGENT_PID"
+srv_start nginx nginx -p "$NGX" -c "$NGX/nginx.conf" -e "$NGX/logs/error.log"
+expect "nginx listens again" wait_port "$PORT"
+expect "curl fetches a page" timeout 10 curl -sk --http1.1 -o /dev/null "$U/small.txt"
+srv_stop "$SRV_PID" QUIT
+expect "the agent exits 0" stop_agent
+notls() {
+	! grep -q "TLS probes\|^agent: TLS:" "$TMP/notls.err" &&
+	python3 - "$TMP/notls.out" <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+assert recs and all(r["req.protocol"] == "tls" and r["req.tls"] is False for r in recs), recs
+PY
+}
+expect "with --no-tls nothing is probed and the connection pairs as tls bytes" notls ||
+	{ grep TLS "$TMP/notls.err"; head -3 "$TMP/notls.out"; }
 echo "    $((SECONDS - t0)) s"
 finish

@@ -46,12 +46,38 @@ static __always_inline long park__copy(struct scratch *s, __u32 len)
  * REGS: typed (tp_btf), read by plain loads. Returns 1 when parked, 0 for
  * other events and where either filler of the pair is not loaded
  * (park_inline): those take the dispatcher's old path. */
+/* Parks the enter frame of TYPE for ME, stamped s->stamp: the fd alone
+ * (N 1), or the fd and a size (N 2): header, a u16 length per param, the fd
+ * (s64), the size (u32). */
+static __always_inline void park__fd_size(struct scratch *s, __u16 type, __u32 n, __s64 fd,
+					  __u32 size, __u64 me)
+{
+	__u32 len = n == 1 ? PPM_HDR_LEN + 2 + 8 : PPM_HDR_LEN + 4 + 12;
+	__u8 *p = &s->park[PARK_SIZE - len];
+	struct ppm_evt_hdr *h = (struct ppm_evt_hdr *)p;
+
+	h->ts = s->stamp;
+	h->tid = (__u32)me;
+	h->len = len;
+	h->type = type;
+	h->nparams = n;
+	*(__u16 *)(p + PPM_HDR_LEN) = 8;
+	if (n == 1) {
+		*(__s64 *)(p + PPM_HDR_LEN + 2) = fd;
+	} else {
+		*(__u16 *)(p + PPM_HDR_LEN + 2) = 4;
+		*(__s64 *)(p + PPM_HDR_LEN + 4) = fd;
+		*(__u32 *)(p + PPM_HDR_LEN + 12) = size;
+	}
+	s->park_type = type;
+	s->park_owner = me;
+	s->park_len = len;
+}
+
 static __always_inline int park__simple_enter(struct scratch *s, __u16 type,
 					      struct pt_regs *regs, __u64 me)
 {
-	struct ppm_evt_hdr *h;
-	__u32 len, n;
-	__u8 *p;
+	__u32 n;
 
 	switch (type) {
 	case PPME_SYSCALL_CLOSE_E:
@@ -71,26 +97,7 @@ static __always_inline int park__simple_enter(struct scratch *s, __u16 type,
 	 * where a filler could not load) */
 	if (type >= PPM_EVENT_MAX || !park_inline[type])
 		return 0;
-	/* header, a u16 length per param, the fd (s64), the size (u32) */
-	len = n == 1 ? PPM_HDR_LEN + 2 + 8 : PPM_HDR_LEN + 4 + 12;
-	p = &s->park[PARK_SIZE - len];
-	h = (struct ppm_evt_hdr *)p;
-	h->ts = s->stamp;
-	h->tid = (__u32)me;
-	h->len = len;
-	h->type = type;
-	h->nparams = n;
-	*(__u16 *)(p + PPM_HDR_LEN) = 8;
-	if (n == 1) {
-		*(__s64 *)(p + PPM_HDR_LEN + 2) = (int)regs->di;
-	} else {
-		*(__u16 *)(p + PPM_HDR_LEN + 2) = 4;
-		*(__s64 *)(p + PPM_HDR_LEN + 4) = (int)regs->di;
-		*(__u32 *)(p + PPM_HDR_LEN + 12) = (__u32)regs->dx;
-	}
-	s->park_type = type;
-	s->park_owner = me;
-	s->park_len = len;
+	park__fd_size(s, type, n, (int)regs->di, (__u32)regs->dx, me);
 	return 1;
 }
 

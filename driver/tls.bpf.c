@@ -49,11 +49,8 @@ static __always_inline int tls__enter(struct pt_regs *ctx, int ex, long kf_id)
 static __always_inline int tls__send(struct pt_regs *ctx, __u16 etype, const struct tls_call *c,
 				     __u64 moved, __u64 me)
 {
-	const __u32 len = PPM_HDR_LEN + 4 + 12;
 	struct scratch *s = scratch__get();
-	struct ppm_evt_hdr *h;
 	struct filler f = { 0 };
-	__u8 *p;
 
 	if (!s) {
 		DROP(n_drops_bug, etype);
@@ -66,20 +63,7 @@ static __always_inline int tls__send(struct pt_regs *ctx, __u16 etype, const str
 	if (settings.profile)
 		prof__at_event(ctx, me, 1);
 	stamp__set(s, me);
-	p = &s->park[PARK_SIZE - len];
-	h = (struct ppm_evt_hdr *)p;
-	h->ts = s->stamp;
-	h->tid = (__u32)me;
-	h->len = len;
-	h->type = etype;
-	h->nparams = 2;
-	*(__u16 *)(p + PPM_HDR_LEN) = 8;
-	*(__u16 *)(p + PPM_HDR_LEN + 2) = 4;
-	*(__s64 *)(p + PPM_HDR_LEN + 4) = c->fd;
-	*(__u32 *)(p + PPM_HDR_LEN + 12) = c->size;
-	s->park_type = etype;
-	s->park_owner = me;
-	s->park_len = len;
+	park__fd_size(s, etype, 2, c->fd, c->size, me);
 
 	f.s = s;
 	f.ctx = ctx;

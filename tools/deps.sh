@@ -10,9 +10,11 @@ set -euo pipefail
 # linux-perf: perf record of the scheduler, an oracle for --profile (e2e).
 # libssl-dev, libgnutls28-dev: the TLS libraries the driver's TLS probes know,
 # both ends of tests/live/test_tls.c's connection.
+# libnghttp2-dev: HPACK, HTTP/2's header compression (userspace/requests).
+# nghttp2-client (h2load), python3-grpcio: HTTP/2 and gRPC clients (e2e).
 pkgs=(meson ninja-build pkg-config python3 gcc clang llvm bpftool
       libbpf-dev libelf-dev zlib1g-dev libjson-c-dev libcurl4-openssl-dev libmicrohttpd-dev
-      libssl-dev libgnutls28-dev valgrind sysdig prometheus linux-perf)
+      libssl-dev libgnutls28-dev libnghttp2-dev nghttp2-client python3-grpcio valgrind sysdig prometheus linux-perf)
 
 # Installs those of its arguments that are missing.
 install_missing() {

@@ -15,6 +15,7 @@
 
 #include "container.h"
 #include "dns.h"
+#include "h2_frame.h"
 #include "http.h"
 #include "mysql.h"
 #include "pair_int.h"
@@ -141,11 +142,8 @@ static struct pair_conn *conn__get(struct pairer *p, const struct req_io *io)
 	return c;
 }
 
-/* A new request in flight, or NULL when PAIR_PIPELINE are (counted). TID:
- * the thread that read it (a server's: it serves it until its response
- * ends) or wrote it (a client's: made for the request its thread serves). */
-static struct pair_req *req__begin(struct pairer *p, struct pair_conn *c, uint8_t proto,
-				   uint64_t ts, const struct req_head *h, int64_t tid)
+struct pair_req *pair_req__begin(struct pairer *p, struct pair_conn *c, uint8_t proto,
+				 uint64_t ts, const struct req_head *h, int64_t tid)
 {
 	struct pair_req *q;
 
@@ -164,6 +162,8 @@ static struct pair_req *req__begin(struct pairer *p, struct pair_conn *c, uint8_
 	q->proto = proto;
 	q->has_resp = q->resp_done = q->error = q->head_resp = false;
 	q->seq = ++c->seq;
+	q->stream = 0;
+	q->h2_status = -1;
 	q->id = ++p->next_req_id;
 	q->parent = 0;
 	q->tid = tid;
@@ -355,7 +355,7 @@ static void stream__request(struct pairer *p, struct pair_conn *c, const struct 
 		if (r && c->detected && c->proto != REQ_PROTO_NONE)
 			p->c.n_unparsed++;
 		/* (past PAIR_PIPELINE no request begins: the bytes go to the newest) */
-		req__begin(p, c, proto, ts, r ? NULL : &h, io->tid);
+		pair_req__begin(p, c, proto, ts, r ? NULL : &h, io->tid);
 		if (!r && proto == REQ_PROTO_MYSQL)
 			auth__begin(c, &h);
 		ts = ts_read;
@@ -601,7 +601,7 @@ static void dgram__io(struct pairer *p, struct pair_conn *c, const struct req_io
 		dgram__set_side(p, c, h.request == (io->dir == REQ_DIR_IN) ? REQ_SIDE_SERVER
 									  : REQ_SIDE_CLIENT);
 	if (h.request) {
-		q = req__begin(p, c, REQ_PROTO_DNS,
+		q = pair_req__begin(p, c, REQ_PROTO_DNS,
 			       c->side == REQ_SIDE_CLIENT ? io->ts_enter : io->ts, &h, io->tid);
 		if (!q)
 			return;
@@ -634,7 +634,8 @@ static void conn__guess_side(struct pairer *p, struct pair_conn *c, const struct
 	size_t n = io->data ? io->data_len : 0;
 	bool in = io->dir == REQ_DIR_IN;
 
-	if (n && proto__detect(false, io->data, n, true, &h, &again))
+	if (n && (h2__preface(io->data, n) == 0 ||
+		  proto__detect(false, io->data, n, true, &h, &again)))
 		conn__set_side(p, c, in ? REQ_SIDE_SERVER : REQ_SIDE_CLIENT);
 	else if (n && proto__detect(false, io->data, n, false, &h, &again))
 		conn__set_side(p, c, in ? REQ_SIDE_CLIENT : REQ_SIDE_SERVER);
@@ -731,6 +732,8 @@ static void conn__tls_begin(struct pairer *p, struct pair_conn *c)
 		c->n--;
 	}
 	c->tls = true;
+	pair_h2__free(c->h2);
+	c->h2 = NULL;
 	c->proto = REQ_PROTO_NONE;
 	c->detected = false;
 	c->last_dir = 0;
@@ -740,6 +743,41 @@ static void conn__tls_begin(struct pairer *p, struct pair_conn *c)
 	c->greet_bytes = 0;
 	c->my_auth = false;
 	c->carry_len = 0;
+}
+
+/* Whether C's bytes IO start HTTP/2, and how (enum pair_h2_start): the
+ * client's preface; the server's SETTINGS as the first bytes seen (a server
+ * may speak first); else nothing but whole frames (its start missed). Tried
+ * while no protocol is found. -1: not HTTP/2. */
+static int conn__h2_begins(const struct pair_conn *c, const struct req_io *io)
+{
+	bool req = is_request_dir(c, io->dir);
+	uint8_t w[H2_PREFACE_LEN];
+	size_t k = 0, d;
+	int r;
+
+	if (c->detected || !io->data || !io->data_len)
+		return -1;
+	if (req) {
+		/* the preface's start may be carried from a short read */
+		if (c->carry_len && c->carry_dir == io->dir) {
+			k = c->carry_len < H2_PREFACE_LEN ? c->carry_len : H2_PREFACE_LEN;
+			memcpy(w, c->carry, k);
+		}
+		d = io->data_len < H2_PREFACE_LEN - k ? io->data_len : H2_PREFACE_LEN - k;
+		memcpy(w + k, io->data, d);
+		/* a read of its first 3 bytes on ("PRI", no HTTP/1 method) is
+		 * enough: the rest is checked as it comes */
+		r = h2__preface(w, k + d);
+		if (r == 0 || (r == -EAGAIN && k + d >= 3))
+			return PAIR_H2_PREFACE;
+	}
+	if (io->data_len != io->len || h2__frames(io->data, io->data_len))
+		return -1;
+	/* a SETTINGS frame, not an ACK */
+	if (!req && !c->last_dir && io->data[3] == H2_SETTINGS && !(io->data[4] & H2_F_END_STREAM))
+		return PAIR_H2_SERVER_FIRST;
+	return PAIR_H2_MID;
 }
 
 int pair__io(struct pairer *p, const struct req_io *io)
@@ -770,7 +808,16 @@ int pair__io(struct pairer *p, const struct req_io *io)
 			conn__check_connect_side(p, c, io);
 		flip = c->last_dir && c->last_dir != io->dir;
 		if (!conn__quiet(p, c)) {
-			if (is_request_dir(c, io->dir))
+			int how = c->h2 ? -1 : conn__h2_begins(c, io);
+
+			if (how >= 0)
+				/* the preface's start carried from a short read */
+				pair_h2__start(p, c, (enum pair_h2_start)how,
+					       how == PAIR_H2_PREFACE && c->carry_dir == io->dir ?
+					       c->carry_len : 0);
+			if (c->h2)
+				pair_h2__io(p, c, io, is_request_dir(c, io->dir));
+			else if (is_request_dir(c, io->dir))
 				stream__request(p, c, io, flip);
 			else
 				stream__response(p, c, io, flip);

@@ -121,6 +121,12 @@ struct pair_counters {
 	 * comes (its alerts, tickets, close_notify): not paired; and the
 	 * ciphertext's unanswered exchange when the plaintext began */
 	uint64_t n_tls_cipher, n_tls_unanswered;
+	/* HTTP/2: directions whose header table could not be followed (seen
+	 * mid-way, a block past the snaplen or breaking HPACK), requests whose
+	 * headers were unknown for it, reads whose frames could not be walked
+	 * (a frame header past the snaplen), connections not followed for
+	 * want of memory */
+	uint64_t n_h2_lost, n_h2_unknown, n_h2_desync, n_h2_nomem;
 };
 
 typedef void pair_emit_fn(void *ctx, const struct req_record *r);

@@ -154,6 +154,8 @@ void pair_conn__remove(struct pairer *p, struct pair_conn *c)
 	container_info__put(c->ct);
 	container_info__put(c->peer_ct);
 	c->ct = c->peer_ct = NULL;
+	pair_h2__free(c->h2);
+	c->h2 = NULL;
 	c->used = false;
 	c->next_free = p->free;
 	p->free = c;

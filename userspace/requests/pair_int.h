@@ -52,6 +52,9 @@ struct pair_req {
 	bool error;
 	bool head_resp;		/* HEAD: the response has no body whatever it says */
 	uint32_t seq;		/* the connection's request number */
+	uint32_t stream;	/* HTTP/2: its stream, else 0 */
+	int32_t h2_status;	/* HTTP/2: its response's :status, -1 none yet (a
+				 * gRPC record's status is gRPC's) */
 	uint64_t id;		/* unique while the agent runs (req.id) */
 	uint64_t parent;	/* a client request: the server request its thread served, 0 */
 	int64_t tid;		/* a server request: the thread that read it */
@@ -146,6 +149,8 @@ struct pair_conn {
 	uint16_t carry_len;
 	uint64_t carry_ts;	/* when the carried bytes came */
 	uint8_t carry[PAIR_CARRY];
+	/* HTTP/2: its frames' and header tables' state (pair_h2.c), or NULL */
+	struct pair_h2 *h2;
 	/* TLS: the server name its ClientHello asked for (SNI), "" none */
 	uint16_t sni_len;
 	char sni[REQ_TARGET_MAX];
@@ -239,6 +244,28 @@ static inline void pair_req__release(struct pairer *p, struct pair_req *q)
 		pair_thread__release(p, q->tid, q->id);
 	}
 }
+
+/* A new request in flight on C, or NULL when PAIR_PIPELINE are (counted).
+ * TID: the thread that read it (a server's: it serves it until its response
+ * ends) or wrote it (a client's: made for the request its thread serves).
+ * H: what its parser found, or NULL. */
+struct pair_req *pair_req__begin(struct pairer *p, struct pair_conn *c, uint8_t proto,
+				 uint64_t ts, const struct req_head *h, int64_t tid);
+
+/* How an HTTP/2 connection was first seen. */
+enum pair_h2_start {
+	PAIR_H2_PREFACE,	/* the client's preface */
+	PAIR_H2_SERVER_FIRST,	/* the server's SETTINGS first: the preface is
+				 * still to come, else its start was missed */
+	PAIR_H2_MID,		/* frames mid-way: its header tables unknown */
+};
+
+/* pair_h2.c: C is HTTP/2 from now on, SEEN bytes of its preface carried
+ * from earlier reads; -ENOMEM (counted). */
+int pair_h2__start(struct pairer *p, struct pair_conn *c, enum pair_h2_start how, size_t seen);
+/* One read or write of C's, REQ: in the request direction. */
+void pair_h2__io(struct pairer *p, struct pair_conn *c, const struct req_io *io, bool req);
+void pair_h2__free(struct pair_h2 *h);
 
 /* pair_emit.c: hands out Q's request of connection C (and removes it from the
  * queue when it is the oldest). */

@@ -19,9 +19,23 @@ const char *req_proto__name(enum req_proto p)
 		[REQ_PROTO_NONE] = "unknown", [REQ_PROTO_HTTP] = "http", [REQ_PROTO_DNS] = "dns",
 		[REQ_PROTO_REDIS] = "redis", [REQ_PROTO_MYSQL] = "mysql",
 		[REQ_PROTO_PGSQL] = "pgsql", [REQ_PROTO_TLS] = "tls",
+		[REQ_PROTO_HTTP2] = "http2", [REQ_PROTO_GRPC] = "grpc",
 	};
 
 	return (unsigned)p < REQ_PROTO_MAX ? names[p] : "unknown";
+}
+
+const char *req_grpc__name(int32_t code)
+{
+	/* gRPC's status codes (its doc/statuscodes.md) */
+	static const char *const names[] = {
+		"OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED",
+		"NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED",
+		"FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED", "INTERNAL",
+		"UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED",
+	};
+
+	return code >= 0 && code < (int32_t)(sizeof(names) / sizeof(names[0])) ? names[code] : "";
 }
 
 size_t req_str__copy(char *dst, size_t size, const char *src)

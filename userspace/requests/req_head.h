@@ -18,12 +18,14 @@ enum req_proto {
 	REQ_PROTO_MYSQL,
 	REQ_PROTO_PGSQL,
 	REQ_PROTO_TLS,		/* encrypted: paired as bytes only, labelled */
+	REQ_PROTO_HTTP2,	/* HTTP/2, a request per stream */
+	REQ_PROTO_GRPC,		/* HTTP/2 whose content-type is application/grpc */
 	REQ_PROTO_MAX
 };
 
 #define REQ_METHOD_MAX 24	/* HTTP method, Redis command, DNS query type, SQL command */
 #define REQ_TARGET_MAX 256	/* HTTP path (no query), DNS name, SQL text head, Redis key */
-#define REQ_CODE_MAX 16		/* PostgreSQL SQLSTATE, MySQL SQL state, Redis error word */
+#define REQ_CODE_MAX 24		/* SQLSTATE, MySQL SQL state, Redis error word, gRPC code */
 
 struct req_head {
 	uint8_t proto;		/* enum req_proto */
@@ -50,6 +52,8 @@ struct req_head {
  * every string it writes. */
 void req_head__clear(struct req_head *h);
 const char *req_proto__name(enum req_proto p);
+/* gRPC's name for status CODE (OK, NOT_FOUND, ...), "" past the 17 known. */
+const char *req_grpc__name(int32_t code);
 
 /* Copies the string SRC into DST of SIZE bytes, cut to fit: the bytes past
  * its NUL are not copied (records are built per request, from short strings

@@ -220,6 +220,11 @@ static int requests(struct prom_buf *b, const struct agent_counters *c)
 		 * a handshake's exchange unanswered when its plaintext began */
 		{ "tls_no_socket", c->cap.total.drv_tls_nofd },
 		{ "tls_handshake_unanswered", p->n_tls_unanswered },
+		/* HTTP/2: requests whose headers a lost header table hid, reads
+		 * whose frames could not be walked, connections with no memory */
+		{ "http2_headers_unknown", p->n_h2_unknown },
+		{ "http2_frames_lost", p->n_h2_desync },
+		{ "http2_out_of_memory", p->n_h2_nomem },
 	};
 	int err;
 

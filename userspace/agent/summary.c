@@ -144,11 +144,15 @@ void summary__requests(FILE *out, const struct pair_counters *p,
 		" messages the protocol's parser refused; no req.parent: %" PRIu64
 		" calls made by a thread serving several requests, %" PRIu64 " requests"
 		" whose thread was not followed (table full); %" PRIu64 " peeks (MSG_PEEK) at"
-		" sockets kept in the kernel\n", p->n_requests, p->n_timeouts,
+		" sockets kept in the kernel; HTTP/2: %" PRIu64 " requests with unknown headers"
+		" (%" PRIu64 " header tables not followed: seen mid-way, cut or refused by HPACK),"
+		" %" PRIu64 " reads whose frames could not be walked, %" PRIu64
+		" connections not followed (no memory)\n", p->n_requests, p->n_timeouts,
 		p->n_aborted, p->n_open_at_end, p->n_client_quiet, p->n_quiet_handed,
 		p->n_quiet_refused, kept, file_closes, p->n_conns_full, p->n_pipeline_full,
 		PAIR_PIPELINE, p->n_uncaptured, p->n_unmatched, p->n_unparsed,
-		p->n_parent_unknown, p->n_threads_full, cap->drv_peeks);
+		p->n_parent_unknown, p->n_threads_full, cap->drv_peeks, p->n_h2_unknown,
+		p->n_h2_lost, p->n_h2_desync, p->n_h2_nomem);
 }
 
 void summary__tls(FILE *out, const struct tls_watch_counters *t, const struct pair_counters *p,

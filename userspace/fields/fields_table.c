@@ -305,21 +305,26 @@ const struct field_info field_table[] = {
 	  "Kubernetes namespace name."),
 
 	F("req.protocol", F_REQ_PROTOCOL, FT_STRING, FARG_NONE, FF_EXTENSION, C_REQ,
-	  "the protocol found in the first bytes: http, dns, redis, mysql, pgsql, tls, or "
-	  "unknown (paired as bytes only)."),
+	  "the protocol found in the first bytes: http, http2, grpc (HTTP/2 carrying "
+	  "application/grpc), dns, redis, mysql, pgsql, tls, or unknown (paired as bytes only)."),
 	F("req.side", F_REQ_SIDE, FT_STRING, FARG_NONE, FF_EXTENSION, C_REQ,
 	  "client or server: the side of the connection this record was seen on."),
 	F("req.method", F_REQ_METHOD, FT_STRING, FARG_NONE, FF_EXTENSION, C_REQ,
-	  "HTTP method, Redis command, DNS query type, SQL command (QUERY, PARSE...)."),
+	  "HTTP method (HTTP/2's :method), Redis command, DNS query type, SQL command "
+	  "(QUERY, PARSE...)."),
 	F("req.path", F_REQ_PATH, FT_STRING, FARG_NONE, FF_EXTENSION, C_REQ,
-	  "HTTP path without the query, DNS query name, Redis key, SQL text head."),
+	  "HTTP path without the query (HTTP/2's :path; gRPC's /package.Service/Method), "
+	  "DNS query name, Redis key, SQL text head."),
 	F("req.status", F_REQ_STATUS, FT_INT64, FARG_NONE, FF_EXTENSION, C_REQ,
-	  "HTTP status, DNS rcode, MySQL error number; absent when there is none."),
+	  "HTTP status, gRPC status (grpc-status), DNS rcode, MySQL error number; absent "
+	  "when there is none."),
 	F("req.error", F_REQ_ERROR, FT_BOOL, FARG_NONE, FF_EXTENSION, C_REQ,
 	  "the response says the request failed (HTTP 5xx, a DNS rcode other than "
-	  "NOERROR, Redis error reply, MySQL ERR, PostgreSQL ErrorResponse)."),
+	  "NOERROR, a gRPC status other than OK, Redis error reply, MySQL ERR, PostgreSQL "
+	  "ErrorResponse)."),
 	F("req.code", F_REQ_CODE, FT_STRING, FARG_NONE, FF_EXTENSION, C_REQ,
-	  "PostgreSQL SQLSTATE, MySQL SQL state, Redis error word."),
+	  "PostgreSQL SQLSTATE, MySQL SQL state, Redis error word, gRPC status name "
+	  "(OK, NOT_FOUND...)."),
 	F("req.duration", F_REQ_DURATION, FT_UINT64, FARG_NONE, FF_EXTENSION | FF_DURATION, C_REQ,
 	  "ns from the request's first byte to the response's last (filters take units: "
 	  "100ms, 2s, 250us)."),

@@ -20,10 +20,14 @@ static const char *const class_names[TOPO_CLASS_MAX] = {
 	[TOPO_CLASS_RCODE + 12] = "RCODE12", [TOPO_CLASS_RCODE + 13] = "RCODE13",
 	[TOPO_CLASS_RCODE + 14] = "RCODE14", [TOPO_CLASS_RCODE + 15] = "RCODE15",
 	[TOPO_CLASS_RCODE_OTHER] = "other",
+	/* gRPC's status codes: named at start (topo_class__init) */
+	[TOPO_CLASS_GRPC_OTHER] = "other",
 };
 
 const char *topo_class__name(uint8_t cls)
 {
+	if (cls >= TOPO_CLASS_GRPC && cls < TOPO_CLASS_GRPC_OTHER)
+		return req_grpc__name(cls - TOPO_CLASS_GRPC);
 	return cls < TOPO_CLASS_MAX ? class_names[cls] : "";
 }
 
@@ -33,6 +37,7 @@ uint8_t topo_class__of(const struct req_record *r)
 		return TOPO_CLASS_TIMEOUT;
 	switch (r->proto) {
 	case REQ_PROTO_HTTP:
+	case REQ_PROTO_HTTP2:
 		if (r->status >= 100 && r->status <= 599)
 			return (uint8_t)(TOPO_CLASS_1XX + r->status / 100 - 1);
 		return r->aborted ? TOPO_CLASS_ABORTED : TOPO_CLASS_NONE;
@@ -41,6 +46,13 @@ uint8_t topo_class__of(const struct req_record *r)
 			return (uint8_t)(TOPO_CLASS_RCODE + r->status);
 		if (r->status >= 16)
 			return TOPO_CLASS_RCODE_OTHER;
+		return r->aborted ? TOPO_CLASS_ABORTED : TOPO_CLASS_NONE;
+	case REQ_PROTO_GRPC:
+		/* a gRPC error rides on HTTP 200: its class is its status */
+		if (r->status >= 0 && r->status <= 16)
+			return (uint8_t)(TOPO_CLASS_GRPC + r->status);
+		if (r->status > 16)
+			return TOPO_CLASS_GRPC_OTHER;
 		return r->aborted ? TOPO_CLASS_ABORTED : TOPO_CLASS_NONE;
 	case REQ_PROTO_REDIS:
 	case REQ_PROTO_MYSQL:
@@ -60,6 +72,8 @@ const char *topo__content(const struct req_record *r)
 {
 	switch (r->proto) {
 	case REQ_PROTO_HTTP:
+	case REQ_PROTO_HTTP2:
+	case REQ_PROTO_GRPC:
 	case REQ_PROTO_DNS:
 		return r->target;
 	case REQ_PROTO_REDIS:

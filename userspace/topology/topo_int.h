@@ -27,6 +27,8 @@ enum topo_class {
 	TOPO_CLASS_OK, TOPO_CLASS_ERROR,
 	TOPO_CLASS_RCODE,	/* DNS rcodes 0..15 follow */
 	TOPO_CLASS_RCODE_OTHER = TOPO_CLASS_RCODE + 16,
+	TOPO_CLASS_GRPC,	/* gRPC status codes 0..16 follow, by their names */
+	TOPO_CLASS_GRPC_OTHER = TOPO_CLASS_GRPC + 17,
 	TOPO_CLASS_MAX
 };
 

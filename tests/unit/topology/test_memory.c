@@ -226,7 +226,7 @@ int main(void)
 	size_t cd = chunk_of(sizeof(struct topo_edge));
 	size_t ents = (c.n_entities - 1) * ce, conts = c.n_contents * cc;
 	size_t sers = c.n_series * cs, edges = c.n_edges * cd;
-	/* all 7 x 27 overflow keys held, though records reach only KEYS */
+	/* all 9 x 45 overflow keys held, though records reach only KEYS */
 	size_t worst = empty + TOPO_DEFAULT_ENTITIES * ce + TOPO_DEFAULT_SERIES * cc +
 		       (TOPO_DEFAULT_SERIES + REQ_PROTO_MAX * TOPO_CLASS_MAX) * cs +
 		       (TOPO_DEFAULT_EDGES + REQ_PROTO_MAX * TOPO_CLASS_MAX) * cd;

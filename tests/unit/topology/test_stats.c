@@ -103,6 +103,26 @@ static void test_classes(void)
 	CHECK_STR(topo__content(&r), "GET");
 	r.proto = REQ_PROTO_DNS;
 	CHECK_STR(topo__content(&r), "/");
+	/* HTTP/2 as HTTP; gRPC by its own status, whatever HTTP said */
+	r.error = false;
+	r.proto = REQ_PROTO_HTTP2;
+	r.status = 404;
+	CHECK_STR(topo_class__name(topo_class__of(&r)), "4xx");
+	CHECK_STR(topo__content(&r), "/");
+	r.proto = REQ_PROTO_GRPC;
+	r.status = 0;
+	CHECK_STR(topo_class__name(topo_class__of(&r)), "OK");
+	r.status = 5;
+	CHECK_STR(topo_class__name(topo_class__of(&r)), "NOT_FOUND");
+	r.status = 16;
+	CHECK_STR(topo_class__name(topo_class__of(&r)), "UNAUTHENTICATED");
+	r.status = 17;
+	CHECK_STR(topo_class__name(topo_class__of(&r)), "other");
+	r.status = -1;
+	CHECK_STR(topo_class__name(topo_class__of(&r)), "");
+	r.aborted = true;
+	CHECK_STR(topo_class__name(topo_class__of(&r)), "aborted");
+	CHECK_STR(topo__content(&r), "/");
 }
 
 static void test_caps(void)

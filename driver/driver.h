@@ -46,6 +46,22 @@ struct driver_settings {
 	 * TLS library call stays in the kernel, its plaintext goes instead */
 	__u8 tls;
 	__u8 pad[2];
+	/* Request mode: the buffers of an fd whose I/O began with HTTP/2's
+	 * client preface (h2.bpf.h) are captured up to this, not the snaplen,
+	 * so that every frame header is seen; 0: off */
+	__u32 h2_snaplen;
+	__u32 pad2;
+};
+
+/* The most settings.h2_snaplen may be: an event is at most
+ * PPM_MAX_EVENT_SIZE with its header and its other params. */
+#define H2_SNAPLEN_MAX 64000
+/* HTTP/2 fds followed at once (h2_fds, an LRU): past it the oldest go back to
+ * the snaplen. */
+#define H2_FDS_MAX 8192
+struct h2_fd_key {
+	__u32 tgid;
+	__s32 fd;
 };
 
 /* Request mode, exit-only capture (driver_config.file_closes): the fds a

@@ -171,6 +171,10 @@ int driver__configure(struct driver *d, const struct driver_config *cfg)
 									     : DRIVER_DEFAULT_SNAPLEN;
 	if (d->skel->bss->settings.snaplen > PPM_MAX_ARG_SIZE)
 		return -EINVAL;
+	if (cfg->h2_snaplen > H2_SNAPLEN_MAX)
+		return -EINVAL;
+	d->skel->bss->settings.h2_snaplen = cfg->h2_snaplen;
+	bpf_map__set_max_entries(d->skel->maps.h2_fds, cfg->h2_snaplen ? H2_FDS_MAX : 1);
 	d->skel->bss->settings.drop_failed = cfg->drop_failed;
 	d->skel->bss->settings.own_tgid = cfg->own_tgid ? cfg->own_tgid : (uint32_t)getpid();
 	d->no_bpf_loop = cfg->no_bpf_loop;

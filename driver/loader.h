@@ -67,6 +67,10 @@ struct driver_config {
 	 * (n_tls_cipher) and the call's plaintext goes as a TLS_READ or
 	 * TLS_WRITE pair. */
 	bool tls;
+	/* Request mode: an fd whose I/O began with HTTP/2's client preface has
+	 * its buffers captured up to this many bytes, not the snaplen (h2.bpf.h;
+	 * at most H2_SNAPLEN_MAX); 0: none are. */
+	uint32_t h2_snaplen;
 };
 
 /* The TLS libraries driver__tls_attach knows, by their functions. */

@@ -15,6 +15,7 @@
 #include "frame.bpf.h"
 #include "kfilter.bpf.h"
 #include "prof.bpf.h"
+#include "h2.bpf.h"
 
 /* The syscall whose kernel-filter verdict a TLS call of that direction
  * takes: its plaintext stands for the socket read or write it replaces. */
@@ -51,6 +52,7 @@ static __always_inline int tls__send(struct pt_regs *ctx, __u16 etype, const str
 {
 	struct scratch *s = scratch__get();
 	struct filler f = { 0 };
+	__u32 off0;
 
 	if (!s) {
 		DROP(n_drops_bug, etype);
@@ -78,7 +80,9 @@ static __always_inline int tls__send(struct pt_regs *ctx, __u16 etype, const str
 	s->overflow = 0;
 	s->off = PPM_HDR_LEN + 2 * 2;
 	filler__s64(&f, (__s64)moved);
-	filler__buf_user(&f, (const void *)c->buf, moved, settings.snaplen);
+	off0 = s->off;
+	filler__buf_user(&f, (const void *)c->buf, moved, h2__snaplen(&f, c->fd));
+	h2__note(&f, c->fd, off0);
 	return filler__submit(&f);
 }
 

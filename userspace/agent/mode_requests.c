@@ -41,6 +41,9 @@ int agent__requests_plan(struct agent *a, struct capture_live_opts *lo)
 	lo->file_closes = true;
 	/* TLS plaintext from the libraries' calls, where capture is exit-only */
 	lo->tls = !a->o.no_tls;
+	/* HTTP/2 connections whole, so that no header block is cut: never
+	 * less than the snaplen asked */
+	lo->h2_snaplen = lo->snaplen > REQ_MODE_H2_SNAPLEN ? lo->snaplen : REQ_MODE_H2_SNAPLEN;
 	/* the threads whose socket I/O is sent: those that serve requests */
 	if (a->o.profile)
 		lo->profile = PROF_FOLLOW_SENT;

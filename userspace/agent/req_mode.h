@@ -28,6 +28,9 @@
 /* Bytes of I/O buffers captured in request mode unless -s says: enough for an
  * HTTP request's head and a pipelined batch of small Redis commands. */
 #define REQ_MODE_SNAPLEN 2048
+/* ... and of an HTTP/2 connection's (driver_config.h2_snaplen): the most an
+ * event holds beside its other params */
+#define REQ_MODE_H2_SNAPLEN H2_SNAPLEN_MAX
 
 struct req_mode;
 

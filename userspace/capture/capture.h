@@ -153,6 +153,9 @@ struct capture_live_opts {
 	/* Request mode's TLS probes (driver_config.tls), where capture is
 	 * exit-only; else left off (capture_stats.tls says which) */
 	bool tls;
+	/* Request mode: HTTP/2 connections' buffers captured up to this, not
+	 * the snaplen (driver_config.h2_snaplen); 0: none */
+	uint32_t h2_snaplen;
 	/* Profiling: enum prof_follow (driver_config.profile) */
 	uint8_t profile;
 	uint32_t profile_hz;	/* on-CPU stack samples a second (driver_config) */

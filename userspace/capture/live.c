@@ -123,6 +123,7 @@ static int live_setup(struct live *l, const struct capture_live_opts *o)
 		.file_closes = o->file_closes,
 		.no_syscall_tps = o->no_syscall_tps,
 		.tls = o->tls,
+		.h2_snaplen = o->h2_snaplen,
 		.profile = o->profile,
 		.profile_hz = o->profile_hz,
 		.profile_names = o->profile_names,

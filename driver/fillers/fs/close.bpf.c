@@ -1,5 +1,6 @@
 /* close(fd) */
 #include "../../frame.bpf.h"
+#include "../../h2.bpf.h"
 
 FILLER(syscall_close_e)
 {
@@ -17,6 +18,8 @@ FILLER_EXIT(syscall_close_x)
 
 	if (FILLER_BEGIN(&f, ctx, SYSCALL_CLOSE_X))
 		return 0;
+	/* the number's next socket is no HTTP/2 connection yet */
+	h2__forget(&f, filler__arg(&f, 0));
 	filler__s64(&f, f.ret);
 	return filler__submit(&f);
 }

@@ -4,6 +4,7 @@
 #define FS_BPF_H
 
 #include "../../fd.bpf.h"
+#include "../../h2.bpf.h"
 
 /* x86_64 native open flags (include/uapi/asm-generic/fcntl.h): vmlinux.h has no
  * macros. */

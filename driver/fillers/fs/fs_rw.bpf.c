@@ -13,16 +13,26 @@ static __always_inline void fs__rw_enter(struct filler *f, int with_pos)
 
 static __always_inline void fs__read_exit(struct filler *f)
 {
+	long fd = filler__arg(f, 0);
+	__u32 off0;
+
 	filler__s64(f, f->ret);
+	off0 = f->s->off;
 	filler__buf_user(f, (const void *)filler__arg(f, 1), f->ret > 0 ? f->ret : 0,
-			 settings.snaplen);
+			 h2__snaplen(f, fd));
+	h2__note(f, fd, off0);
 }
 
 /* A failed write still shows what it tried to write (sysdig's behaviour). */
 static __always_inline void fs__write_exit(struct filler *f)
 {
+	long fd = filler__arg(f, 0);
+	__u32 off0;
+
 	filler__s64(f, f->ret);
-	filler__buf_user(f, (const void *)filler__arg(f, 1), filler__arg(f, 2), settings.snaplen);
+	off0 = f->s->off;
+	filler__buf_user(f, (const void *)filler__arg(f, 1), filler__arg(f, 2), h2__snaplen(f, fd));
+	h2__note(f, fd, off0);
 }
 
 FILLER(syscall_read_e)

@@ -6,6 +6,7 @@
 
 #include "../../fd.bpf.h"
 #include "../../frame.bpf.h"
+#include "../../h2.bpf.h"
 #include "schema_flags.h"
 
 #define PN_AF_UNIX 1

@@ -20,10 +20,14 @@ static __always_inline void msg__tuple(struct filler *f, long fd, const void *ua
 /* RES bytes of a call's buffer at UBUF, cut to the snaplen; empty on failure. */
 static __always_inline void msg__data(struct filler *f, const void *ubuf)
 {
+	long fd = filler__arg(f, 0);
+	__u32 off0 = f->s->off;
+
 	if (f->ret > 0)
-		filler__buf_user(f, ubuf, f->ret, settings.snaplen);
+		filler__buf_user(f, ubuf, f->ret, h2__snaplen(f, fd));
 	else
 		filler__empty(f);
+	h2__note(f, fd, off0);
 }
 
 /* sendto(fd, buf, len, flags, addr, addrlen) */
@@ -112,10 +116,12 @@ FILLER_EXIT(socket_sendmsg_x)
 		return 0;
 	filler__s64(&f, f.ret);
 	if (f.ret > 0) {
+		__u32 snap = h2__snaplen(&f, filler__arg(&f, 0)), off0 = f.s->off;
+
 		net__msghdr((void *)filler__arg(&f, 1), &m);
-		net__iovs(&f, m.msg_iov, m.msg_iovlen, true,
-			  f.ret < settings.snaplen ? f.ret : settings.snaplen, &v);
+		net__iovs(&f, m.msg_iov, m.msg_iovlen, true, f.ret < snap ? f.ret : snap, &v);
 		filler__commit(&f, v.copied);
+		h2__note(&f, filler__arg(&f, 0), off0);
 	} else {
 		filler__empty(&f);
 	}
@@ -148,9 +154,11 @@ FILLER_EXIT(socket_recvmsg_x)
 	net__msghdr((void *)filler__arg(&f, 1), &m);
 	filler__u32(&f, net__iovs(&f, m.msg_iov, m.msg_iovlen, false, 0, &v));
 	if (f.ret > 0) {
-		net__iovs(&f, m.msg_iov, m.msg_iovlen, true,
-			  f.ret < settings.snaplen ? f.ret : settings.snaplen, &v);
+		__u32 snap = h2__snaplen(&f, fd), off0 = f.s->off;
+
+		net__iovs(&f, m.msg_iov, m.msg_iovlen, true, f.ret < snap ? f.ret : snap, &v);
 		filler__commit(&f, v.copied);
+		h2__note(&f, fd, off0);
 	} else {
 		filler__empty(&f);
 	}

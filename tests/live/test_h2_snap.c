@@ -1,0 +1,360 @@
+/* Request mode's HTTP/2 capture (driver_config.h2_snaplen, driver/h2.bpf.h),
+ * on TCP connections over 127.0.0.1 made here, with a snaplen of 64:
+ * - driver__configure refuses an h2_snaplen above H2_SNAPLEN_MAX (-EINVAL)
+ *   and takes H2_SNAPLEN_MAX itself;
+ * - h2_snaplen 20000: for each family of calls (write/read, sendto/recvfrom,
+ *   sendmsg/recvmsg, writev/readv) a fresh connection whose client sends a
+ *   200-byte opening that begins with HTTP/2's preface by that family's call,
+ *   the server taking it by its counterpart (the vector calls split it so
+ *   that the preface spans iovecs): both events cut at the snaplen, as the fd
+ *   is marked only after that copy. Then, by the same calls, 12000 bytes from
+ *   the client and 12000 back from the server arrive whole on both ends (the
+ *   client marked by its write, the server by its read), and 30000 bytes from
+ *   the client are cut at 20000 exactly on both ends;
+ * - beside each, a control connection opening with "GET / HTTP/1.1": its
+ *   12000-byte buffers stay cut at the snaplen both ways;
+ * - h2_snaplen 0: the same connections, every buffer cut at the snaplen;
+ * - h2_snaplen H2_SNAPLEN_MAX (write/read only): 64000 bytes arrive whole
+ *   both ways, no frame dropped as too big;
+ * - a marked connection closed, a new one gets its fd numbers: its buffers
+ *   are cut at the snaplen (the close unmarked them);
+ * each transfer's events are exactly the two pairs of this thread, in order,
+ * every param checked (fd, size, res, data length and bytes), and no frame of
+ * the driver was dropped as too big meanwhile. */
+#include <sys/uio.h>
+
+#include "procnet/pn_test.h"
+
+static const int h2_calls[] = {
+	SYS_read, SYS_write, SYS_sendto, SYS_recvfrom, SYS_sendmsg, SYS_recvmsg,
+	SYS_readv, SYS_writev, SYS_close, -1,
+};
+
+#define SNAPLEN 64
+#define H2_SNAP 20000
+#define OPEN_LEN 200		/* a connection's first buffer */
+#define BIG 12000		/* under H2_SNAP: whole on a marked fd */
+#define HUGE 30000		/* over it: cut there */
+/* A read or write exit frame is its header, two lengths, an 8-byte res and
+ * the data: with this much data still under PPM_MAX_EVENT_SIZE, past which
+ * a frame is dropped (n_drops_scratch). */
+#define MAX_WHOLE 64000
+#define RBUF (1 << 17)		/* what a receive call offers */
+#define SPLIT 5			/* the first iovec: shorter than the preface's 8 looked-at bytes */
+
+/* The calls a transfer goes by: a sending one and its receiving counterpart. */
+enum fam { F_RW, F_TO, F_MSG, F_IOV, F_N };
+static const char *const fam_name[F_N] = { "write/read", "sendto/recvfrom",
+					   "sendmsg/recvmsg", "writev/readv" };
+
+static const char preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+static const char http1[] = "GET / HTTP/1.1\r\nHost: localhost\r\n\r\n";
+
+static int64_t me;
+static char h2_open[OPEN_LEN], h1_open[OPEN_LEN], big_a[MAX_WHOLE], big_b[MAX_WHOLE];
+static char huge[HUGE], rbuf[RBUF];
+
+/* LEN bytes of a pattern of its own for each SEED. */
+static void msg__fill(char *buf, size_t len, int seed)
+{
+	for (size_t i = 0; i < len; i++)
+		buf[i] = 'A' + (char)((i * 7 + (size_t)seed * 13) % 58);
+}
+
+/* A connection's opening: HEAD, then frame-like bytes up to OPEN_LEN. */
+static void msg__opening(char *buf, const char *head, int seed)
+{
+	msg__fill(buf, OPEN_LEN, seed);
+	memcpy(buf, head, strlen(head));
+}
+
+struct conn {
+	int cli, srv;
+};
+
+/* A connected TCP pair over 127.0.0.1. Socket buffers large enough that each
+ * send completes before its receive, which then takes it all in one call; a
+ * receive that never comes fails a call, not the whole test by timeout. */
+static void conn__open(struct conn *c)
+{
+	struct sockaddr_in a = pn_in4("127.0.0.1", 0);
+	struct timeval limit = { .tv_sec = 10 };
+	socklen_t alen = sizeof(a);
+	int l = socket(AF_INET, SOCK_STREAM, 0), size = 1 << 20, ok = 1;
+
+	c->cli = socket(AF_INET, SOCK_STREAM, 0);
+	for (int i = 0; i < 2; i++) {
+		int fd = i ? c->cli : l;
+
+		ok &= fd >= 0 && !setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size)) &&
+		      !setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size)) &&
+		      !setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof(limit));
+	}
+	/* the accepted end inherits the listener's options */
+	if (!ok || bind(l, (void *)&a, alen) || listen(l, 1) || getsockname(l, (void *)&a, &alen) ||
+	    connect(c->cli, (void *)&a, alen) || (c->srv = accept(l, NULL, NULL)) < 0) {
+		fprintf(stderr, "tcp pair over 127.0.0.1: %s\n", strerror(errno));
+		exit(1);
+	}
+	close(l);
+}
+
+static void conn__close(struct conn *c)
+{
+	close(c->cli);
+	close(c->srv);
+}
+
+/* LEN bytes of DATA as three iovecs, the first SPLIT bytes long. */
+static void iov__split(struct iovec *v, const char *data, size_t len)
+{
+	size_t mid = (len - SPLIT) / 2;
+
+	v[0] = (struct iovec){ (void *)data, SPLIT };
+	v[1] = (struct iovec){ (void *)(data + SPLIT), mid };
+	v[2] = (struct iovec){ (void *)(data + SPLIT + mid), len - SPLIT - mid };
+}
+
+/* FAM's sending call on FD with LEN bytes of DATA. */
+static ssize_t io__send(enum fam fam, int fd, const char *data, size_t len)
+{
+	struct iovec v[3];
+	struct msghdr m = { .msg_iov = v, .msg_iovlen = 3 };
+
+	iov__split(v, data, len);
+	switch (fam) {
+	case F_RW:
+		return write(fd, data, len);
+	case F_TO:
+		return sendto(fd, data, len, 0, NULL, 0);
+	case F_MSG:
+		return sendmsg(fd, &m, 0);
+	default:
+		return writev(fd, v, 3);
+	}
+}
+
+/* FAM's receiving call on FD into rbuf, offering RBUF bytes (the vector
+ * calls as two iovecs, the first SPLIT bytes long). */
+static ssize_t io__recv(enum fam fam, int fd)
+{
+	struct iovec v[2] = { { rbuf, SPLIT }, { rbuf + SPLIT, RBUF - SPLIT } };
+	struct msghdr m = { .msg_iov = v, .msg_iovlen = 2 };
+
+	switch (fam) {
+	case F_RW:
+		return read(fd, rbuf, RBUF);
+	case F_TO:
+		return recvfrom(fd, rbuf, RBUF, 0, NULL, NULL);
+	case F_MSG:
+		return recvmsg(fd, &m, 0);
+	default:
+		return readv(fd, v, 2);
+	}
+}
+
+static const uint16_t send_type[F_N] = { PPME_SYSCALL_WRITE_E, PPME_SOCKET_SENDTO_E,
+					 PPME_SOCKET_SENDMSG_E, PPME_SYSCALL_WRITEV_E };
+static const uint16_t recv_type[F_N] = { PPME_SYSCALL_READ_E, PPME_SOCKET_RECVFROM_E,
+					 PPME_SOCKET_RECVMSG_E, PPME_SYSCALL_READV_E };
+
+/* The sending call's pair: FD, LEN bytes of DATA, kept up to CUT. Connected
+ * sends name no address: their tuple is empty. */
+static void expect__send(struct harness *h, int *at, enum fam fam, int fd, const char *data,
+			 int64_t len, size_t cut)
+{
+	struct hevt *e, *x;
+
+	if (!pn_pair(h, at, send_type[fam], me, &e, &x))
+		return;
+	EXPECT_PARAM_INT(e, 0, fd);
+	EXPECT_PARAM_INT(e, 1, len);
+	if (fam == F_TO || fam == F_MSG)
+		EXPECT_PARAM_EMPTY(e, 2);
+	EXPECT_PARAM_INT(x, 0, len);
+	EXPECT_PARAM_BYTES(x, 1, data, cut);
+}
+
+/* The receiving call's pair: FD, LEN bytes of DATA got of RBUF offered, kept
+ * up to CUT; no address asked for, so no tuple. */
+static void expect__recv(struct harness *h, int *at, enum fam fam, int fd, const char *data,
+			 int64_t len, size_t cut)
+{
+	struct hevt *e, *x;
+
+	if (!pn_pair(h, at, recv_type[fam], me, &e, &x))
+		return;
+	EXPECT_PARAM_INT(e, 0, fd);
+	EXPECT_PARAM_INT(x, 0, len);
+	switch (fam) {
+	case F_RW:
+		EXPECT_PARAM_INT(e, 1, RBUF);
+		EXPECT_PARAM_BYTES(x, 1, data, cut);
+		break;
+	case F_TO:
+		EXPECT_PARAM_INT(e, 1, RBUF);
+		EXPECT_PARAM_BYTES(x, 1, data, cut);
+		EXPECT_PARAM_EMPTY(x, 2);
+		break;
+	case F_MSG:
+		EXPECT_PARAM_INT(x, 1, RBUF);	/* the iovecs' total */
+		EXPECT_PARAM_BYTES(x, 2, data, cut);
+		EXPECT_PARAM_EMPTY(x, 3);
+		break;
+	default:
+		EXPECT_PARAM_INT(x, 1, len);	/* capped at res, as sysdig */
+		EXPECT_PARAM_BYTES(x, 2, data, cut);
+		break;
+	}
+}
+
+static uint64_t drops__scratch(struct harness *h)
+{
+	struct driver_counters tot = { 0 };
+
+	EXPECT(driver__counters(harness__driver(h), NULL, 0, &tot) > 0);
+	return tot.n_drops_scratch;
+}
+
+/* LEN bytes of DATA from FROM to TO by FAM's calls: exactly their two pairs
+ * arrive, both with the data cut at SNAP, and no frame was too big. */
+static void xfer__check(struct harness *h, enum fam fam, int from, int to, const char *data,
+			size_t len, uint32_t snap)
+{
+	size_t cut = len < snap ? len : snap;
+	uint64_t drops;
+	ssize_t sent, got;
+	int at = 0;
+
+	harness__drain(h, -1);
+	drops = drops__scratch(h);
+	sent = io__send(fam, from, data, len);
+	got = io__recv(fam, to);
+	harness__drain(h, me);
+	EXPECT(sent == (ssize_t)len && got == (ssize_t)len && !memcmp(rbuf, data, len));
+	EXPECT(drops__scratch(h) == drops);
+	expect__send(h, &at, fam, from, data, len, cut);
+	expect__recv(h, &at, fam, to, data, len, cut);
+	EXPECT(at == harness__count(h));
+	if (at != harness__count(h) || sent != (ssize_t)len || got != (ssize_t)len)
+		fprintf(stderr, "  %s of %zu bytes (fd %d to %d, snap %u): sent %zd, got %zd, "
+			"%d events\n", fam_name[fam], len, from, to, snap, sent, got,
+			harness__count(h));
+}
+
+/* Under a driver whose marked fds are cut at H2 (the snaplen when it marks
+ * none), per family: a preface connection and a control one, all open at
+ * once (phase__reuse checks what a close does to a mark). */
+static void phase__families(struct harness *h, uint32_t h2)
+{
+	struct conn pri[F_N], ctl[F_N];
+
+	for (int f = 0; f < F_N; f++) {
+		conn__open(&pri[f]);
+		conn__open(&ctl[f]);
+	}
+	for (int f = 0; f < F_N; f++) {
+		/* the opening itself: copied before its fd is marked */
+		xfer__check(h, f, pri[f].cli, pri[f].srv, h2_open, OPEN_LEN, SNAPLEN);
+		xfer__check(h, f, pri[f].cli, pri[f].srv, big_a, BIG, h2);
+		xfer__check(h, f, pri[f].srv, pri[f].cli, big_b, BIG, h2);
+		xfer__check(h, f, pri[f].cli, pri[f].srv, huge, HUGE, h2);
+
+		xfer__check(h, f, ctl[f].cli, ctl[f].srv, h1_open, OPEN_LEN, SNAPLEN);
+		xfer__check(h, f, ctl[f].cli, ctl[f].srv, big_a, BIG, SNAPLEN);
+		xfer__check(h, f, ctl[f].srv, ctl[f].cli, big_b, BIG, SNAPLEN);
+	}
+	for (int f = 0; f < F_N; f++) {
+		conn__close(&pri[f]);
+		conn__close(&ctl[f]);
+	}
+}
+
+/* A driver capturing this process with the snaplen and H2 as h2_snaplen. */
+static struct harness *h2__open(uint32_t h2)
+{
+	struct driver_config cfg = pn_capture_self;
+
+	cfg.syscalls = harness__only(h2_calls);
+	cfg.snaplen = SNAPLEN;
+	cfg.h2_snaplen = h2;
+	return harness__open(256, &cfg);
+}
+
+/* h2_snaplen at most H2_SNAPLEN_MAX: refused above, before any load. */
+static void check__limit(void)
+{
+	struct driver_config cfg = pn_capture_self;
+	struct driver *d = driver__open();
+
+	EXPECT(d != NULL);
+	if (!d)
+		return;
+	cfg.h2_snaplen = H2_SNAPLEN_MAX + 1;
+	EXPECT(driver__configure(d, &cfg) == -EINVAL);
+	cfg.h2_snaplen = H2_SNAPLEN_MAX;
+	EXPECT(driver__configure(d, &cfg) == 0);
+	driver__close(d);
+}
+
+/* h2_snaplen at its bound: the largest buffer a frame holds whole. */
+static void phase__max(struct harness *h)
+{
+	struct conn c;
+
+	conn__open(&c);
+	xfer__check(h, F_RW, c.cli, c.srv, h2_open, OPEN_LEN, SNAPLEN);
+	xfer__check(h, F_RW, c.cli, c.srv, big_a, MAX_WHOLE, H2_SNAPLEN_MAX);
+	xfer__check(h, F_RW, c.srv, c.cli, big_b, MAX_WHOLE, H2_SNAPLEN_MAX);
+	conn__close(&c);
+}
+
+/* A marked connection closed: the next one on its fd numbers is cut at the
+ * snaplen again. */
+static void phase__reuse(struct harness *h)
+{
+	struct conn c, d;
+
+	conn__open(&c);
+	xfer__check(h, F_RW, c.cli, c.srv, h2_open, OPEN_LEN, SNAPLEN);
+	xfer__check(h, F_RW, c.cli, c.srv, big_a, BIG, H2_SNAP);
+	conn__close(&c);
+	conn__open(&d);
+	EXPECT(d.cli == c.cli || d.cli == c.srv);
+	EXPECT(d.srv == c.cli || d.srv == c.srv);
+	xfer__check(h, F_RW, d.cli, d.srv, h1_open, OPEN_LEN, SNAPLEN);
+	xfer__check(h, F_RW, d.cli, d.srv, big_a, BIG, SNAPLEN);
+	xfer__check(h, F_RW, d.srv, d.cli, big_b, BIG, SNAPLEN);
+	conn__close(&d);
+}
+
+int main(void)
+{
+	struct harness *h;
+
+	me = pn_gettid();
+	check__limit();
+	msg__opening(h2_open, preface, 1);
+	msg__opening(h1_open, http1, 2);
+	msg__fill(big_a, sizeof(big_a), 3);
+	msg__fill(big_b, sizeof(big_b), 4);
+	msg__fill(huge, sizeof(huge), 5);
+
+	h = h2__open(H2_SNAP);
+	phase__families(h, H2_SNAP);
+	phase__reuse(h);
+	harness__close(h);
+	fprintf(stderr, "h2_snaplen %u: %d checks, %d failed so far\n", H2_SNAP, harness_checks,
+		harness_failures);
+
+	h = h2__open(0);
+	phase__families(h, SNAPLEN);
+	harness__close(h);
+	fprintf(stderr, "h2_snaplen 0: %d checks, %d failed so far\n", harness_checks,
+		harness_failures);
+
+	h = h2__open(H2_SNAPLEN_MAX);
+	phase__max(h);
+	harness__close(h);
+	return harness__report("h2_snap");
+}

@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-${FUZZ_BUILD:-build-fuzz}}
 secs=${FUZZ_SECS:-10}
-targets=(${FUZZ_TARGETS:-cgroup runtime_json url capfile format requests pair symbols slices})
+targets=(${FUZZ_TARGETS:-cgroup runtime_json url capfile format requests pair h2 symbols slices})
 
 if [ ! -f "$dir/build.ninja" ]; then
 	# b_lundef=false: clang's sanitizers leave symbols for their runtime

@@ -56,6 +56,28 @@ wait_port() { wait_for "${2:-15}" port_open "$1"; }
 # port_free PORT: nothing listens on 127.0.0.1:PORT (the tests' fixed ports).
 port_free() { ! port_open "$1"; }
 
+# self_cert DIR: a self-signed certificate for CN=localhost, DIR/cert.pem and
+# its key DIR/key.pem.
+self_cert() {
+	timeout 30 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$1/key.pem" \
+		-out "$1/cert.pem" -days 2 -subj /CN=localhost -batch 2>/dev/null
+}
+
+# ngx_head DIR: the start of an nginx.conf of a test's: one process in the
+# foreground, its pid and error log under DIR, up to the http block's
+# opening (the caller writes the rest, and closes it).
+ngx_head() {
+	cat <<EOF
+daemon off;
+master_process off;
+worker_processes 1;
+pid $1/nginx.pid;
+error_log $1/logs/error.log;
+events { worker_connections 256; }
+http {
+EOF
+}
+
 # req_agent_start FILTER: the agent in request mode, writing $REQ_OUT; returns
 # once it captures (false if it did not start).
 req_agent_start() {

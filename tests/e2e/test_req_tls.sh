@@ -22,17 +22,8 @@ NGX=$SRV/nginx-tls
 mkdir -p "$NGX/logs" "$NGX/www"
 echo "small file" >"$NGX/www/small.txt"
 head -c 300000 /dev/urandom >"$NGX/www/big.bin"
-expect "openssl makes a self-signed certificate" \
-	timeout 30 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$NGX/key.pem" \
-	-out "$NGX/cert.pem" -days 2 -subj /CN=localhost -batch 2>/dev/null
-cat >"$NGX/nginx.conf" <<EOF2
-daemon off;
-master_process off;
-worker_processes 1;
-pid $NGX/nginx.pid;
-error_log $NGX/logs/error.log;
-events { worker_connections 256; }
-http {
+expect "openssl makes a self-signed certificate" self_cert "$NGX"
+{ ngx_head "$NGX"; cat <<EOF2; } >"$NGX/nginx.conf"
 	client_body_temp_path $NGX/body;
 	keepalive_requests 100000;
 	log_format req '\$remote_port \$status "\$request" \$server_protocol';

@@ -252,11 +252,38 @@ WIRE_PID=$!
 PIDS+=("$WIRE_PID")
 expect "a second agent prints the plaintext port's socket I/O" wait_capturing "$TMP/wire.err" "$WIRE_PID" ||
 	tail -n 5 "$TMP/wire.err"
+# --metrics too: gRPC's series by its status (lib.sh: start_agent adds these)
+MPORT=$(free_port)
+REQ_AGENT_EXTRA="--metrics 127.0.0.1:$MPORT"
 expect "the agent starts in request mode" req_agent_start "req.sport in ($P1,$P2)"
 
 expect "the client made its calls, each with the status it expects, over plaintext and TLS" \
 	timeout 60 "$PY" "$G/client.py" "$P1" "$P2" "$G/cert.pem" "$G/client.json" >"$G/client.out" 2>&1 ||
 	tail -n 5 "$G/client.out"
+# Metrics count each request once, from the server's side: the plaintext
+# port's calls (the TLS port's are tls bytes), classed by gRPC's status; a
+# Slow call is DEADLINE_EXCEEDED or, its stream reset first, aborted.
+grpc_metrics() {
+	curl -s "http://127.0.0.1:$MPORT/metrics" >"$TMP/metrics.txt" &&
+	/usr/bin/python3 - "$TMP/metrics.txt" >"$TMP/metrics.check" 2>&1 <<'PY'
+import re, sys
+sums = {}
+for l in open(sys.argv[1]):
+    if l.startswith("agent_request_total{") and 'protocol="grpc"' in l:
+        lab = dict(re.findall(r'(\w+)="([^"]*)"', l[:l.rindex("}")]))
+        k = (lab.get("request_content"), lab.get("response_content"))
+        sums[k] = sums.get(k, 0) + float(l.split()[-1])
+want = {("/e2e.Echo/Unary", "OK"): 20, ("/e2e.Echo/Missing", "NOT_FOUND"): 6,
+        ("/e2e.Echo/Nope", "UNIMPLEMENTED"): 3, ("/e2e.Echo/Stream", "OK"): 5}
+slow = sum(v for (p, c), v in sums.items()
+           if p == "/e2e.Echo/Slow" and c in ("DEADLINE_EXCEEDED", "aborted"))
+print(sorted(sums.items()))
+assert all(sums.get(k) == v for k, v in want.items()) and slow == 4 and \
+    sum(sums.values()) == sum(want.values()) + 4, "differ"
+PY
+}
+expect "--metrics: agent_request_total for grpc per path and gRPC status (response_content) == the calls made" \
+	wait_for 10 grpc_metrics || cat "$TMP/metrics.check"
 req_agent_stop; rc=$?
 expect "the agent exits 0" [ $rc = 0 ] || tail -n 5 "$REQ_ERR"
 kill -TERM "$WIRE_PID" 2>/dev/null

@@ -41,9 +41,9 @@ int agent__requests_plan(struct agent *a, struct capture_live_opts *lo)
 	lo->file_closes = true;
 	/* TLS plaintext from the libraries' calls, where capture is exit-only */
 	lo->tls = !a->o.no_tls;
-	/* HTTP/2 connections whole, so that no header block is cut: never
-	 * less than the snaplen asked */
-	lo->h2_snaplen = lo->snaplen > REQ_MODE_H2_SNAPLEN ? lo->snaplen : REQ_MODE_H2_SNAPLEN;
+	/* HTTP/2 connections whole, so that no header block is cut (the
+	 * most the driver takes, whatever -s says) */
+	lo->h2_snaplen = REQ_MODE_H2_SNAPLEN;
 	/* the threads whose socket I/O is sent: those that serve requests */
 	if (a->o.profile)
 		lo->profile = PROF_FOLLOW_SENT;
@@ -183,9 +183,11 @@ void agent__requests_describe(const struct agent *a)
 	}
 	if (a->req)
 		agent__say("request mode: only IPv4 and IPv6 socket I/O leaves the kernel, %u "
-			   "bytes of each buffer; up to %u connections followed, %u requests "
-			   "in flight on each, unanswered ones time out after %.3f s",
-			   a->o.snaplen_given ? a->o.snaplen : REQ_MODE_SNAPLEN, PAIR_MAX_CONNS,
+			   "bytes of each buffer (%u of an HTTP/2 connection's); up to %u "
+			   "connections followed, %u requests in flight on each, unanswered "
+			   "ones time out after %.3f s",
+			   a->o.snaplen_given ? a->o.snaplen : REQ_MODE_SNAPLEN,
+			   REQ_MODE_H2_SNAPLEN, PAIR_MAX_CONNS,
 			   PAIR_PIPELINE, (a->o.request_timeout_ns ? a->o.request_timeout_ns :
 					   PAIR_TIMEOUT_NS) / 1e9);
 }

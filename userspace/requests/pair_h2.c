@@ -97,7 +97,6 @@ static void dir__lose(struct pairer *p, struct h2_dir *d)
  * header blocks, and its table with them. */
 static void dir__desync(struct pairer *p, struct h2_dir *d)
 {
-
 	p->c.n_h2_desync++;
 	d->desync = true;
 	d->in_frame = d->in_block = false;

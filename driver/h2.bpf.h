@@ -19,6 +19,11 @@ struct {
 	__type(value, __u8);
 } h2_fds __weak SEC(".maps");
 
+/* Entries put in h2_fds less those a close took out: while it is 0 (no
+ * HTTP/2 connection now, the common case) no data call looks the map up.
+ * The LRU's own evictions are not taken off: it errs high, never low. */
+__u32 h2_marks __weak;
+
 /* "PRI * HT", the preface's first 8 bytes, as a little-endian word */
 #define H2_PREFACE_WORD 0x5448202a20495250ull
 
@@ -27,7 +32,7 @@ static __always_inline __u32 h2__snaplen(struct filler *f, long fd)
 {
 	struct h2_fd_key k;
 
-	if (!settings.h2_snaplen)
+	if (!settings.h2_snaplen || !h2_marks)
 		return settings.snaplen;
 	k.tgid = f->me >> 32;
 	k.fd = (__s32)fd;
@@ -50,7 +55,8 @@ static __always_inline void h2__note(struct filler *f, long fd, __u32 off0)
 		return;
 	k.tgid = f->me >> 32;
 	k.fd = (__s32)fd;
-	bpf_map_update_elem(&h2_fds, &k, &one, BPF_ANY);
+	if (!bpf_map_update_elem(&h2_fds, &k, &one, BPF_NOEXIST))
+		__sync_fetch_and_add(&h2_marks, 1);
 }
 
 /* FD of F's process is closed: its mark goes (a later socket may get the
@@ -60,11 +66,12 @@ static __always_inline void h2__forget(struct filler *f, long fd)
 {
 	struct h2_fd_key k;
 
-	if (!settings.h2_snaplen)
+	if (!settings.h2_snaplen || !h2_marks)
 		return;
 	k.tgid = f->me >> 32;
 	k.fd = (__s32)fd;
-	bpf_map_delete_elem(&h2_fds, &k);
+	if (!bpf_map_delete_elem(&h2_fds, &k))
+		__sync_fetch_and_sub(&h2_marks, 1);
 }
 
 #endif

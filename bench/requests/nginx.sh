@@ -14,14 +14,17 @@
 # -S: HTTPS (a certificate made by openssl req; the load tool's TLS is
 # OpenSSL too), and a row more after requests:
 #   notls     the same with --no-tls: no TLS probes, the bytes paired as tls
-#   usage: sudo bench/requests/nginx.sh [-S] [-s SECS] [-c CONNS] [-r ROUNDS]
+# -2: HTTP/2 (nginx's http2, over TLS with -S, else cleartext with prior
+# knowledge), the load tool h2load (nghttp2-client) with 10 streams in flight
+# on each connection (and no GOAWAY after nginx's default 1000 requests).
+#   usage: sudo bench/requests/nginx.sh [-S] [-2] [-s SECS] [-c CONNS] [-r ROUNDS]
 #          [-t TOOL_THREADS] [-w NGINX_WORKERS] [-p PORT] [AGENT]
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-secs=10 conns=50 rounds=3 threads=1 workers=1 port=18080 mport=19376 tls=""
-while getopts Ss:c:r:t:w:p: o; do
-	case $o in S) tls=1 ;; s) secs=$OPTARG ;; c) conns=$OPTARG ;; r) rounds=$OPTARG ;;
+secs=10 conns=50 rounds=3 threads=1 workers=1 port=18080 mport=19376 tls="" h2=""
+while getopts S2s:c:r:t:w:p: o; do
+	case $o in S) tls=1 ;; 2) h2=1 ;; s) secs=$OPTARG ;; c) conns=$OPTARG ;; r) rounds=$OPTARG ;;
 	t) threads=$OPTARG ;; w) workers=$OPTARG ;; p) port=$OPTARG ;; *) exit 2 ;; esac
 done
 shift $((OPTIND - 1))
@@ -30,6 +33,10 @@ RB_AGENT=${1:-$here/../../build/userspace/agent/agent}
 rb_install nginx nginx-light nginx || { echo "nginx missing and not installable" >&2; exit 2; }
 rb_install wrk wrk || rb_install ab apache2-utils || { echo "no wrk or ab" >&2; exit 2; }
 tool=wrk; command -v wrk >/dev/null || tool=ab
+if [ -n "$h2" ]; then
+	rb_install h2load nghttp2-client || { echo "no h2load" >&2; exit 2; }
+	tool=h2load
+fi
 
 RB_TMP=$(mktemp -d /tmp/reqbench-nginx.XXXXXX) RB_SERVER=nginx RB_MPORT=$mport
 tmp=$RB_TMP
@@ -43,6 +50,7 @@ if [ -n "$tls" ]; then
 	listen="listen 127.0.0.1:$port ssl; ssl_certificate $tmp/cert.pem; ssl_certificate_key $tmp/key.pem;"
 	scheme=https
 fi
+[ -n "$h2" ] && listen=${listen/;/ http2;}
 cat >"$tmp/nginx.conf" <<CONF
 worker_processes $workers;
 error_log $tmp/error.log warn;
@@ -53,6 +61,7 @@ http {
 	sendfile on;
 	tcp_nopush on;
 	keepalive_requests 100000000;
+	${h2:+http2_max_requests 100000000;}
 	server { $listen root $tmp/www; }
 }
 CONF
@@ -65,7 +74,12 @@ RB_SRV_PIDS="$npid $(pgrep -P $npid | tr '\n' ' ')"
 # load: one keep-alive run of the load tool.
 load() {
 	local url=$scheme://127.0.0.1:$port/index.html errs
-	if [ $tool = wrk ]; then
+	if [ $tool = h2load ]; then
+		rb_timed h2load -t "$threads" -c "$conns" -m 10 -D "$secs" "$url"
+		RB_COUNT=$(awk '/^requests:/ { print $8 }' "$tmp/load.out")
+		RB_RATE=$(awk '/^finished in/ { print $4 }' "$tmp/load.out")
+		errs=$(awk '/^requests:/ && ($10 || $12) { print "failed " $10 ", errored " $12 }' "$tmp/load.out")
+	elif [ $tool = wrk ]; then
 		rb_timed wrk -t "$threads" -c "$conns" -d "${secs}s" "$url"
 		RB_COUNT=$(awk '/requests in/ { print $1 }' "$tmp/load.out")
 		RB_RATE=$(awk '/^Requests\/sec/ { print $2 }' "$tmp/load.out")
@@ -79,7 +93,7 @@ load() {
 	RB_SAYS=$(printf '%8.0f req/s%s' "$RB_RATE" "${errs:+ [$errs]}")
 }
 
-echo "nginx${tls:+ (HTTPS)}: $workers worker(s), $tool: $threads thread(s), $conns keep-alive connections, ${secs}s per row, $rounds rounds; $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "nginx${tls:+ (HTTPS)}${h2:+ (HTTP/2)}: $workers worker(s), $tool: $threads thread(s), $conns keep-alive connections, ${secs}s per row, $rounds rounds; $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq "$rounds"); do
 	RB_BARE=""
 	echo "round $r"

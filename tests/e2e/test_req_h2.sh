@@ -93,6 +93,9 @@ before() { grep -q before "$TMP/early.out"; }
 expect "a client opens its h2c connection before the agent, 2 requests on it" wait_for 10 before ||
 	cat "$TMP/early.out"
 
+# --metrics too: the count of requests whose headers were unknown
+MPORT=$(free_port)
+REQ_AGENT_EXTRA="--metrics 127.0.0.1:$MPORT"
 expect "the agent starts in request mode" req_agent_start "req.sport in ($PTLS, $PH2C)"
 touch "$TMP/go"
 early() { wait "$EARLY_PID" && grep -q "early client done" "$TMP/early.out"; }
@@ -124,6 +127,14 @@ load() {
 }
 expect "curl and h2load ran, every h2load request succeeded" load ||
 	tail -n 5 "$TMP/h2load_tls.out" "$TMP/h2load_h2c.out"
+# the early connection's 3 requests on each side: headers unknown
+unknown_metric() {
+	curl -s "http://127.0.0.1:$MPORT/metrics" >"$TMP/metrics.txt" &&
+	grep -q '^agent_requests_not_followed_total{reason="http2_headers_unknown"} 6$' "$TMP/metrics.txt" &&
+	grep -q '^agent_requests_not_followed_total{reason="http2_frames_lost"} 0$' "$TMP/metrics.txt"
+}
+expect "--metrics: 6 requests with HTTP/2 headers unknown, no frames lost" wait_for 10 unknown_metric ||
+	grep http2 "$TMP/metrics.txt"
 req_agent_stop; rc=$?
 expect "the agent exits 0" [ $rc = 0 ] || tail -n 5 "$REQ_ERR"
 srv_stop "$NGINX_PID" QUIT

@@ -162,9 +162,14 @@ static void block__end(struct pairer *p, struct pair_conn *c, struct h2_dir *d, 
 		dir__lose(p, d);
 		known = false;
 	}
-	if (d->block_push)
-		return;		/* a promised request: its table is followed, not it */
 	q = stream__find(c, d->block_stream);
+	if (d->block_push) {
+		/* a promised request: its table is followed, not it; its bytes
+		 * went on the stream it is associated with */
+		if (q && !req)
+			q->resp_bytes += d->block_bytes;
+		return;
+	}
 	if (req) {
 		if (q) {
 			q->req_bytes += d->block_bytes;	/* trailers */

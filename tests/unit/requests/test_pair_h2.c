@@ -475,6 +475,52 @@ static void test_hostile(void)
 	}
 }
 
+/* Past PAIR_PIPELINE streams in flight a stream is counted, not followed;
+ * an interim (1xx) header block is no response; a server push's block keeps
+ * the table (the pushed response is no record), so the blocks after it,
+ * leaning on what it added, still decode. */
+static void test_bounds_interim_push(void)
+{
+	nghttp2_hd_deflater *cd, *sd;
+	struct pairer *p = fx__open(&cd, &sd);
+	struct req_io s = tcp(20, 5, true, 40010, 80);
+	struct wire a = { .n = 0 }, b = { .n = 0 };
+	static const nghttp2_nv early[] = { NV(":status", "103"), NV("link", "</s.css>; rel=preload") };
+	static const nghttp2_nv pushed[] = {
+		NV(":method", "GET"), NV(":scheme", "http"), NV(":authority", "svc.test"),
+		NV(":path", "/pushed.css"), NV("x-push-only", "a-value-only-the-push-block-indexes"),
+	};
+	static const nghttp2_nv st200x[] = {
+		NV(":status", "200"), NV("x-push-only", "a-value-only-the-push-block-indexes"),
+	};
+	uint8_t block[512], pp[600];
+	struct pair_counters k;
+	ssize_t n;
+
+	w_open(&a);
+	for (uint32_t i = 0; i < PAIR_PIPELINE + 1; i++)
+		w_headers(&a, cd, 1 + 2 * i, H2_F_END_STREAM, get_a, 6);
+	feed(p, s, REQ_DIR_IN, 100, &a);
+	pair__counters(p, &k);
+	CHECK_INT(k.n_pipeline_full, 1);
+	/* stream 1: a 103, then a push promise (stream 2), then its 200 */
+	w_headers(&b, sd, 1, 0, early, 2);
+	n = nghttp2_hd_deflate_hd(sd, block, sizeof(block), pushed, 5);
+	CHECK(n > 0);
+	pp[0] = 0, pp[1] = 0, pp[2] = 0, pp[3] = 2;	/* the promised stream */
+	memcpy(pp + 4, block, (size_t)n);
+	w_frame(&b, H2_PUSH_PROMISE, H2_F_END_HEADERS, 1, pp, 4 + (size_t)n);
+	w_headers(&b, sd, 1, H2_F_END_STREAM, st200x, 2);
+	feed(p, s, REQ_DIR_OUT, 200, &b);
+	CHECK_INT(nrec, 1);
+	check_rec(&recs[0], REQ_PROTO_HTTP2, "GET", "/a", 200, false);
+	CHECK_INT(recs[0].resp_bytes, b.n);
+	CHECK_INT(recs[0].ts_first_resp, 200);
+	pair__counters(p, &k);
+	CHECK_INT(k.n_h2_lost, 0);
+	fx__close(p, cd, sd);
+}
+
 static void test_framing(void)
 {
 	struct wire w = { .n = 0 };
@@ -526,5 +572,6 @@ int main(void)
 	test_table_size();
 	test_snaplen();
 	test_hostile();
+	test_bounds_interim_push();
 	return t_report();
 }

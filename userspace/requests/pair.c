@@ -719,18 +719,7 @@ int pair__connect(struct pairer *p, const struct req_io *io)
  * found from the plaintext. */
 static void conn__tls_begin(struct pairer *p, struct pair_conn *c)
 {
-	while (c->n) {
-		struct pair_req *q = q_at(c, 0);
-
-		if (q->has_resp) {
-			pair_emit__req(p, c, q, false, false, 0);
-			continue;
-		}
-		p->c.n_tls_unanswered++;
-		pair_req__release(p, q);
-		c->head = (c->head + 1) % PAIR_PIPELINE;
-		c->n--;
-	}
+	pair_emit__answered(p, c, &p->c.n_tls_unanswered);
 	c->tls = true;
 	pair_h2__free(c->h2);
 	c->h2 = NULL;

@@ -221,3 +221,19 @@ void pair_emit__req(struct pairer *p, struct pair_conn *c, struct pair_req *q, b
 	p->c.n_aborted += aborted;
 	p->emit(p->ctx, &r);
 }
+
+void pair_emit__answered(struct pairer *p, struct pair_conn *c, uint64_t *dropped)
+{
+	while (c->n) {
+		struct pair_req *q = &c->q[c->head];
+
+		if (q->has_resp) {
+			pair_emit__req(p, c, q, false, false, 0);
+			continue;
+		}
+		(*dropped)++;
+		pair_req__release(p, q);
+		c->head = (c->head + 1) % PAIR_PIPELINE;
+		c->n--;
+	}
+}

@@ -363,18 +363,7 @@ int pair_h2__start(struct pairer *p, struct pair_conn *c, enum pair_h2_start how
 		return -ENOMEM;
 	}
 	/* what the connection carried before is over: reported as it stands */
-	while (c->n) {
-		struct pair_req *q = &c->q[c->head];
-
-		if (q->has_resp) {
-			pair_emit__req(p, c, q, false, false, 0);
-			continue;
-		}
-		p->c.n_unparsed++;
-		pair_req__release(p, q);
-		c->head = (c->head + 1) % PAIR_PIPELINE;
-		c->n--;
-	}
+	pair_emit__answered(p, c, &p->c.n_unparsed);
 	c->req_need = c->resp_need = 0;
 	c->carry_len = 0;
 	c->h2 = h;

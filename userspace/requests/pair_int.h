@@ -267,6 +267,11 @@ int pair_h2__start(struct pairer *p, struct pair_conn *c, enum pair_h2_start how
 void pair_h2__io(struct pairer *p, struct pair_conn *c, const struct req_io *io, bool req);
 void pair_h2__free(struct pair_h2 *h);
 
+/* pair_emit.c: C's stream starts over (another protocol, or plaintext after
+ * ciphertext): its answered requests are handed out as they stand, the
+ * unanswered dropped, counted in *DROPPED. */
+void pair_emit__answered(struct pairer *p, struct pair_conn *c, uint64_t *dropped);
+
 /* pair_emit.c: hands out Q's request of connection C (and removes it from the
  * queue when it is the oldest). */
 void pair_emit__req(struct pairer *p, struct pair_conn *c, struct pair_req *q, bool timed_out,

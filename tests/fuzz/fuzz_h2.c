@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_rec.h"
 #include "h2_hpack.h"
 #include "pair.h"
 
@@ -19,14 +20,7 @@ static void on_rec(void *ctx, const struct req_record *r)
 {
 	(void)ctx;
 	n_records++;
-	if (r->ts_end < r->ts_start || r->duration != r->ts_end - r->ts_start)
-		abort();
-	if (r->proto != REQ_PROTO_HTTP2 && r->proto != REQ_PROTO_GRPC && r->proto != REQ_PROTO_NONE &&
-	    r->proto >= REQ_PROTO_MAX)
-		abort();
-	if (!memchr(r->method, 0, sizeof(r->method)) || !memchr(r->target, 0, sizeof(r->target)) ||
-	    !memchr(r->code, 0, sizeof(r->code)))
-		abort();
+	rec__check(r);
 	if (r->proto == REQ_PROTO_GRPC && r->error != (r->status > 0))
 		abort();
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_rec.h"
 #include "pair.h"
 
 #define MAX_CONNS 3
@@ -22,19 +23,7 @@ static void on_rec(void *ctx, const struct req_record *r)
 {
 	(void)ctx;
 	n_records++;
-	if (r->ts_end < r->ts_start || r->duration != r->ts_end - r->ts_start)
-		abort();
-	if (r->ttfb > r->duration && !r->timed_out)
-		abort();
-	if (r->proto >= REQ_PROTO_MAX || (r->side != REQ_SIDE_CLIENT && r->side != REQ_SIDE_SERVER))
-		abort();
-	/* a parent began before its call, and only a client's call has one */
-	if (!r->id || r->parent >= r->id || (r->parent && r->side != REQ_SIDE_CLIENT))
-		abort();
-	if (!memchr(r->method, 0, sizeof(r->method)) || !memchr(r->target, 0, sizeof(r->target)) ||
-	    !memchr(r->code, 0, sizeof(r->code)) || !memchr(r->client.comm, 0, 16) ||
-	    !memchr(r->server.comm, 0, 16))
-		abort();
+	rec__check(r);
 }
 
 static int64_t n_held;		/* quiet ends handed over and not given back */

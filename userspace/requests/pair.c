@@ -602,7 +602,7 @@ static void dgram__io(struct pairer *p, struct pair_conn *c, const struct req_io
 									  : REQ_SIDE_CLIENT);
 	if (h.request) {
 		q = pair_req__begin(p, c, REQ_PROTO_DNS,
-			       c->side == REQ_SIDE_CLIENT ? io->ts_enter : io->ts, &h, io->tid);
+				    c->side == REQ_SIDE_CLIENT ? io->ts_enter : io->ts, &h, io->tid);
 		if (!q)
 			return;
 		q->req_bytes = io->len;

@@ -245,6 +245,33 @@ struct tls_sess_key {
 	__u32 pad;
 };
 
+/* Request mode's Go TLS probes (tls_go.bpf.c), on Go programs' crypto/tls
+ * (*Conn).Read and Write: a call from its entry to one of its RETs, by
+ * goroutine (Go's g, in R14: a goroutine may come back on another thread),
+ * in go_calls; the value is a struct tls_call (sess: the *tls.Conn). */
+struct go_call_key {
+	__u64 g;
+	__u32 tgid;
+	__u32 pad;
+};
+/* Go programs probed at most (go_bins, by a probe's cookie): per program,
+ * the link-time addresses of the itabs of *net.TCPConn and *net.UnixConn
+ * as a net.Conn, 0 for one the program never makes. */
+#define GO_BINS_MAX 256
+struct go_bin_itabs {
+	__u64 tcp, unix_;
+};
+/* A probe's cookie: its program's slot in go_bins in the top 16 bits, the
+ * probed instruction's link-time address below (a PIE's load bias is the
+ * probe's address less it). */
+#define GO_COOKIE_SLOT_SHIFT 48
+/* Sockets of Go TLS connections (go_fds, an LRU by process and fd, like
+ * h2_fds): their socket I/O is ciphertext, kept in the kernel. */
+#define GO_FDS_MAX 16384
+/* Go TLS calls in flight at once (go_calls, an LRU: a goroutine that never
+ * returns leaves its entry behind) */
+#define GO_TLS_CALLS 16384
+
 /* Kernel filtering by process (kfilter.bpf.h): up to KF_MAX_ATOMS tests of a
  * thread ("comm is nginx", "euid is 1000", "in container X") are evaluated when
  * the thread is first seen, at clone, execve and the set*id calls; an event is

@@ -11,6 +11,7 @@
 #define H2_BPF_H
 
 #include "scratch.bpf.h"
+#include "fd_marks.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -19,9 +20,7 @@ struct {
 	__type(value, __u8);
 } h2_fds __weak SEC(".maps");
 
-/* Entries put in h2_fds less those a close took out: while it is 0 (no
- * HTTP/2 connection now, the common case) no data call looks the map up.
- * The LRU's own evictions are not taken off: it errs high, never low. */
+/* h2_fds' count (fd_marks.bpf.h) */
 __u32 h2_marks __weak;
 
 /* "PRI * HT", the preface's first 8 bytes, as a little-endian word */
@@ -30,13 +29,10 @@ __u32 h2_marks __weak;
 /* The bytes of FD's buffers F captures. */
 static __always_inline __u32 h2__snaplen(struct filler *f, long fd)
 {
-	struct h2_fd_key k;
-
-	if (!settings.h2_snaplen || !h2_marks)
+	if (!settings.h2_snaplen)
 		return settings.snaplen;
-	k.tgid = f->me >> 32;
-	k.fd = (__s32)fd;
-	return bpf_map_lookup_elem(&h2_fds, &k) ? settings.h2_snaplen : settings.snaplen;
+	return fdm__has(&h2_fds, &h2_marks, f->me >> 32, fd) ? settings.h2_snaplen :
+							       settings.snaplen;
 }
 
 /* A buffer of FD's was just put in F's frame at OFF0: when it starts with
@@ -44,19 +40,13 @@ static __always_inline __u32 h2__snaplen(struct filler *f, long fd)
 static __always_inline void h2__note(struct filler *f, long fd, __u32 off0)
 {
 	struct scratch *s = f->s;
-	struct h2_fd_key k;
-	__u8 one = 1;
 	__u64 w;
 
 	if (!settings.h2_snaplen || s->off < off0 + 8)
 		return;
 	__builtin_memcpy(&w, &s->data[off0 & FRAME_MASK], 8);
-	if (w != H2_PREFACE_WORD)
-		return;
-	k.tgid = f->me >> 32;
-	k.fd = (__s32)fd;
-	if (!bpf_map_update_elem(&h2_fds, &k, &one, BPF_NOEXIST))
-		__sync_fetch_and_add(&h2_marks, 1);
+	if (w == H2_PREFACE_WORD)
+		fdm__add(&h2_fds, &h2_marks, f->me >> 32, fd);
 }
 
 /* FD of F's process is closed: its mark goes (a later socket may get the
@@ -64,14 +54,8 @@ static __always_inline void h2__note(struct filler *f, long fd, __u32 off0)
  * socket's. */
 static __always_inline void h2__forget(struct filler *f, long fd)
 {
-	struct h2_fd_key k;
-
-	if (!settings.h2_snaplen || !h2_marks)
-		return;
-	k.tgid = f->me >> 32;
-	k.fd = (__s32)fd;
-	if (!bpf_map_delete_elem(&h2_fds, &k))
-		__sync_fetch_and_sub(&h2_marks, 1);
+	if (settings.h2_snaplen)
+		fdm__del(&h2_fds, &h2_marks, f->me >> 32, fd);
 }
 
 #endif

@@ -34,6 +34,7 @@ struct driver {
 	bool tls;			/* driver_config.tls */
 	struct bpf_link **tls_links;	/* the TLS probes, per library file */
 	uint32_t ntls_links, tls_cap, tls_files;
+	uint32_t go_files;		/* Go programs probed: go_bins' slots used */
 	struct bpf_link **samplers;	/* prof_sample on each CPU's cpu-clock */
 	int nsamplers;
 	uint32_t profile_hz;
@@ -238,7 +239,7 @@ static bool is_dispatcher(const struct bpf_program *p)
 	return !strcmp(n, "sys_enter") || !strcmp(n, "sys_exit") || !strcmp(n, "sys_exit_eo") ||
 	       !strcmp(n, "sched_process_exit") || !strcmp(n, "sched_process_exit_eo") ||
 	       !strcmp(n, "sched_switch") || !strcmp(n, "sched_process_exec") ||
-	       !strncmp(n, "prof_", 5) || !strncmp(n, "tlsp_", 5);
+	       !strncmp(n, "prof_", 5) || !strncmp(n, "tlsp_", 5) || !strncmp(n, "gotls_", 6);
 }
 
 static bool calls_helper(const struct bpf_program *p, int helper)
@@ -313,6 +314,12 @@ static void plan__apply(struct driver *d)
 	bpf_program__set_autoload(sk->progs.tlsp_free, d->tls);
 	bpf_map__set_max_entries(sk->maps.tls_calls, d->tls ? TLS_CALLS : 1);
 	bpf_map__set_max_entries(sk->maps.tls_fds, d->tls ? TLS_SESSIONS : 1);
+	bpf_program__set_autoload(sk->progs.gotls_read, d->tls);
+	bpf_program__set_autoload(sk->progs.gotls_read_ret, d->tls);
+	bpf_program__set_autoload(sk->progs.gotls_write, d->tls);
+	bpf_map__set_max_entries(sk->maps.go_calls, d->tls ? GO_TLS_CALLS : 1);
+	bpf_map__set_max_entries(sk->maps.go_fds, d->tls ? GO_FDS_MAX : 1);
+	bpf_map__set_max_entries(sk->maps.go_bins, d->tls ? GO_BINS_MAX : 1);
 	sk->bss->settings.tls = d->tls;
 	memset(sk->bss->filler_off, 0, sizeof(sk->bss->filler_off));
 	bpf_object__for_each_program(p, sk->obj) {
@@ -610,10 +617,12 @@ int driver__attach(struct driver *d)
 }
 
 /* One probe of a TLS function: its entry or return program. */
-static int tls__probe(struct driver *d, struct bpf_program *p, const char *path,
-		      const char *func, bool ret)
+/* P on PATH at FUNC (a symbol) or, without one, at file offset OFF, with
+ * COOKIE for the program. */
+static int tls__probe_at(struct driver *d, struct bpf_program *p, const char *path,
+			 const char *func, bool ret, size_t off, uint64_t cookie)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, o, .func_name = func, .retprobe = ret);
+	LIBBPF_OPTS(bpf_uprobe_opts, o, .func_name = func, .retprobe = ret, .bpf_cookie = cookie);
 	struct bpf_link *l;
 
 	if (d->ntls_links == d->tls_cap) {
@@ -626,11 +635,17 @@ static int tls__probe(struct driver *d, struct bpf_program *p, const char *path,
 		d->tls_cap = cap;
 	}
 	/* pid -1: every process that maps the file */
-	l = bpf_program__attach_uprobe_opts(p, -1, path, 0, &o);
+	l = bpf_program__attach_uprobe_opts(p, -1, path, off, &o);
 	if (!l)
 		return errno ? -errno : -ENOENT;
 	d->tls_links[d->ntls_links++] = l;
 	return 0;
+}
+
+static int tls__probe(struct driver *d, struct bpf_program *p, const char *path,
+		      const char *func, bool ret)
+{
+	return tls__probe_at(d, p, path, func, ret, 0, 0);
 }
 
 int driver__tls_attach(struct driver *d, const char *path, enum driver_tls_lib lib)
@@ -679,6 +694,53 @@ uint32_t driver__tls_files(const struct driver *d)
 	return d->tls_files;
 }
 
+/* FN's RET probes (RET, unless NULL), then its entry probe (ENTER): a call
+ * is noted only once its returns are probed. */
+static int go__probe_fn(struct driver *d, const char *path, const struct driver_go_fn *fn,
+			uint64_t slot, struct bpf_program *enter, struct bpf_program *ret)
+{
+	int err = 0;
+
+	for (uint32_t i = 0; ret && i < fn->nrets && !err; i++)
+		err = tls__probe_at(d, ret, path, NULL, false, fn->off + fn->rets[i],
+				    slot << GO_COOKIE_SLOT_SHIFT | (fn->vaddr + fn->rets[i]));
+	return err ?: tls__probe_at(d, enter, path, NULL, false, fn->off,
+				    slot << GO_COOKIE_SLOT_SHIFT | fn->vaddr);
+}
+
+int driver__go_tls_attach(struct driver *d, const char *path, const struct driver_go_tls *g)
+{
+	struct agent_driver *sk = d->skel;
+	struct go_bin_itabs it = { .tcp = g->itab_tcp, .unix_ = g->itab_unix };
+	uint32_t first = d->ntls_links, slot = d->go_files;
+	int err;
+
+	if (!d->loaded || !d->tls || !g->read.nrets)
+		return -EINVAL;
+	if (slot >= GO_BINS_MAX)
+		return -ENOSPC;
+	/* the cookie keeps 48 bits of address */
+	if ((g->read.vaddr | g->write.vaddr) >> GO_COOKIE_SLOT_SHIFT)
+		return -ERANGE;
+	err = bpf_map__update_elem(sk->maps.go_bins, &slot, sizeof(slot), &it, sizeof(it), BPF_ANY);
+	if (!err)
+		err = go__probe_fn(d, path, &g->read, slot, sk->progs.gotls_read,
+				   sk->progs.gotls_read_ret) ?:
+		      go__probe_fn(d, path, &g->write, slot, sk->progs.gotls_write, NULL);
+	if (err) {
+		while (d->ntls_links > first)
+			bpf_link__destroy(d->tls_links[--d->ntls_links]);
+		return err;
+	}
+	d->go_files++;
+	return 0;
+}
+
+uint32_t driver__go_tls_files(const struct driver *d)
+{
+	return d->go_files;
+}
+
 void driver__detach(struct driver *d)
 {
 	if (!d)
@@ -699,6 +761,7 @@ void driver__detach(struct driver *d)
 	d->tls_links = NULL;
 	d->tls_cap = 0;
 	d->tls_files = 0;
+	d->go_files = 0;
 	/* a sampler's link closes its perf event */
 	while (d->nsamplers > 0)
 		bpf_link__destroy(d->samplers[--d->nsamplers]);

@@ -163,6 +163,33 @@ int driver__tls_attach(struct driver *d, const char *path, enum driver_tls_lib l
 /* The library files the TLS probes are on. */
 uint32_t driver__tls_files(const struct driver *d);
 
+/* A Go function driver__go_tls_attach probes: its link-time address, its
+ * file offset, and its RET instructions' distances from its start. */
+struct driver_go_fn {
+	uint64_t vaddr, off;
+	const uint32_t *rets;
+	uint32_t nrets;
+};
+
+/* A Go (>= 1.17, x86-64) program's crypto/tls: (*Conn).Read and Write, and
+ * the link-time addresses of its *net.TCPConn and *net.UnixConn net.Conn
+ * itabs (0: none). */
+struct driver_go_tls {
+	struct driver_go_fn read, write;
+	uint64_t itab_tcp, itab_unix;
+};
+
+/* After driver__attach, with driver_config.tls: the Go TLS probes
+ * (tls_go.bpf.c) on the Go program file PATH, for every process that runs
+ * it, now or later: an entry probe on both functions and a probe on each
+ * RET of Read (a Write is sent at its entry; its RETs are not used). 0;
+ * -EINVAL without tls or Read's RETs; -ENOSPC past GO_BINS_MAX
+ * programs; else a negative errno. On failure nothing stays attached to the
+ * file. Several threads must not call it at once. */
+int driver__go_tls_attach(struct driver *d, const char *path, const struct driver_go_tls *g);
+/* The Go programs the Go TLS probes are on. */
+uint32_t driver__go_tls_files(const struct driver *d);
+
 /* Request mode's profiling (PROF_FOLLOW_SENT): ON, thread TID is followed no
  * more, nor again at its socket I/O (prof_let_go); off, it may be again.
  * 0 or a negative errno; -EINVAL when profiling follows no such threads. */

@@ -13,27 +13,15 @@
  * gnutls_record_send: the bytes moved, or < 0. A record is at most 16 KiB,
  * so the int view of either return is whole. */
 #include "frame.bpf.h"
-#include "kfilter.bpf.h"
 #include "prof.bpf.h"
-#include "h2.bpf.h"
-
-/* The syscall whose kernel-filter verdict a TLS call of that direction
- * takes: its plaintext stands for the socket read or write it replaces. */
-#define TLS_KF_READ 0	/* x86_64 read */
-#define TLS_KF_WRITE 1	/* x86_64 write */
+#include "tls_send.bpf.h"
 
 static __always_inline int tls__enter(struct pt_regs *ctx, int ex, long kf_id)
 {
 	struct tls_call c = { 0 };
-	__u64 me;
+	__u64 me = tls__caller(kf_id);
 
-	if (!settings.capture || !settings.tls)
-		return 0;
-	me = bpf_get_current_pid_tgid();
-	/* a thread the filters leave out: no note, so neither a plaintext
-	 * event nor a count of one on no socket */
-	if ((me >> 32) == settings.own_tgid || !interesting[kf_id] ||
-	    !kf__wants(kf_id, me, 1, 0, 0))
+	if (!me)
 		return 0;
 	c.sess = PT_REGS_PARM1(ctx);
 	c.buf = PT_REGS_PARM2(ctx);
@@ -42,48 +30,6 @@ static __always_inline int tls__enter(struct pt_regs *ctx, int ex, long kf_id)
 	c.fd = -1;
 	bpf_map_update_elem(&tls_calls, &me, &c, BPF_ANY);
 	return 0;
-}
-
-/* The pair of ETYPE (the enter event's code) for call C, which moved MOVED
- * bytes on C->fd: the enter frame (fd, size) parked, the exit frame (res,
- * data) built in the scratch frame, both stamped now and sent together. */
-static __always_inline int tls__send(struct pt_regs *ctx, __u16 etype, const struct tls_call *c,
-				     __u64 moved, __u64 me)
-{
-	struct scratch *s = scratch__get();
-	struct filler f = { 0 };
-	__u32 off0;
-
-	if (!s) {
-		DROP(n_drops_bug, etype);
-		return 0;
-	}
-	/* an enter frame left by a chain that failed goes alone first */
-	park__flush(ctx, s);
-	/* profiling: the thread's slices so far go before its events, and
-	 * its TLS I/O makes it followed as its socket I/O would */
-	if (settings.profile)
-		prof__at_event(ctx, me, 1);
-	stamp__set(s, me);
-	park__fd_size(s, etype, 2, c->fd, c->size, me);
-
-	f.s = s;
-	f.ctx = ctx;
-	f.regs = ctx;
-	f.ret = (long)moved;
-	f.me = me;
-	f.type = etype + 1;
-	s->owner = me;
-	s->type = etype + 1;
-	s->nparams = 2;
-	s->curarg = 0;
-	s->overflow = 0;
-	s->off = PPM_HDR_LEN + 2 * 2;
-	filler__s64(&f, (__s64)moved);
-	off0 = s->off;
-	filler__buf_user(&f, (const void *)c->buf, moved, h2__snaplen(&f, c->fd));
-	h2__note(&f, c->fd, off0);
-	return filler__submit(&f);
 }
 
 static __always_inline int tls__exit(struct pt_regs *ctx, __u16 etype)

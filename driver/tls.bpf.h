@@ -6,8 +6,42 @@
 #define TLS_BPF_H
 
 #include "counters.bpf.h"
+#include "fd_marks.bpf.h"
 
-/* 1 when thread PID_TGID is inside a TLS call: FD is then its socket (for
+/* The sockets of Go TLS connections (tls_go.bpf.c marks one at a call's
+ * entry, a close unmarks it): a Go program's socket I/O is made by whichever
+ * thread runs the goroutine then, so it is known by its fd, not by a thread
+ * inside a call. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, GO_FDS_MAX);
+	__type(key, struct h2_fd_key);
+	__type(value, __u8);
+} go_fds __weak SEC(".maps");
+
+/* go_fds' count (fd_marks.bpf.h): 0 when no Go TLS program is probed, or
+ * none talks now */
+__u32 go_marks __weak;
+
+/* 1 when FD of PID_TGID's process is a Go TLS connection's socket: its
+ * syscall is ciphertext, counted in n_tls_cipher and not sent. */
+static __always_inline int go__cipher(__u64 pid_tgid, __s32 fd)
+{
+	if (!fdm__has(&go_fds, &go_marks, pid_tgid >> 32, fd))
+		return 0;
+	COUNT(n_tls_cipher);
+	return 1;
+}
+
+/* FD of process TGID is closed: a later socket with its number is not a Go
+ * TLS connection's until a call says so. */
+static __always_inline void go__forget(__u32 tgid, long fd)
+{
+	fdm__del(&go_fds, &go_marks, tgid, fd);
+}
+
+/* 1 when thread PID_TGID is inside a TLS library call, or FD is a Go TLS
+ * connection's socket (go__cipher). In a library call, FD is then its socket (for
  * the call and, in tls_fds, for its session) and the syscall is not sent,
  * counted in n_tls_cipher. Only socket I/O syscalls that passed every
  * filter come here, so a call's fd is one the run wants. */
@@ -19,7 +53,7 @@ static __always_inline int tls__nested(__u64 pid_tgid, __s32 fd)
 
 	c = bpf_map_lookup_elem(&tls_calls, &pid_tgid);
 	if (!c)
-		return 0;
+		return go__cipher(pid_tgid, fd);
 	c->fd = fd;
 	k.sess = c->sess;
 	k.tgid = pid_tgid >> 32;

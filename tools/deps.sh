@@ -12,9 +12,11 @@ set -euo pipefail
 # both ends of tests/live/test_tls.c's connection.
 # libnghttp2-dev: HPACK, HTTP/2's header compression (userspace/requests).
 # nghttp2-client (h2load), python3-grpcio: HTTP/2 and gRPC clients (e2e).
+# libcapstone-dev: decodes Go programs' functions for the Go TLS probes' RETs;
+# golang-go: the Go TLS programs the e2e test builds.
 pkgs=(meson ninja-build pkg-config python3 gcc clang llvm bpftool
       libbpf-dev libelf-dev zlib1g-dev libjson-c-dev libcurl4-openssl-dev libmicrohttpd-dev
-      libssl-dev libgnutls28-dev libnghttp2-dev nghttp2-client python3-grpcio valgrind sysdig prometheus linux-perf)
+      libssl-dev libgnutls28-dev libnghttp2-dev libcapstone-dev golang-go nghttp2-client python3-grpcio valgrind sysdig prometheus linux-perf)
 
 # Installs those of its arguments that are missing.
 install_missing() {

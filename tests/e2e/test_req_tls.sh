@@ -46,7 +46,7 @@ MPORT=$(free_port)
 REQ_AGENT_EXTRA="-w $TMP/tls.scap --metrics 127.0.0.1:$MPORT"
 expect "the agent starts in request mode, writing -w" req_agent_start "req.sport=$PORT"
 expect "-v says the TLS probes are on the libraries mapped now" \
-	grep -qE "^agent: TLS probes on [2-9][0-9]* library files \(0 could not be probed\)" "$REQ_ERR"
+	grep -qE "^agent: TLS probes on [2-9][0-9]* library files and [0-9]+ Go programs \(0 could not be probed\)" "$REQ_ERR"
 
 
 U=https://127.0.0.1:$PORT

@@ -252,7 +252,13 @@ static int requests(struct prom_buf *b, const struct agent_counters *c)
 				       p->n_threads_full);
 	if (!err && c->have_tls)
 		err = one(b, "agent_tls_library_files", "gauge",
-			  "TLS library files request mode's TLS probes are on.", c->tls.libs.files);
+			  "TLS library files request mode's TLS probes are on.",
+			  c->tls.libs.files - c->tls.libs.go_files) ?:
+		      one(b, "agent_tls_go_programs", "gauge",
+			  "Go programs request mode's Go TLS probes are on.", c->tls.libs.go_files) ?:
+		      one(b, "agent_tls_go_programs_unprobed", "gauge",
+			  "Go programs with crypto/tls the Go TLS probes cannot be put on (stripped,"
+			  " or Go before 1.17).", c->tls.libs.go_unprobed);
 	return err ?: c->topo ? topo__prom(c->topo, b) : 0;
 }
 

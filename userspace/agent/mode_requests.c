@@ -177,8 +177,9 @@ void agent__requests_describe(const struct agent *a)
 		struct tls_watch_counters t;
 
 		tls_watch__counters(a->tls, &t);
-		agent__say("TLS probes on %" PRIu64 " library files (%" PRIu64 " could not be "
-			   "probed), processes' maps read again every %u ms", t.libs.files,
+		agent__say("TLS probes on %" PRIu64 " library files and %" PRIu64 " Go programs (%"
+			   PRIu64 " could not be probed), processes' maps and executables read "
+			   "again every %u ms", t.libs.files - t.libs.go_files, t.libs.go_files,
 			   t.attach_failed, TLS_WATCH_MS);
 	}
 	if (a->req)

@@ -158,13 +158,17 @@ void summary__requests(FILE *out, const struct pair_counters *p,
 void summary__tls(FILE *out, const struct tls_watch_counters *t, const struct pair_counters *p,
 		  const struct capture_cpu_stats *cap)
 {
-	fprintf(out, "agent: TLS: probes on %" PRIu64 " library files (%" PRIu64 " could not be"
-		" probed%s%s), %" PRIu64 " scans of /proc; %" PRIu64 " socket syscalls inside TLS"
-		" calls kept in the kernel, %" PRIu64 " TLS calls on no known socket (not sent);"
+	fprintf(out, "agent: TLS: probes on %" PRIu64 " library files and %" PRIu64 " Go programs"
+		" (%" PRIu64 " could not be probed%s%s; %" PRIu64 " Go programs with crypto/tls"
+		" cannot be: stripped, or Go before 1.17), %" PRIu64 " scans of /proc; %" PRIu64
+		" socket syscalls inside TLS calls kept in the kernel, %" PRIu64 " TLS calls on no"
+		" known socket (not sent);"
 		" %" PRIu64 " socket I/Os of connections read as plaintext not paired, %" PRIu64
-		" handshake exchanges unanswered when the plaintext began\n", t->libs.files,
+		" handshake exchanges unanswered when the plaintext began\n",
+		t->libs.files - t->libs.go_files, t->libs.go_files,
 		t->attach_failed, t->attach_failed ? ": " : "",
-		t->attach_failed ? strerror(-t->last_error) : "", t->libs.scans, cap->drv_tls_cipher,
+		t->attach_failed ? strerror(-t->last_error) : "", t->libs.go_unprobed,
+		t->libs.scans, cap->drv_tls_cipher,
 		cap->drv_tls_nofd, p->n_tls_cipher, p->n_tls_unanswered);
 }
 

@@ -20,20 +20,35 @@ struct tls_watch {
 	int last_error;
 };
 
-/* A library file found: probed, or left for the next scan. */
+/* A Go program's functions, as the driver takes them. */
+static int go__attach(struct driver *d, const char *path, const struct go_bin *g)
+{
+	const struct driver_go_tls t = {
+		.read = { g->read.vaddr, g->read.off, g->read.rets, g->read.nrets },
+		.write = { g->write.vaddr, g->write.off, g->write.rets, g->write.nrets },
+		.itab_tcp = g->itab_tcp,
+		.itab_unix = g->itab_unix,
+	};
+
+	return driver__go_tls_attach(d, path, &t);
+}
+
+/* A library file or Go program found: probed, or left for the next scan. */
 static int on_lib(void *ctx, const struct tls_lib_found *f)
 {
 	struct tls_watch *w = ctx;
-	int err = driver__tls_attach(w->d, f->path, f->kind == TLS_LIB_OPENSSL ?
+	int err = f->kind == TLS_LIB_GO ? go__attach(w->d, f->path, f->go) :
+		  driver__tls_attach(w->d, f->path, f->kind == TLS_LIB_OPENSSL ?
 				     DRIVER_TLS_OPENSSL : DRIVER_TLS_GNUTLS);
 
 	/* called by the scan, under w->lock */
 	if (err) {
 		w->attach_failed++;
 		w->last_error = err;
-		/* a file without the functions (a stub, another fork) stays
-		 * unprobed; one whose process left is tried through another */
-		return err == -ENOENT && !access(f->path, R_OK) ? 0 : err;
+		/* a file without the functions (a stub, another fork), or a
+		 * Go program past the driver's room, stays unprobed; one whose
+		 * process left is tried through another */
+		return (err == -ENOENT || err == -ENOSPC) && !access(f->path, R_OK) ? 0 : err;
 	}
 	return 0;
 }

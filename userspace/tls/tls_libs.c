@@ -2,9 +2,13 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "procmaps.h"
 #include "tls_libs.h"
@@ -17,6 +21,10 @@ struct tls_libs {
 	char *proc;
 	struct tls_file *taken;	/* few: a host has a handful of copies */
 	size_t n, cap;
+	/* executables read and not taken (not Go, or not probeable), sorted:
+	 * a host runs hundreds, looked up for every process at every scan */
+	struct tls_file *judged;
+	size_t nj, capj;
 	struct tls_libs_counters c;
 };
 
@@ -38,6 +46,7 @@ void tls_libs__free(struct tls_libs *t)
 		return;
 	free(t->proc);
 	free(t->taken);
+	free(t->judged);
 	free(t);
 }
 
@@ -86,6 +95,116 @@ static int take(struct tls_libs *t, uint64_t dev, uint64_t ino)
 	return 0;
 }
 
+static int file__cmp(const void *a, const void *b)
+{
+	const struct tls_file *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+/* Where (DEV, INO) is or would go in the judged executables. */
+static size_t judged__at(const struct tls_libs *t, uint64_t dev, uint64_t ino, bool *found)
+{
+	struct tls_file k = { dev, ino };
+	size_t lo = 0, hi = t->nj;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = file__cmp(&t->judged[mid], &k);
+
+		if (!c) {
+			*found = true;
+			return mid;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*found = false;
+	return lo;
+}
+
+/* An executable read once and never again; without memory it is read again
+ * at the next scan. */
+static void judge(struct tls_libs *t, uint64_t dev, uint64_t ino)
+{
+	bool found;
+	size_t at = judged__at(t, dev, ino, &found);
+
+	if (found)
+		return;
+	if (t->nj == t->capj) {
+		size_t cap = t->capj ? t->capj * 2 : 64;
+		struct tls_file *v = realloc(t->judged, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		t->judged = v;
+		t->capj = cap;
+	}
+	memmove(&t->judged[at + 1], &t->judged[at], (t->nj - at) * sizeof(t->judged[0]));
+	t->judged[at] = (struct tls_file){ dev, ino };
+	t->nj++;
+}
+
+/* PID's executable, when it is a Go program with crypto/tls not taken yet,
+ * to FN; 1 when taken. */
+static int scan_exe(struct tls_libs *t, int64_t pid, tls_libs_fn *fn, void *ctx)
+{
+	char path[PROCMAP_PATH_MAX + 64];
+	struct tls_lib_found lf;
+	struct stat st, st2;
+	struct go_bin go;
+	uint64_t dev;
+	bool found;
+	int fd, err;
+
+	snprintf(path, sizeof(path), "%s/%lld/exe", t->proc, (long long)pid);
+	/* a kernel thread has none; a process that left, none either */
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	dev = (uint64_t)major(st.st_dev) << 32 | minor(st.st_dev);
+	judged__at(t, dev, st.st_ino, &found);
+	if (found || taken(t, dev, st.st_ino))
+		return 0;
+	/* the file read is the one judged: a process gone meanwhile (its exe
+	 * no longer opens, or is another's) leaves it for the next scan */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st2) || st2.st_dev != st.st_dev || st2.st_ino != st.st_ino) {
+		close(fd);
+		return 0;
+	}
+	err = go_bin__read(fd, &go);
+	close(fd);
+	if (err == -ENOTSUP || err == -E2BIG || err == -EIO)
+		t->c.go_unprobed++;
+	if (err) {
+		/* no memory: again next scan */
+		if (err != -ENOMEM)
+			judge(t, dev, st.st_ino);
+		return 0;
+	}
+	lf.path = path;
+	lf.kind = TLS_LIB_GO;
+	lf.pid = pid;
+	lf.dev = dev;
+	lf.ino = st.st_ino;
+	lf.go = &go;
+	if (fn(ctx, &lf)) {
+		t->c.refused++;
+		return 0;
+	}
+	if (take(t, dev, st.st_ino))
+		return 0;
+	t->c.go_files++;
+	return 1;
+}
+
 /* One process's maps: its library files not taken yet to FN. */
 static int scan_pid(struct tls_libs *t, int64_t pid, tls_libs_fn *fn, void *ctx)
 {
@@ -122,6 +241,7 @@ static int scan_pid(struct tls_libs *t, int64_t pid, tls_libs_fn *fn, void *ctx)
 		lf.pid = pid;
 		lf.dev = dev;
 		lf.ino = m.inode;
+		lf.go = NULL;
 		if (fn(ctx, &lf)) {
 			t->c.refused++;
 			continue;
@@ -150,6 +270,7 @@ int tls_libs__scan(struct tls_libs *t, tls_libs_fn *fn, void *ctx)
 
 		if (*end || pid <= 0)
 			continue;
+		n += scan_exe(t, pid, fn, ctx);
 		n += scan_pid(t, pid, fn, ctx);
 	}
 	closedir(d);

@@ -1,6 +1,7 @@
 /* close(fd) */
 #include "../../frame.bpf.h"
 #include "../../h2.bpf.h"
+#include "../../tls.bpf.h"
 
 FILLER(syscall_close_e)
 {
@@ -20,6 +21,9 @@ FILLER_EXIT(syscall_close_x)
 		return 0;
 	/* the number's next socket is no HTTP/2 connection yet */
 	h2__forget(&f, filler__arg(&f, 0));
+	/* nor a Go TLS connection's */
+	if (settings.tls)
+		go__forget(f.me >> 32, filler__arg(&f, 0));
 	filler__s64(&f, f.ret);
 	return filler__submit(&f);
 }

@@ -62,6 +62,9 @@ import json, os, signal, sys, threading, time
 from concurrent import futures
 import grpc
 
+# the NOT_FOUND abort's text: gRPC percent-encodes its '%' and the é's bytes
+MESSAGE = "no such thing: 100% caf\u00e9"
+
 p1, p2, cert, key, out, life = sys.argv[1:7]
 counts = {}		# "PORT PATH CODE" -> calls
 lock = threading.Lock()
@@ -132,7 +135,7 @@ def unary(req, context):
 
 
 def missing(req, context):
-    context.abort(grpc.StatusCode.NOT_FOUND, "no such thing")
+    context.abort(grpc.StatusCode.NOT_FOUND, MESSAGE)
 
 
 def slow(req, context):
@@ -255,6 +258,7 @@ expect "a second agent prints the plaintext port's socket I/O" wait_capturing "$
 # --metrics too: gRPC's series by its status (lib.sh: start_agent adds these)
 MPORT=$(free_port)
 REQ_AGENT_EXTRA="--metrics 127.0.0.1:$MPORT"
+REQ_FORMAT+=' %req.message'
 expect "the agent starts in request mode" req_agent_start "req.sport in ($P1,$P2)"
 
 expect "the client made its calls, each with the status it expects, over plaintext and TLS" \
@@ -301,6 +305,8 @@ interceptor's counts and, on the plaintext port, the wire."""
 import base64, json
 import req_lib as R
 
+# the server's NOT_FOUND text (server.py), as req.message must give it
+MESSAGE = "no such thing: 100% caf\u00e9"
 NAMES = ["OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND",
          "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION",
          "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS",
@@ -424,6 +430,15 @@ def check(out, err, counts, client, port, tls, wire_path=None):
             break
         if (r.get("req.code") or None) != (NAMES[st] if st is not None and 0 <= st < len(NAMES) else None):
             bad.append("req.code %s with req.status %s: %s" % (r.get("req.code"), st, R.short(r)))
+            break
+        # grpc-message, percent-encoded on the wire: the abort's text
+        # exactly; none on an OK call
+        if r.get("req.path") == "/e2e.Echo/Missing" and r.get("req.code") == "NOT_FOUND" and \
+                r.get("req.message") != MESSAGE:
+            bad.append("req.message %r, want %r: %s" % (r.get("req.message"), MESSAGE, R.short(r)))
+            break
+        if r.get("req.code") == "OK" and r.get("req.message") is not None:
+            bad.append("req.message %r on an OK call: %s" % (r.get("req.message"), R.short(r)))
             break
     if any(R.yes(r.get("req.timeout")) for r in aborted):
         bad.append("records timed out: %s" % R.short([r for r in aborted if R.yes(r.get("req.timeout"))][0]))

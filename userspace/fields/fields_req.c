@@ -80,6 +80,8 @@ int fields__extract_req(const struct field_ref *ref, const struct ievt *ev,
 		return value__bool(out, r->error);
 	case F_REQ_CODE:
 		return str__some(out, r->code);
+	case F_REQ_MESSAGE:
+		return str__some(out, r->message);
 	case F_REQ_DURATION:
 		return value__u64(out, r->duration);
 	case F_REQ_TTFB:

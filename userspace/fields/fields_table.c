@@ -325,6 +325,9 @@ const struct field_info field_table[] = {
 	F("req.code", F_REQ_CODE, FT_STRING, FARG_NONE, FF_EXTENSION, C_REQ,
 	  "PostgreSQL SQLSTATE, MySQL SQL state, Redis error word, gRPC status name "
 	  "(OK, NOT_FOUND...)."),
+	F("req.message", F_REQ_MESSAGE, FT_STRING, FARG_NONE, FF_EXTENSION, C_REQ,
+	  "gRPC's grpc-message from the trailers (an error's text, percent-encoding "
+	  "undone, at most 127 bytes); absent when there is none."),
 	F("req.duration", F_REQ_DURATION, FT_UINT64, FARG_NONE, FF_EXTENSION | FF_DURATION, C_REQ,
 	  "ns from the request's first byte to the response's last (filters take units: "
 	  "100ms, 2s, 250us)."),

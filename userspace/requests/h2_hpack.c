@@ -60,6 +60,37 @@ static void value__copy(char *dst, size_t size, const uint8_t *v, size_t n, char
 	dst[k] = '\0';
 }
 
+static int hex__val(uint8_t c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* grpc-message's VALUE (N bytes) into DST of SIZE: gRPC percent-encodes the
+ * bytes of its UTF-8 text outside printable ASCII, and '%'. A '%' not
+ * followed by two hex digits stays as it is; a NUL byte ends the text. */
+static void message__copy(char *dst, size_t size, const uint8_t *v, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n && k + 1 < size; i++) {
+		int hi, lo;
+		uint8_t c = v[i];
+
+		if (c == '%' && i + 2 < n && (hi = hex__val(v[i + 1])) >= 0 &&
+		    (lo = hex__val(v[i + 2])) >= 0) {
+			c = (uint8_t)(hi << 4 | lo);
+			i += 2;
+		}
+		if (!c)
+			break;
+		dst[k++] = (char)c;
+	}
+	dst[k] = '\0';
+}
+
 /* A decimal of at most 3 digits (a status), else -1. */
 static int32_t value__num(const uint8_t *v, size_t n)
 {
@@ -87,6 +118,8 @@ static void field__take(const nghttp2_nv *nv, struct h2_fields *f)
 		f->status = value__num(nv->value, nv->valuelen);
 	else if (name__is(nv, "grpc-status"))
 		f->grpc_status = value__num(nv->value, nv->valuelen);
+	else if (name__is(nv, "grpc-message"))
+		message__copy(f->grpc_message, sizeof(f->grpc_message), nv->value, nv->valuelen);
 	else if (name__is(nv, "content-type"))
 		/* application/grpc, +proto, +json, ;charset... */
 		f->grpc = nv->valuelen >= sizeof(grpc) - 1 &&
@@ -97,7 +130,7 @@ static void field__take(const nghttp2_nv *nv, struct h2_fields *f)
 
 int h2_hpack__decode(struct h2_hpack *hp, const uint8_t *b, size_t n, struct h2_fields *f)
 {
-	f->method[0] = f->path[0] = '\0';
+	f->method[0] = f->path[0] = f->grpc_message[0] = '\0';
 	f->status = f->grpc_status = -1;
 	f->grpc = false;
 	for (;;) {

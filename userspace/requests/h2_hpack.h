@@ -19,6 +19,8 @@ struct h2_fields {
 	int32_t status;			/* :status, -1 none */
 	bool grpc;			/* content-type application/grpc[+...|;...] */
 	int32_t grpc_status;		/* grpc-status, -1 none */
+	/* grpc-message, its percent-encoding undone (cut to fit), "" none */
+	char grpc_message[REQ_MESSAGE_MAX];
 };
 
 struct h2_hpack;

@@ -173,8 +173,8 @@ struct pair_req *pair_req__begin(struct pairer *p, struct pair_conn *c, uint8_t 
 	pair_cpu__begin(p, c, q);
 	memset(q->peer_ip, 0, sizeof(q->peer_ip));
 	q->peer_port = 0;
-	q->method[0] = q->target[0] = q->code[0] = '\0';
-	q->method_len = q->target_len = q->code_len = 0;
+	q->method[0] = q->target[0] = q->code[0] = q->message[0] = '\0';
+	q->method_len = q->target_len = q->code_len = q->message_len = 0;
 	if (h && h->proto == proto) {
 		q->method_len = (uint16_t)req_str__copy(q->method, sizeof(q->method), h->method);
 		q->target_len = (uint16_t)req_str__copy(q->target, sizeof(q->target), h->target);

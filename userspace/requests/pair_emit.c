@@ -126,7 +126,9 @@ static void times__nest(struct req_record *r, struct pair_conn *c, struct pair_c
 
 _Static_assert(sizeof(((struct req_record *)0)->target) == sizeof(((struct pair_req *)0)->target) &&
 		       sizeof(((struct req_record *)0)->method) == sizeof(((struct pair_req *)0)->method) &&
-		       sizeof(((struct req_record *)0)->code) == sizeof(((struct pair_req *)0)->code),
+		       sizeof(((struct req_record *)0)->code) == sizeof(((struct pair_req *)0)->code) &&
+		       sizeof(((struct req_record *)0)->message) ==
+			       sizeof(((struct pair_req *)0)->message),
 	       "a request's strings fit its record's");
 
 void pair_emit__req(struct pairer *p, struct pair_conn *c, struct pair_req *q, bool timed_out,
@@ -163,6 +165,7 @@ void pair_emit__req(struct pairer *p, struct pair_conn *c, struct pair_req *q, b
 	memcpy(r.method, q->method, q->method_len + 1u);
 	memcpy(r.target, q->target, q->target_len + 1u);
 	memcpy(r.code, q->code, q->code_len + 1u);
+	memcpy(r.message, q->message, q->message_len + 1u);
 	memcpy(r.sni, c->sni, c->sni_len + 1u);
 	if (udp) {
 		/* each datagram's peer; this end's address as the fd table has it */

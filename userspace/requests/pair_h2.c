@@ -218,8 +218,11 @@ static void block__end(struct pairer *p, struct pair_conn *c, struct h2_dir *d, 
 		/* HTTP's status, or gRPC's from its trailers (or a
 		 * trailers-only response): never the one for the other */
 		if (q->proto == REQ_PROTO_GRPC) {
-			if (f.grpc_status >= 0 && q->status < 0)
+			if (f.grpc_status >= 0 && q->status < 0) {
 				grpc__set(q, f.grpc_status);
+				q->message_len = (uint16_t)req_str__copy(q->message, sizeof(q->message),
+									 f.grpc_message);
+			}
 		} else if (f.status >= 0 && q->status < 0) {
 			q->status = f.status;
 			q->error = f.status >= 500;

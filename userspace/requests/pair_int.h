@@ -67,10 +67,11 @@ struct pair_req {
 	uint8_t peer_ip[16];
 	uint16_t peer_port;
 	/* the strings' lengths, so a record copies them without a scan */
-	uint16_t method_len, target_len, code_len;
+	uint16_t method_len, target_len, code_len, message_len;
 	char method[REQ_METHOD_MAX];
 	char target[REQ_TARGET_MAX];
 	char code[REQ_CODE_MAX];
+	char message[REQ_MESSAGE_MAX];
 };
 
 /* One record's times and sizes, kept for the other side's record of the

@@ -26,6 +26,7 @@ enum req_proto {
 #define REQ_METHOD_MAX 24	/* HTTP method, Redis command, DNS query type, SQL command */
 #define REQ_TARGET_MAX 256	/* HTTP path (no query), DNS name, SQL text head, Redis key */
 #define REQ_CODE_MAX 24		/* SQLSTATE, MySQL SQL state, Redis error word, gRPC code */
+#define REQ_MESSAGE_MAX 128	/* an error's message: gRPC's grpc-message */
 
 struct req_head {
 	uint8_t proto;		/* enum req_proto */

@@ -86,6 +86,7 @@ struct req_record {
 	char method[REQ_METHOD_MAX];	/* HTTP method, Redis command, DNS type, SQL command */
 	char target[REQ_TARGET_MAX];	/* HTTP path without query, DNS name, key, SQL head */
 	char code[REQ_CODE_MAX];	/* SQLSTATE, MySQL SQL state, Redis error word */
+	char message[REQ_MESSAGE_MAX];	/* gRPC's grpc-message */
 	/* TLS: the server name the connection's ClientHello asked for (SNI),
 	 * on its handshake's and its plaintext's records; "" none seen */
 	char sni[REQ_TARGET_MAX];

@@ -235,8 +235,15 @@ static const nghttp2_nv grpc_req2[] = {
 static const nghttp2_nv grpc_head[] = { NV(":status", "200"), NV("content-type", "application/grpc") };
 static const nghttp2_nv grpc_nf[] = { NV("grpc-status", "5"), NV("grpc-message", "no such key") };
 static const nghttp2_nv grpc_ok[] = { NV("grpc-status", "0") };
+/* grpc-message percent-encoded: "%25" and "%C3%A9" decoded, a '%' without
+ * two hex digits kept */
 static const nghttp2_nv grpc_only[] = {
 	NV(":status", "200"), NV("content-type", "application/grpc"), NV("grpc-status", "12"),
+	NV("grpc-message", "no %25 caf%C3%a9 %zz %4"),
+};
+#define LONG_MSG "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+static const nghttp2_nv grpc_long[] = {	/* 256 bytes and a NUL as %00 */
+	NV("grpc-status", "13"), NV("grpc-message", LONG_MSG LONG_MSG LONG_MSG LONG_MSG "%00x"),
 };
 
 /* gRPC: its status from the trailers (an error rides on HTTP 200), from a
@@ -265,12 +272,16 @@ static void test_grpc(void)
 	w_headers(&b, sd, 1, H2_F_END_STREAM, grpc_nf, 2);
 	w_headers(&b, sd, 3, 0, grpc_head, 2);
 	w_headers(&b, sd, 3, H2_F_END_STREAM, grpc_ok, 1);
-	w_headers(&b, sd, 5, H2_F_END_STREAM, grpc_only, 3);
+	w_headers(&b, sd, 5, H2_F_END_STREAM, grpc_only, 4);
 	w_headers(&b, sd, 7, H2_F_END_STREAM, st503, 2);
 	io_do(p, c, REQ_DIR_IN, 200, 0, (const char *)b.b, b.n, 0);
 	CHECK_INT(nrec, 4);
 	check_rec(&recs[0], REQ_PROTO_GRPC, "POST", "/pkg.Store/Get", 5, true);
 	CHECK_STR(recs[0].code, "NOT_FOUND");
+	CHECK_STR(recs[0].message, "no such key");
+	CHECK_STR(recs[1].message, "");
+	CHECK_STR(recs[2].message, "no % caf\xc3\xa9 %zz %4");
+	CHECK_STR(recs[3].message, "");	/* HTTP's 503: no grpc-message */
 	CHECK_INT(recs[0].side, REQ_SIDE_CLIENT);
 	CHECK_INT(recs[0].ts_start, 90);	/* the write's entry */
 	check_rec(&recs[1], REQ_PROTO_GRPC, "POST", "/pkg.Store/Put", 0, false);
@@ -279,6 +290,19 @@ static void test_grpc(void)
 	CHECK_STR(recs[2].code, "UNIMPLEMENTED");
 	check_rec(&recs[3], REQ_PROTO_GRPC, "POST", "/pkg.Store/Put", 14, true);
 	CHECK_STR(recs[3].code, "UNAVAILABLE");
+	/* a message past REQ_MESSAGE_MAX is cut to fit */
+	nrec = 0;
+	a.n = b.n = 0;
+	w_headers(&a, cd, 9, 0, grpc_req, 6);
+	w_frame(&a, H2_DATA, H2_F_END_STREAM, 9, msg, 8);
+	io_do(p, c, REQ_DIR_OUT, 300, 290, (const char *)a.b, a.n, 0);
+	w_headers(&b, sd, 9, 0, grpc_head, 2);
+	w_headers(&b, sd, 9, H2_F_END_STREAM, grpc_long, 2);
+	io_do(p, c, REQ_DIR_IN, 400, 0, (const char *)b.b, b.n, 0);
+	CHECK_INT(nrec, 1);
+	CHECK_STR(recs[0].code, "INTERNAL");
+	CHECK_INT(strlen(recs[0].message), REQ_MESSAGE_MAX - 1);
+	CHECK(!strncmp(recs[0].message, LONG_MSG LONG_MSG, REQ_MESSAGE_MAX - 1));
 	fx__close(p, cd, sd);
 }
 

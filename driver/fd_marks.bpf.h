@@ -2,7 +2,8 @@
  * each with a count of marks put less those taken out: while it is 0 (the
  * common case: no such connection now) a test costs no lookup. The LRU's
  * own evictions are not taken off: a count errs high, never low. Used for
- * HTTP/2 connections (h2.bpf.h) and Go TLS sockets (tls.bpf.h). */
+ * HTTP/2 connections (h2.bpf.h); Go TLS sockets (tls.bpf.h) keep their own
+ * values and take fdm__del. */
 #ifndef FD_MARKS_BPF_H
 #define FD_MARKS_BPF_H
 

@@ -185,7 +185,9 @@ struct driver_go_tls {
  * RET of Read (a Write is sent at its entry; its RETs are not used). 0;
  * -EINVAL without tls or Read's RETs; -ENOSPC past GO_BINS_MAX
  * programs; else a negative errno. On failure nothing stays attached to the
- * file. Several threads must not call it at once. */
+ * file. A file attached twice would send each Write twice: the caller
+ * attaches each file once (tls_libs does, by device and inode). Several
+ * threads must not call it at once. */
 int driver__go_tls_attach(struct driver *d, const char *path, const struct driver_go_tls *g);
 /* The Go programs the Go TLS probes are on. */
 uint32_t driver__go_tls_files(const struct driver *d);

@@ -85,7 +85,7 @@ static __always_inline int go__enter(struct pt_regs *ctx, long kf_id, __u16 etyp
 		COUNT(n_tls_nofd);
 		return 0;
 	}
-	fdm__add(&go_fds, &go_marks, me >> 32, c.fd);
+	go__mark(me >> 32, c.fd);
 	if (etype == PPME_TLS_WRITE_E)
 		return c.size ? tls__send(ctx, etype, &c, c.size, me) : 0;
 	k.g = ctx->r14;

@@ -37,6 +37,7 @@
 #include <openssl/x509.h>
 
 #include "procnet/pn_test.h"
+#include "tls_live.h"
 
 static const int tls_calls[] = {
 	SYS_read, SYS_write, SYS_recvfrom, SYS_sendto, SYS_readv, SYS_writev,
@@ -57,13 +58,6 @@ static const int tls_calls[] = {
 #define MAX_CALLS 8
 
 static char req[REQ_LEN], resp[RESP_LEN], tail[TAIL_LEN], bye[BYE_LEN];
-
-/* LEN printable bytes of a pattern of its own for each SEED. */
-static void msg__fill(char *buf, size_t len, int seed)
-{
-	for (size_t i = 0; i < len; i++)
-		buf[i] = 'A' + (char)((i * 7 + (size_t)seed * 13) % 58);
-}
 
 static void die(const char *what)
 {
@@ -96,28 +90,6 @@ static int lib__path(const char *prefix, char *out, size_t size)
 	}
 	fclose(f);
 	return err;
-}
-
-/* This process's perf event fds: each uprobe link holds one. */
-static int perf_fds__count(void)
-{
-	DIR *dir = opendir("/proc/self/fd");
-	struct dirent *de;
-	int n = 0;
-
-	if (!dir)
-		return -1;
-	while ((de = readdir(dir))) {
-		char target[64];
-		ssize_t len = readlinkat(dirfd(dir), de->d_name, target, sizeof(target) - 1);
-
-		if (len > 0) {
-			target[len] = 0;
-			n += !strcmp(target, "anon_inode:[perf_event]");
-		}
-	}
-	closedir(dir);
-	return n;
 }
 
 /* A self-signed P-256 certificate for "localhost" and its key, in memory. */
@@ -443,23 +415,6 @@ static void tid__check(struct harness *h, int64_t tid, const struct want *w, int
 		EXPECT_PARAM_INT(x, 0, w[k].moved);
 		EXPECT_PARAM_BYTES(x, 1, w[k].data, cut);
 	}
-}
-
-/* The socket I/O syscalls' enter events (their fd first). */
-static bool sock_io__is(uint16_t type)
-{
-	switch (type) {
-	case PPME_SYSCALL_READ_E:
-	case PPME_SYSCALL_WRITE_E:
-	case PPME_SOCKET_RECVFROM_E:
-	case PPME_SOCKET_SENDTO_E:
-	case PPME_SYSCALL_READV_E:
-	case PPME_SYSCALL_WRITEV_E:
-	case PPME_SOCKET_RECVMSG_E:
-	case PPME_SOCKET_SENDMSG_E:
-		return true;
-	}
-	return false;
 }
 
 /* Drained plain socket I/O events of thread TID on FD. */

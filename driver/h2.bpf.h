@@ -3,7 +3,8 @@
  * every block, so a buffer cut at the snaplen loses the connection's headers
  * from then on. An fd whose I/O begins with the client's preface ("PRI *
  * HTTP/2.0", written by the client, read by the server, in plaintext or
- * through the TLS probes) is marked in h2_fds here, in the kernel, so that
+ * through the TLS probes), or that carries a server's 101 to h2c (HTTP/1.1's
+ * upgrade), is marked in h2_fds here, in the kernel, so that
  * the response that follows at once is already captured whole: its buffers
  * up to settings.h2_snaplen. Only such connections pay for it; a close
  * unmarks the fd. */
@@ -25,6 +26,33 @@ __u32 h2_marks __weak;
 
 /* "PRI * HT", the preface's first 8 bytes, as a little-endian word */
 #define H2_PREFACE_WORD 0x5448202a20495250ull
+/* "HTTP/1.1" and " 101": a 101 response's first 12 bytes */
+#define H2_HTTP11_WORD 0x312e312f50545448ull
+#define H2_101_WORD 0x31303120u
+/* A 101's head searched for "h2c" up to this many bytes */
+#define H2_UPGRADE_SCAN 128
+
+/* F's frame at OFF0 holds a 101 response whose head names h2c (an Upgrade:
+ * h2c, RFC 7540 3.2): HTTP/2 follows it at once, its response to the
+ * upgraded request first. Any case of "h2c" in the first
+ * H2_UPGRADE_SCAN bytes. */
+static __always_inline bool h2__upgrade_101(struct scratch *s, __u32 off0)
+{
+	__u32 w;
+
+	__builtin_memcpy(&w, &s->data[(off0 + 8) & FRAME_MASK], 4);
+	if (w != H2_101_WORD)
+		return false;
+	for (__u32 i = 12; i + 3 <= H2_UPGRADE_SCAN; i++) {
+		if (off0 + i + 3 > s->off)
+			return false;
+		if ((s->data[(off0 + i) & FRAME_MASK] | 0x20) == 'h' &&
+		    s->data[(off0 + i + 1) & FRAME_MASK] == '2' &&
+		    (s->data[(off0 + i + 2) & FRAME_MASK] | 0x20) == 'c')
+			return true;
+	}
+	return false;
+}
 
 /* The bytes of FD's buffers F captures. */
 static __always_inline __u32 h2__snaplen(struct filler *f, long fd)
@@ -36,7 +64,7 @@ static __always_inline __u32 h2__snaplen(struct filler *f, long fd)
 }
 
 /* A buffer of FD's was just put in F's frame at OFF0: when it starts with
- * the preface, FD is marked. */
+ * the preface, or is a 101 to h2c, FD is marked. */
 static __always_inline void h2__note(struct filler *f, long fd, __u32 off0)
 {
 	struct scratch *s = f->s;
@@ -45,7 +73,8 @@ static __always_inline void h2__note(struct filler *f, long fd, __u32 off0)
 	if (!settings.h2_snaplen || s->off < off0 + 8)
 		return;
 	__builtin_memcpy(&w, &s->data[off0 & FRAME_MASK], 8);
-	if (w == H2_PREFACE_WORD)
+	if (w == H2_PREFACE_WORD ||
+	    (w == H2_HTTP11_WORD && s->off >= off0 + 12 && h2__upgrade_101(s, off0)))
 		fdm__add(&h2_fds, &h2_marks, f->me >> 32, fd);
 }
 

@@ -18,6 +18,8 @@
  *   both ways, no frame dropped as too big;
  * - a marked connection closed, a new one gets its fd numbers: its buffers
  *   are cut at the snaplen (the close unmarked them);
+ * - h2c's upgrade: a server's 101 naming h2c marks both ends (its own copy
+ *   cut at the snaplen); a 101 to WebSocket and a 200 naming h2c do not;
  * each transfer's events are exactly the two pairs of this thread, in order,
  * every param checked (fd, size, res, data length and bytes), and no frame of
  * the driver was dropped as too big meanwhile. */
@@ -49,9 +51,14 @@ static const char *const fam_name[F_N] = { "write/read", "sendto/recvfrom",
 
 static const char preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 static const char http1[] = "GET / HTTP/1.1\r\nHost: localhost\r\n\r\n";
+/* h2c's upgrade (RFC 7540 3.2): the server's 101 names h2c; HTTP/2 follows */
+static const char up_101[] = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: H2c\r\n\r\n";
+static const char ws_101[] = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n";
+static const char ok_h2c[] = "HTTP/1.1 200 OK\r\nUpgrade: h2c\r\n\r\n";
 
 static int64_t me;
 static char h2_open[OPEN_LEN], h1_open[OPEN_LEN], big_a[MAX_WHOLE], big_b[MAX_WHOLE];
+static char up_open[OPEN_LEN], ws_open[OPEN_LEN], ok_open[OPEN_LEN];
 static char huge[HUGE], rbuf[RBUF];
 
 /* LEN bytes of a pattern of its own for each SEED. */
@@ -328,6 +335,30 @@ static void phase__reuse(struct harness *h)
 	conn__close(&d);
 }
 
+/* A server's 101 to h2c (its copy cut at the snaplen, as a preface's is)
+ * marks both ends, the writer's and the reader's: then their buffers are
+ * whole. A 101 to another protocol (WebSocket) and a 200 that names h2c
+ * mark neither. */
+static void phase__upgrade(struct harness *h, uint32_t h2)
+{
+	static const struct {
+		const char *open;
+		bool marks;
+	} cases[] = { { up_open, true }, { ws_open, false }, { ok_open, false } };
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint32_t snap = cases[i].marks ? h2 : SNAPLEN;
+		struct conn c;
+
+		conn__open(&c);
+		xfer__check(h, F_RW, c.cli, c.srv, h1_open, OPEN_LEN, SNAPLEN);
+		xfer__check(h, F_RW, c.srv, c.cli, cases[i].open, OPEN_LEN, SNAPLEN);
+		xfer__check(h, F_RW, c.srv, c.cli, big_b, BIG, snap);
+		xfer__check(h, F_RW, c.cli, c.srv, big_a, BIG, snap);
+		conn__close(&c);
+	}
+}
+
 int main(void)
 {
 	struct harness *h;
@@ -336,6 +367,9 @@ int main(void)
 	check__limit();
 	msg__opening(h2_open, preface, 1);
 	msg__opening(h1_open, http1, 2);
+	msg__opening(up_open, up_101, 6);
+	msg__opening(ws_open, ws_101, 7);
+	msg__opening(ok_open, ok_h2c, 8);
 	msg__fill(big_a, sizeof(big_a), 3);
 	msg__fill(big_b, sizeof(big_b), 4);
 	msg__fill(huge, sizeof(huge), 5);
@@ -343,12 +377,14 @@ int main(void)
 	h = h2__open(H2_SNAP);
 	phase__families(h, H2_SNAP);
 	phase__reuse(h);
+	phase__upgrade(h, H2_SNAP);
 	harness__close(h);
 	fprintf(stderr, "h2_snaplen %u: %d checks, %d failed so far\n", H2_SNAP, harness_checks,
 		harness_failures);
 
 	h = h2__open(0);
 	phase__families(h, SNAPLEN);
+	phase__upgrade(h, SNAPLEN);
 	harness__close(h);
 	fprintf(stderr, "h2_snaplen 0: %d checks, %d failed so far\n", harness_checks,
 		harness_failures);

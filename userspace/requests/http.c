@@ -195,6 +195,29 @@ static bool name_is(const uint8_t *name, size_t n, const char *lit)
 	return strlen(lit) == n && !strncasecmp((const char *)name, lit, n);
 }
 
+/* A comma-separated header value V (N bytes) names TOKEN (any case, OWS
+ * around each element). */
+static bool token__has(const uint8_t *v, size_t n, const char *token)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t s, e;
+
+		while (i < n && (v[i] == ' ' || v[i] == '\t' || v[i] == ','))
+			i++;
+		s = i;
+		while (i < n && v[i] != ',')
+			i++;
+		e = i;
+		while (e > s && (v[e - 1] == ' ' || v[e - 1] == '\t'))
+			e--;
+		if (e > s && name_is(v + s, e - s, token))
+			return true;
+	}
+	return false;
+}
+
 /* A Content-Length value (OWS trimmed): only digits, no overflow. */
 static bool parse_length(const uint8_t *v, size_t n, uint64_t *val)
 {
@@ -256,6 +279,8 @@ static void parse_headers(const uint8_t *buf, size_t len, size_t p, struct req_h
 			cl = v;
 		} else if (name_is(buf + n0, colon - n0, "Transfer-Encoding")) {
 			chunked = true;	/* any coding: the body ends where the coding says */
+		} else if (name_is(buf + n0, colon - n0, "Upgrade")) {
+			out->upgrade_h2c = token__has(buf + colon + 1, q - colon - 1, "h2c");
 		}
 	}
 	if (!out->request && (out->status < 200 || out->status == 204 || out->status == 304)) {

@@ -399,6 +399,14 @@ static void resp__pg_error(struct pair_req *q, const uint8_t *b, size_t n)
 static void resp__begin(struct pair_conn *c, struct pair_req *q, const uint8_t *b, size_t avail,
 			uint64_t ts, int r, const struct req_head *hp)
 {
+	if (!r && c->proto == REQ_PROTO_HTTP && hp->status == 101 && hp->upgrade_h2c) {
+		/* h2c's upgrade: HTTP/2 from the head's end, where Q's
+		 * response comes as stream 1; the head's bytes are Q's */
+		q->resp_need = hp->len_known ? hp->total_len : PAIR_LEN_OPEN;
+		c->resp_scan = hp->len_known ? 0 : HTTP_HEAD_START;
+		c->h2_upgrade = true;
+		return;
+	}
 	if (!r && c->proto == REQ_PROTO_HTTP && http__interim(hp->status)) {
 		/* not Q's response, which follows: only its bytes are Q's. It
 		 * has no body; a head the read cut ends at its empty line. */
@@ -481,6 +489,27 @@ static void auth__response(struct pair_conn *c, struct pair_req *q, const uint8_
 	q->code_len = (uint16_t)req_str__copy(q->code, sizeof(q->code), h.code);
 }
 
+/* Q's 101 to h2c has ended at OFF of BUF (BLEN captured, LEFT bytes to
+ * come of IO's): the rest is HTTP/2's. */
+static void stream__upgrade(struct pairer *p, struct pair_conn *c, struct pair_req *q,
+			    const struct req_io *io, const uint8_t *buf, size_t blen, size_t off,
+			    uint64_t left)
+{
+	struct req_io rest = *io;
+
+	c->h2_upgrade = false;
+	if (pair_h2__upgrade(p, c, q)) {
+		c->proto = REQ_PROTO_NONE;	/* bytes from now on, as any 101 */
+		return;
+	}
+	if (!left)
+		return;
+	rest.data = off < blen ? buf + off : NULL;
+	rest.data_len = off < blen ? (uint32_t)(blen - off) : 0;
+	rest.len = left;
+	pair_h2__io(p, c, &rest, false);
+}
+
 /* Bytes in the response direction. */
 static void stream__response(struct pairer *p, struct pair_conn *c, const struct req_io *io,
 			     bool flip)
@@ -529,7 +558,10 @@ static void stream__response(struct pairer *p, struct pair_conn *c, const struct
 			int r = off < blen ? proto__parse(c->proto, false, buf + off, blen - off,
 							  false, &h) : -ENOMSG;
 
-			if (r == -EAGAIN && proto__walks(c->proto) && c->detected &&
+			/* (a 101's whole head says what the connection becomes) */
+			if ((r == -EAGAIN ||
+			     (!r && c->proto == REQ_PROTO_HTTP && h.status == 101 && !h.len_known)) &&
+			    proto__walks(c->proto) && c->detected &&
 			    stream__carry(c, io->dir, buf + off, blen - off, len - done, ts))
 				break;
 			resp__begin(c, q, off < blen ? buf + off : NULL, off < blen ? blen - off : 0,
@@ -550,6 +582,10 @@ static void stream__response(struct pairer *p, struct pair_conn *c, const struct
 			off = done < blen ? (size_t)done : blen;
 			if (c->resp_need != PAIR_LEN_OPEN) {
 				c->resp_need -= take;
+				if (!c->resp_need && c->h2_upgrade) {
+					stream__upgrade(p, c, q, io, buf, blen, off, len - done);
+					return;
+				}
 				/* an interim response ended: the next message is Q's too */
 				if (!c->resp_need && q->has_resp) {
 					q->resp_done = true;
@@ -664,6 +700,7 @@ static bool conn__quiet(struct pairer *p, struct pair_conn *c)
 	c->head = c->n = 0;
 	c->req_need = c->resp_need = 0;
 	c->resp_scan = 0;
+	c->h2_upgrade = false;
 	c->carry_len = 0;
 	p->c.n_client_quiet++;
 	return true;
@@ -729,6 +766,7 @@ static void conn__tls_begin(struct pairer *p, struct pair_conn *c)
 	c->req_need = c->resp_need = 0;
 	c->resp_lost = false;
 	c->resp_scan = 0;
+	c->h2_upgrade = false;
 	c->greet_bytes = 0;
 	c->my_auth = false;
 	c->carry_len = 0;

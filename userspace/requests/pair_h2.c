@@ -356,22 +356,52 @@ static void frame__bytes(struct h2_dir *d, const uint8_t *b, uint64_t off, uint6
 	d->pay_len += (uint32_t)take;
 }
 
-int pair_h2__start(struct pairer *p, struct pair_conn *c, enum pair_h2_start how, size_t seen)
+/* A connection's HTTP/2 state, both tables empty; NULL counted. */
+static struct pair_h2 *h2__new(struct pairer *p)
 {
 	struct pair_h2 *h = calloc(1, sizeof(*h));
 
 	if (!h || !(h->d[0].hp = h2_hpack__new()) || !(h->d[1].hp = h2_hpack__new())) {
 		pair_h2__free(h);
 		p->c.n_h2_nomem++;
-		return -ENOMEM;
+		return NULL;
 	}
-	/* what the connection carried before is over: reported as it stands */
-	pair_emit__answered(p, c, &p->c.n_unparsed);
+	return h;
+}
+
+/* C walks HTTP/2 with H from now on. */
+static void conn__h2(struct pair_conn *c, struct pair_h2 *h)
+{
 	c->req_need = c->resp_need = 0;
+	c->resp_scan = 0;
 	c->carry_len = 0;
 	c->h2 = h;
 	c->proto = REQ_PROTO_HTTP2;
 	c->detected = true;
+}
+
+int pair_h2__upgrade(struct pairer *p, struct pair_conn *c, struct pair_req *q)
+{
+	struct pair_h2 *h = h2__new(p);
+
+	if (!h)
+		return -ENOMEM;
+	conn__h2(c, h);
+	h->d[0].preface = H2_PREFACE_LEN;
+	q->stream = 1;
+	q->proto = REQ_PROTO_HTTP2;
+	return 0;
+}
+
+int pair_h2__start(struct pairer *p, struct pair_conn *c, enum pair_h2_start how, size_t seen)
+{
+	struct pair_h2 *h = h2__new(p);
+
+	if (!h)
+		return -ENOMEM;
+	/* what the connection carried before is over: reported as it stands */
+	pair_emit__answered(p, c, &p->c.n_unparsed);
+	conn__h2(c, h);
 	if (how == PAIR_H2_MID) {
 		dir__lose(p, &h->d[0]);
 		dir__lose(p, &h->d[1]);

@@ -142,6 +142,8 @@ struct pair_conn {
 				 * answers every request in flight */
 	uint8_t resp_scan;	/* an HTTP interim response whose head a read cut:
 				 * http__head_end's state while its end is sought, 0: none */
+	bool h2_upgrade;	/* the response in progress is a 101 to h2c: HTTP/2
+				 * from its head's end */
 	/* MySQL: the greeting's bytes, for the first request's response; the
 	 * login (HANDSHAKE) is in flight until its OK or ERR */
 	uint64_t greet_bytes;
@@ -264,6 +266,10 @@ enum pair_h2_start {
 /* pair_h2.c: C is HTTP/2 from now on, SEEN bytes of its preface carried
  * from earlier reads; -ENOMEM (counted). */
 int pair_h2__start(struct pairer *p, struct pair_conn *c, enum pair_h2_start how, size_t seen);
+/* pair_h2.c: C is HTTP/2 from now on, upgraded from HTTP/1.1 (h2c, RFC 7540
+ * 3.2): Q, the request that asked for it, is stream 1, half-closed; the
+ * client's preface is still to come. -ENOMEM (counted). */
+int pair_h2__upgrade(struct pairer *p, struct pair_conn *c, struct pair_req *q);
 /* One read or write of C's, REQ: in the request direction. */
 void pair_h2__io(struct pairer *p, struct pair_conn *c, const struct req_io *io, bool req);
 void pair_h2__free(struct pair_h2 *h);

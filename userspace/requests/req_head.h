@@ -35,6 +35,7 @@ struct req_head {
 	bool len_known;		/* total_len is the whole message */
 	int32_t status;		/* HTTP status, DNS rcode, MySQL error number; -1: none */
 	uint32_t id;		/* DNS transaction id, else 0 */
+	bool upgrade_h2c;	/* HTTP: an Upgrade header naming h2c */
 	uint64_t total_len;	/* bytes of the whole message (header and body) when
 				 * len_known: the next pipelined message starts there */
 	char method[REQ_METHOD_MAX];

@@ -583,6 +583,84 @@ static void test_framing(void)
 	CHECK_INT(h2__block(&h, (const uint8_t *)"\x09\x82", 2, &off, &len), -EBADMSG);
 }
 
+/* h2c's upgrade (RFC 7540 3.2): an HTTP/1.1 request asking for h2c, the
+ * server's 101 and at once its SETTINGS and stream 1's response, the
+ * client's preface after the 101, then a request on stream 3. The upgrade
+ * request is stream 1's record (its method and path from HTTP/1.1, its
+ * status from HTTP/2), on both sides and with the server's bytes cut into
+ * reads of every size; a 101 to another protocol (WebSocket) leaves the
+ * connection bytes, as before. */
+static const char up_req[] = "GET /up?x=1 HTTP/1.1\r\nHost: svc\r\nConnection: Upgrade, "
+			     "HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAARAAAAA\r\n\r\n";
+static const char up_101[] = "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\n"
+			     "Upgrade: H2C\r\n\r\n";
+
+static void test_upgrade(void)
+{
+	for (size_t step = 0; step <= 96; step += step < 16 ? 1 : 8) {
+		for (int server = 0; server < 2; server++) {
+			nghttp2_hd_deflater *cd, *sd;
+			struct pairer *p = fx__open(&cd, &sd);
+			struct req_io io = server ? tcp(17, 5, true, 40007, 80) :
+					   tcp(17, 7, false, 40007, 80);
+			uint8_t in = server ? REQ_DIR_IN : REQ_DIR_OUT;
+			uint8_t out = server ? REQ_DIR_OUT : REQ_DIR_IN;
+			struct wire a = { .n = 0 }, b = { .n = 0 }, c2 = { .n = 0 }, d = { .n = 0 };
+			int before = t_failed;
+
+			w_put(&a, up_req, sizeof(up_req) - 1);
+			w_put(&b, up_101, sizeof(up_101) - 1);
+			w_settings(&b, 0, 0);
+			w_headers(&b, sd, 1, 0, st200, 2);
+			w_frame(&b, H2_DATA, H2_F_END_STREAM, 1, "upgraded", 8);
+			w_open(&c2);
+			w_headers(&c2, cd, 3, H2_F_END_STREAM, get_b, 6);
+			w_headers(&d, sd, 3, H2_F_END_STREAM, st404, 2);
+			io_do(p, io, in, 100, 90, (const char *)a.b, a.n, 0);
+			if (!step) {
+				io_do(p, io, out, 200, 0, (const char *)b.b, b.n, 0);
+			} else {
+				for (size_t off = 0; off < b.n; off += step)
+					io_do(p, io, out, 200 + off, 0, (const char *)b.b + off,
+					      b.n - off < step ? b.n - off : step, 0);
+			}
+			CHECK_INT(nrec, 1);
+			check_rec(&recs[0], REQ_PROTO_HTTP2, "GET", "/up", 200, false);
+			CHECK_INT(recs[0].req_bytes, a.n);
+			CHECK_INT(recs[0].resp_bytes, b.n - 9);	/* not the SETTINGS */
+			io_do(p, io, in, 1000, 990, (const char *)c2.b, c2.n, 0);
+			io_do(p, io, out, 1100, 0, (const char *)d.b, d.n, 0);
+			CHECK_INT(nrec, 2);
+			check_rec(&recs[1], REQ_PROTO_HTTP2, "GET", "/b", 404, false);
+			if (t_failed != before)
+				fprintf(stderr, "  (upgrade, %s side, reads of %zu bytes)\n",
+					server ? "server" : "client", step);
+			fx__close(p, cd, sd);
+		}
+	}
+	{
+		/* WebSocket's 101: bytes from then on, no HTTP/2 */
+		static const char ws_req[] = "GET /ws HTTP/1.1\r\nHost: svc\r\nUpgrade: websocket\r\n"
+					     "Connection: Upgrade\r\n\r\n";
+		static const char ws_101[] = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
+					     "Connection: Upgrade\r\n\r\n";
+		struct pairer *p = fresh(16);
+		struct req_io s = tcp(18, 5, true, 40008, 80);
+
+		io_do(p, s, REQ_DIR_IN, 100, 0, ws_req, sizeof(ws_req) - 1, 0);
+		io_do(p, s, REQ_DIR_OUT, 200, 0, ws_101, sizeof(ws_101) - 1, 0);
+		io_do(p, s, REQ_DIR_IN, 300, 0, "\x81\x02hi", 4, 0);
+		io_do(p, s, REQ_DIR_OUT, 400, 0, "\x81\x02ok", 4, 0);
+		pair__close(p, &s);
+		CHECK(nrec >= 1);
+		CHECK_INT(recs[0].proto, REQ_PROTO_HTTP);
+		CHECK_INT(recs[0].status, 101);
+		for (int i = 0; i < nrec; i++)
+			CHECK(recs[i].proto != REQ_PROTO_HTTP2);
+		pair__free(p);
+	}
+}
+
 int main(void)
 {
 	test_framing();
@@ -597,5 +675,6 @@ int main(void)
 	test_snaplen();
 	test_hostile();
 	test_bounds_interim_push();
+	test_upgrade();
 	return t_report();
 }

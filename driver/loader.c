@@ -642,6 +642,13 @@ static int tls__probe_at(struct driver *d, struct bpf_program *p, const char *pa
 	return 0;
 }
 
+/* The TLS probes put on since the first FIRST taken off again. */
+static void tls__unwind(struct driver *d, uint32_t first)
+{
+	while (d->ntls_links > first)
+		bpf_link__destroy(d->tls_links[--d->ntls_links]);
+}
+
 static int tls__probe(struct driver *d, struct bpf_program *p, const char *path,
 		      const char *func, bool ret)
 {
@@ -681,8 +688,7 @@ int driver__tls_attach(struct driver *d, const char *path, enum driver_tls_lib l
 		    fns[i].ret)
 			err = tls__probe(d, fns[i].ret, path, fns[i].func, true);
 	if (err) {
-		while (d->ntls_links > first)
-			bpf_link__destroy(d->tls_links[--d->ntls_links]);
+		tls__unwind(d, first);
 		return err;
 	}
 	d->tls_files++;
@@ -728,8 +734,7 @@ int driver__go_tls_attach(struct driver *d, const char *path, const struct drive
 				   sk->progs.gotls_read_ret) ?:
 		      go__probe_fn(d, path, &g->write, slot, sk->progs.gotls_write, NULL);
 	if (err) {
-		while (d->ntls_links > first)
-			bpf_link__destroy(d->tls_links[--d->ntls_links]);
+		tls__unwind(d, first);
 		return err;
 	}
 	d->go_files++;
@@ -755,8 +760,7 @@ void driver__detach(struct driver *d)
 			d->tp_links[nr] = NULL;
 			d->ntp_links--;
 		}
-	while (d->ntls_links > 0)
-		bpf_link__destroy(d->tls_links[--d->ntls_links]);
+	tls__unwind(d, 0);
 	free(d->tls_links);
 	d->tls_links = NULL;
 	d->tls_cap = 0;

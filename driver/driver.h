@@ -220,6 +220,9 @@ struct driver_counters {
 	/* TLS calls that moved plaintext on no socket the driver could name
 	 * (no socket syscall inside it or earlier in its session): not sent */
 	__u64 n_tls_nofd;
+	/* not a drop: TLS sessions whose socket was named by the thread's
+	 * next send after a call that knew none (memory BIOs, tls_claims) */
+	__u64 n_tls_claimed;
 	/* not a drop: request mode's peeks at a wanted socket (recvfrom,
 	 * recvmsg with MSG_PEEK: nginx's look at a TLS port's first byte),
 	 * kept in the kernel, as the read that follows brings the bytes */
@@ -235,6 +238,19 @@ struct tls_call {
 	__u64 moved;		/* _ex calls: the size_t * that gets the bytes moved, else 0 */
 	__u32 size;		/* what the call asked for */
 	__s32 fd;		/* the socket a syscall inside the call used, -1 */
+	__u32 hs;		/* 1: a handshake (SSL_do_handshake): no plaintext */
+	__u32 pad;
+};
+/* Sessions over memory BIOs (gRPC's C-core): the library never touches the
+ * socket, its caller moves the ciphertext. A handshake or write that knows
+ * no socket leaves its session waiting in tls_claims (by pid_tgid), and the
+ * thread's next socket send within TLS_CLAIM_NS names the session's socket:
+ * the caller sends what the call made. */
+#define TLS_CLAIMS 4096
+#define TLS_CLAIM_NS 1000000000ULL
+struct tls_claim {
+	__u64 sess;
+	__u64 ts;		/* the call's return, boot ns */
 };
 /* The socket each TLS session last used (tls_fds): a call served from the
  * library's buffer makes no syscall. */

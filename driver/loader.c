@@ -60,20 +60,21 @@ static int silent_print(enum libbpf_print_level level, const char *fmt, va_list 
 static const struct {
 	int nr;
 	uint8_t how;	/* enum sock_io_fd */
+	uint8_t send;	/* 1: it sends (sock_send[]) */
 } sock_io_calls[] = {
-	{ SYS_read, SOCK_IO_ARG0 },	{ SYS_write, SOCK_IO_ARG0 },
-	{ SYS_readv, SOCK_IO_ARG0 },	{ SYS_writev, SOCK_IO_ARG0 },
-	{ SYS_pread64, SOCK_IO_ARG0 },	{ SYS_pwrite64, SOCK_IO_ARG0 },
-	{ SYS_preadv, SOCK_IO_ARG0 },	{ SYS_pwritev, SOCK_IO_ARG0 },
-	{ SYS_preadv2, SOCK_IO_ARG0 },	{ SYS_pwritev2, SOCK_IO_ARG0 },
-	{ SYS_recvfrom, SOCK_IO_ARG0_PEEK3 },	{ SYS_sendto, SOCK_IO_ARG0 },
-	{ SYS_recvmsg, SOCK_IO_ARG0_PEEK2 },	{ SYS_sendmsg, SOCK_IO_ARG0 },
-	{ SYS_recvmmsg, SOCK_IO_ARG0 },	{ SYS_sendmmsg, SOCK_IO_ARG0 },
+	{ SYS_read, SOCK_IO_ARG0, 0 },		{ SYS_write, SOCK_IO_ARG0, 1 },
+	{ SYS_readv, SOCK_IO_ARG0, 0 },		{ SYS_writev, SOCK_IO_ARG0, 1 },
+	{ SYS_pread64, SOCK_IO_ARG0, 0 },	{ SYS_pwrite64, SOCK_IO_ARG0, 1 },
+	{ SYS_preadv, SOCK_IO_ARG0, 0 },	{ SYS_pwritev, SOCK_IO_ARG0, 1 },
+	{ SYS_preadv2, SOCK_IO_ARG0, 0 },	{ SYS_pwritev2, SOCK_IO_ARG0, 1 },
+	{ SYS_recvfrom, SOCK_IO_ARG0_PEEK3, 0 },	{ SYS_sendto, SOCK_IO_ARG0, 1 },
+	{ SYS_recvmsg, SOCK_IO_ARG0_PEEK2, 0 },	{ SYS_sendmsg, SOCK_IO_ARG0, 1 },
+	{ SYS_recvmmsg, SOCK_IO_ARG0, 0 },	{ SYS_sendmmsg, SOCK_IO_ARG0, 1 },
 	/* the fd written to */
-	{ SYS_sendfile, SOCK_IO_ARG0 },
+	{ SYS_sendfile, SOCK_IO_ARG0, 1 },
 	/* fd_in or fd_out: a proxy splices a socket into a pipe, then the pipe
 	 * into another socket */
-	{ SYS_splice, SOCK_IO_ARG0_OR_2 },
+	{ SYS_splice, SOCK_IO_ARG0_OR_2, 0 },
 };
 
 /* driver_config.file_closes: what each call's exit does to the marks of
@@ -140,8 +141,10 @@ struct driver *driver__open(void)
 	d->skel->bss->settings.snaplen = DRIVER_DEFAULT_SNAPLEN;
 	d->skel->bss->settings.own_tgid = getpid();
 	d->skel->bss->settings.procexit = 1;
-	for (size_t i = 0; i < sizeof(sock_io_calls) / sizeof(sock_io_calls[0]); i++)
+	for (size_t i = 0; i < sizeof(sock_io_calls) / sizeof(sock_io_calls[0]); i++) {
 		d->skel->rodata->sock_io[sock_io_calls[i].nr] = sock_io_calls[i].how;
+		d->skel->rodata->sock_send[sock_io_calls[i].nr] = sock_io_calls[i].send;
+	}
 	d->all_syscalls = true;
 	memset(d->syscalls, 1, sizeof(d->syscalls));
 	memset(d->skel->bss->interesting, 1, sizeof(d->skel->bss->interesting));
@@ -312,8 +315,11 @@ static void plan__apply(struct driver *d)
 	bpf_program__set_autoload(sk->progs.tlsp_write_ex, d->tls);
 	bpf_program__set_autoload(sk->progs.tlsp_write_ret, d->tls);
 	bpf_program__set_autoload(sk->progs.tlsp_free, d->tls);
+	bpf_program__set_autoload(sk->progs.tlsp_hs, d->tls);
+	bpf_program__set_autoload(sk->progs.tlsp_hs_ret, d->tls);
 	bpf_map__set_max_entries(sk->maps.tls_calls, d->tls ? TLS_CALLS : 1);
 	bpf_map__set_max_entries(sk->maps.tls_fds, d->tls ? TLS_SESSIONS : 1);
+	bpf_map__set_max_entries(sk->maps.tls_claims, d->tls ? TLS_CLAIMS : 1);
 	bpf_program__set_autoload(sk->progs.gotls_read, d->tls);
 	bpf_program__set_autoload(sk->progs.gotls_read_ret, d->tls);
 	bpf_program__set_autoload(sk->progs.gotls_write, d->tls);
@@ -673,6 +679,7 @@ int driver__tls_attach(struct driver *d, const char *path, enum driver_tls_lib l
 		  sk->progs.tlsp_read_ret },
 		{ DRIVER_TLS_GNUTLS, "gnutls_record_send", sk->progs.tlsp_write,
 		  sk->progs.tlsp_write_ret },
+		{ DRIVER_TLS_OPENSSL, "SSL_do_handshake", sk->progs.tlsp_hs, sk->progs.tlsp_hs_ret },
 		{ DRIVER_TLS_OPENSSL, "SSL_free", sk->progs.tlsp_free, NULL },
 		{ DRIVER_TLS_GNUTLS, "gnutls_deinit", sk->progs.tlsp_free, NULL },
 	};
@@ -980,6 +987,7 @@ int driver__counters(const struct driver *d, struct driver_counters *per_cpu, in
 			total->n_file_closes += vals[c].n_file_closes;
 			total->n_tls_cipher += vals[c].n_tls_cipher;
 			total->n_tls_nofd += vals[c].n_tls_nofd;
+			total->n_tls_claimed += vals[c].n_tls_claimed;
 			total->n_peeks += vals[c].n_peeks;
 		}
 	}

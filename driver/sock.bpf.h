@@ -13,6 +13,8 @@
 /* Native syscall number -> enum sock_io_fd. Filled by the loader before load
  * (loader.c, sock_io_calls): read-only, so the verifier knows it never changes. */
 const volatile __u8 sock_io[SYSCALL_TABLE_SIZE] __weak = { 0 };
+/* Native syscall number -> 1 when it is one of sock_io's that send. */
+const volatile __u8 sock_send[SYSCALL_TABLE_SIZE] __weak = { 0 };
 
 /* The client ends of connections whose I/O the agent does not want
  * (driver.h, struct sock_quiet_key); filled and emptied by userspace. */

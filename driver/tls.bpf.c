@@ -14,6 +14,7 @@
  * so the int view of either return is whole. */
 #include "frame.bpf.h"
 #include "prof.bpf.h"
+#include "tls.bpf.h"
 #include "tls_send.bpf.h"
 
 static __always_inline int tls__enter(struct pt_regs *ctx, int ex, long kf_id)
@@ -40,7 +41,7 @@ static __always_inline int tls__exit(struct pt_regs *ctx, __u16 etype)
 	__u64 moved = 0;
 
 	cp = bpf_map_lookup_elem(&tls_calls, &me);
-	if (!cp)
+	if (!cp || cp->hs)
 		return 0;
 	c = *cp;
 	bpf_map_delete_elem(&tls_calls, &me);
@@ -65,6 +66,10 @@ static __always_inline int tls__exit(struct pt_regs *ctx, __u16 etype)
 
 		if (!fd) {
 			COUNT(n_tls_nofd);
+			/* over memory BIOs, the caller sends a write's
+			 * ciphertext after it */
+			if (etype == PPME_TLS_WRITE_E)
+				tls__wait(me, c.sess);
 			return 0;
 		}
 		c.fd = *fd;
@@ -110,6 +115,42 @@ SEC("uretprobe")
 int tlsp_write_ret(struct pt_regs *ctx)
 {
 	return tls__exit(ctx, PPME_TLS_WRITE_E);
+}
+
+/* SSL_do_handshake: it moves no plaintext, but a session over memory BIOs
+ * knows no socket until its caller sends what the handshake made (the
+ * ClientHello, the ServerHello): that send names it (tls__claim) before the
+ * first byte of data. One inside a read or write (none in OpenSSL 3, which
+ * runs its state machine directly) is left to that call. */
+SEC("uprobe")
+int tlsp_hs(struct pt_regs *ctx)
+{
+	struct tls_call c = { .fd = -1, .hs = 1 };
+	__u64 me = tls__caller(TLS_KF_WRITE);
+
+	if (!me || bpf_map_lookup_elem(&tls_calls, &me))
+		return 0;
+	c.sess = PT_REGS_PARM1(ctx);
+	bpf_map_update_elem(&tls_calls, &me, &c, BPF_NOEXIST);
+	return 0;
+}
+
+SEC("uretprobe")
+int tlsp_hs_ret(struct pt_regs *ctx)
+{
+	__u64 me = bpf_get_current_pid_tgid();
+	struct tls_call *cp = bpf_map_lookup_elem(&tls_calls, &me);
+	__u64 sess;
+	__s32 fd;
+
+	if (!cp || !cp->hs)
+		return 0;
+	sess = cp->sess;
+	fd = cp->fd;
+	bpf_map_delete_elem(&tls_calls, &me);
+	if (fd < 0 && settings.capture)
+		tls__wait(me, sess);
+	return 0;
 }
 
 /* SSL_free, gnutls_deinit: the session's socket is forgotten, so a session

@@ -561,9 +561,10 @@ static void phase__attach(struct harness *h, const char *ssl, const char *gnutls
 	EXPECT(driver__tls_attach(d, ssl, DRIVER_TLS_OPENSSL) == 0);
 	EXPECT(driver__tls_attach(d, gnutls, DRIVER_TLS_GNUTLS) == 0);
 	EXPECT(driver__tls_files(d) == 2);
-	/* a uprobe and a uretprobe per function: 4 of OpenSSL's, 2 of GnuTLS's;
-	 * and a uprobe on each one's session free (SSL_free, gnutls_deinit) */
-	EXPECT(perf_fds__count() == fds + 14);
+	/* a uprobe and a uretprobe per function: 5 of OpenSSL's (its
+	 * SSL_do_handshake with them), 2 of GnuTLS's; and a uprobe on each
+	 * one's session free (SSL_free, gnutls_deinit) */
+	EXPECT(perf_fds__count() == fds + 16);
 	fds = perf_fds__count();
 	EXPECT(driver__tls_attach(d, gnutls, DRIVER_TLS_OPENSSL) == -ENOENT);
 	EXPECT(driver__tls_files(d) == 2 && perf_fds__count() == fds);

@@ -162,14 +162,15 @@ void summary__tls(FILE *out, const struct tls_watch_counters *t, const struct pa
 		" (%" PRIu64 " could not be probed%s%s; %" PRIu64 " Go programs with crypto/tls"
 		" cannot be: stripped, or Go before 1.17), %" PRIu64 " scans of /proc; %" PRIu64
 		" socket syscalls inside TLS calls kept in the kernel, %" PRIu64 " TLS calls on no"
-		" known socket (not sent);"
+		" known socket (not sent), %" PRIu64 " TLS sessions named their socket by the"
+		" send after a call;"
 		" %" PRIu64 " socket I/Os of connections read as plaintext not paired, %" PRIu64
 		" handshake exchanges unanswered when the plaintext began\n",
 		t->libs.files - t->libs.go_files, t->libs.go_files,
 		t->attach_failed, t->attach_failed ? ": " : "",
 		t->attach_failed ? strerror(-t->last_error) : "", t->libs.go_unprobed,
 		t->libs.scans, cap->drv_tls_cipher,
-		cap->drv_tls_nofd, p->n_tls_cipher, p->n_tls_unanswered);
+		cap->drv_tls_nofd, cap->drv_tls_claimed, p->n_tls_cipher, p->n_tls_unanswered);
 }
 
 void summary__containers(FILE *out, const struct container_counters *c)

@@ -53,9 +53,10 @@ struct capture_cpu_stats {
 	 * (capture_live_opts.file_closes); in the total only */
 	uint64_t drv_file_closes;
 	/* request mode's TLS probes (driver_counters): ciphertext syscalls
-	 * kept in the kernel, plaintext calls on no known socket (not sent);
-	 * in the total only */
-	uint64_t drv_tls_cipher, drv_tls_nofd;
+	 * kept in the kernel, plaintext calls on no known socket (not sent),
+	 * sessions over memory BIOs whose socket a later send named; in the
+	 * total only */
+	uint64_t drv_tls_cipher, drv_tls_nofd, drv_tls_claimed;
 	/* request mode's peeks at sockets (MSG_PEEK) kept in the kernel; in
 	 * the total only */
 	uint64_t drv_peeks;

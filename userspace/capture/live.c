@@ -285,6 +285,7 @@ static int live_stats(void *e, struct capture_stats *st)
 	st->total.drv_file_closes = tot.n_file_closes;
 	st->total.drv_tls_cipher = tot.n_tls_cipher;
 	st->total.drv_tls_nofd = tot.n_tls_nofd;
+	st->total.drv_tls_claimed = tot.n_tls_claimed;
 	st->total.drv_peeks = tot.n_peeks;
 	st->total.drv_prof_full = tot.n_prof_full;
 	return 0;

@@ -756,7 +756,15 @@ int pair__connect(struct pairer *p, const struct req_io *io)
  * found from the plaintext. */
 static void conn__tls_begin(struct pairer *p, struct pair_conn *c)
 {
+	uint64_t cut = p->c.n_tls_unanswered;
+
 	pair_emit__answered(p, c, &p->c.n_tls_unanswered);
+	/* An exchange the plaintext cut short (the handshake's last flight:
+	 * its answer went to the kernel as ciphertext) is no request: its
+	 * number goes to the plaintext's first, as on the other end, which
+	 * may never have seen that flight. Unanswered ones are the queue's
+	 * last, so they were numbered last. */
+	c->seq -= (uint32_t)(p->c.n_tls_unanswered - cut);
 	c->tls = true;
 	pair_h2__free(c->h2);
 	c->h2 = NULL;

@@ -11,6 +11,8 @@ cleanup_e2e() {
 	[ -n "${AGENT_PID:-}" ] && kill -9 "$AGENT_PID" 2>/dev/null
 	[ -n "${busy:-}" ] && kill "$busy" 2>/dev/null
 	[ -n "${FTRACE:-}" ] && { echo 0 >"$FTRACE/events/enable"; rmdir "$FTRACE"; } 2>/dev/null
+	# E2E_KEEP=DIR: the run's files kept there, to look at a failure
+	[ -n "${E2E_KEEP:-}" ] && cp -a "$TMP" "$E2E_KEEP"
 	rm -rf "$TMP"
 }
 

@@ -16,12 +16,13 @@
 # http2.
 #
 # The TLS port: gRPC's C-core runs OpenSSL over a pair of memory BIOs, not
-# over its socket, so no SSL_read or SSL_write it makes touches the socket
-# and the TLS probes cannot tell which connection a call's plaintext belongs
-# to. Such calls are counted ("TLS calls on no known socket", the metric's
-# tls_no_socket), never sent, and the connection pairs as TLS bytes, as
-# anything the probes cannot read does (README, "TLS"): checked here as
-# that, so a change that reads them will show.
+# over its socket, so no SSL_read or SSL_write it makes touches the socket.
+# Each session's socket is named by the thread's first send after a call that
+# knew none: the handshake's (driver README, "memory BIOs"). So the TLS port
+# is checked as the plaintext one, on the plaintext the probes read (each
+# Slow record either of the two, as the wire there is ciphertext), and with
+# every TLS call on a known socket: none counted on no known socket, and
+# both ends' sessions named by a send.
 #
 # DEADLINE_EXCEEDED on the wire (grpcio 1.51, C-core): the client's deadline
 # timer and the server's (its deadline is the grpc-timeout header the client
@@ -258,14 +259,14 @@ expect "a second agent prints the plaintext port's socket I/O" wait_capturing "$
 # --metrics too: gRPC's series by its status (lib.sh: start_agent adds these)
 MPORT=$(free_port)
 REQ_AGENT_EXTRA="--metrics 127.0.0.1:$MPORT"
-REQ_FORMAT+=' %req.message'
+REQ_FORMAT+=' %req.message %req.sni'
 expect "the agent starts in request mode" req_agent_start "req.sport in ($P1,$P2)"
 
 expect "the client made its calls, each with the status it expects, over plaintext and TLS" \
 	timeout 60 "$PY" "$G/client.py" "$P1" "$P2" "$G/cert.pem" "$G/client.json" >"$G/client.out" 2>&1 ||
 	tail -n 5 "$G/client.out"
-# Metrics count each request once, from the server's side: the plaintext
-# port's calls (the TLS port's are tls bytes), classed by gRPC's status; a
+# Metrics count each request once, from the server's side: both ports'
+# calls (the TLS port's from its plaintext), classed by gRPC's status; a
 # Slow call is DEADLINE_EXCEEDED or, its stream reset first, aborted.
 grpc_metrics() {
 	curl -s "http://127.0.0.1:$MPORT/metrics" >"$TMP/metrics.txt" &&
@@ -277,13 +278,14 @@ for l in open(sys.argv[1]):
         lab = dict(re.findall(r'(\w+)="([^"]*)"', l[:l.rindex("}")]))
         k = (lab.get("request_content"), lab.get("response_content"))
         sums[k] = sums.get(k, 0) + float(l.split()[-1])
-want = {("/e2e.Echo/Unary", "OK"): 20, ("/e2e.Echo/Missing", "NOT_FOUND"): 6,
-        ("/e2e.Echo/Nope", "UNIMPLEMENTED"): 3, ("/e2e.Echo/Stream", "OK"): 5}
+# two ports, each with the client's calls
+want = {("/e2e.Echo/Unary", "OK"): 40, ("/e2e.Echo/Missing", "NOT_FOUND"): 12,
+        ("/e2e.Echo/Nope", "UNIMPLEMENTED"): 6, ("/e2e.Echo/Stream", "OK"): 10}
 slow = sum(v for (p, c), v in sums.items()
            if p == "/e2e.Echo/Slow" and c in ("DEADLINE_EXCEEDED", "aborted"))
 print(sorted(sums.items()))
-assert all(sums.get(k) == v for k, v in want.items()) and slow == 4 and \
-    sum(sums.values()) == sum(want.values()) + 4, "differ"
+assert all(sums.get(k) == v for k, v in want.items()) and slow == 8 and \
+    sum(sums.values()) == sum(want.values()) + 8, "differ"
 PY
 }
 expect "--metrics: agent_request_total for grpc per path and gRPC status (response_content) == the calls made" \
@@ -516,30 +518,35 @@ out, err, counts, client, port, wire, wire_err = sys.argv[1:8]
 assert R.kernel_drops(wire_err) == 0, "the wire agent dropped events: %s" % R.kernel_drops(wire_err)
 G.check(out, err, counts, client, int(port), False, wire)
 PY
-req_check grpc_tls "TLS port (gRPC's memory BIOs): no plaintext record, the connection paired as tls, its TLS calls counted as on no known socket" \
+req_check grpc_tls "TLS port (gRPC's memory BIOs): server-side and client-side grpc records from the plaintext, req.tls, per (path, status) == the interceptor's; no TLS call on no known socket" \
 	"${CHK[@]}" "$P2" <<'PY'
-import re, sys, req_lib as R
+import re, sys, req_lib as R, grpc_lib as G
 out, err, counts, client, port = sys.argv[1:6]
-port = int(port)
-m = re.search(r"(\d+) TLS calls on no known socket", open(err).read())
-nofd = int(m[1]) if m else -1
-recs = [r for r in R.records(out) if r.get("req.sport") == port]
-protos = R.counts(r.get("req.protocol") for r in recs)
-print("  agent: %d records on the TLS port (%s); summary: %d TLS calls on no known socket"
-      % (len(recs), ", ".join("%s %d" % kv for kv in sorted(protos.items())), nofd))
-bad = []
-if set(protos) != {"tls"}:
-    bad.append("records other than tls on the TLS port: %s" % protos)
-sides = R.counts(r.get("req.side") for r in recs)
-if not sides.get("server") or not sides.get("client"):
-    bad.append("tls records by side: %s (want both)" % sides)
-# 38 calls, each one SSL_write and at least one SSL_read on either end
-if nofd < 2 * 38:
-    bad.append("TLS calls on no known socket: %d (want at least 76)" % nofd)
-if R.kernel_drops(err) != 0:
-    bad.append("kernel drops: %s" % R.kernel_drops(err))
-assert not bad, "\n".join(bad)
-print("ok")
+text = open(err).read()
+m = re.search(r"(\d+) TLS calls on no known socket \(not sent\), (\d+) TLS sessions named", text)
+assert m, "no TLS line in the summary"
+nofd, named = int(m[1]), int(m[2])
+print("  summary: %d TLS calls on no known socket, %d TLS sessions named by a send" % (nofd, named))
+# one channel: the client's session and the server's, each named once
+assert nofd == 0 and named == 2, "want 0 calls on no known socket and 2 sessions named"
+G.check(out, err, counts, client, int(port), True)
+# (G.check read them already, R.ABORTED holds the aborted ones twice)
+recs = {r.get("req.id"): r for r in R.records(out) + R.ABORTED
+        if r.get("req.sport") == int(port) and r.get("req.protocol") == "grpc"}.values()
+# the server name of the ClientHello, sent before the client's session was
+# named, on both ends' records: the name the client checks the certificate for
+names = R.counts((r.get("req.side"), r.get("req.sni")) for r in recs)
+print("  req.sni by side: %s" % sorted(names.items()))
+assert set(names) == {("server", "localhost"), ("client", "localhost")}, "req.sni"
+# both ends number the calls alike (req.seq), though each saw the handshake's
+# ciphertext up to a different point: the same call under the same number
+ends = {}
+for r in recs:
+    ends.setdefault(r.get("req.side"), {})[(r.get("req.cport"), r.get("req.seq"))] = r.get("req.path")
+assert ends.get("server") and ends.get("server") == ends.get("client"), \
+    "req.seq differs between the ends: %s" % sorted(set(ends.get("server", {}).items()) ^
+                                                     set(ends.get("client", {}).items()))[:6]
+print("  both ends: %d calls under the same req.seq" % len(ends["server"]))
 PY
 echo "    $((SECONDS - t0)) s"
 finish

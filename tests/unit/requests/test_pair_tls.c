@@ -85,6 +85,11 @@ static void test_handshake_then_plaintext(void)
 	CHECK_INT(nrec, 2);
 	check_http(&recs[1], "/a", 200, 130, 140);
 	CHECK_INT(recs[1].side, REQ_SIDE_SERVER);
+	/* the unanswered exchange gave its number back: the client, which
+	 * may have seen no flight past the server's (test_sni), numbers its
+	 * first plaintext request 2 as well */
+	CHECK_INT(recs[0].conn_seq, 1);
+	CHECK_INT(recs[1].conn_seq, 2);
 	CHECK_INT(recs[1].req_bytes, sizeof(get) - 1);
 	CHECK_INT(recs[1].resp_bytes, sizeof(ok) - 1);
 	/* a ticket or an alert on the socket itself: not the stream's */
@@ -94,6 +99,7 @@ static void test_handshake_then_plaintext(void)
 	PLAIN(p, s, REQ_DIR_OUT, 160, missing);
 	CHECK_INT(nrec, 3);
 	check_http(&recs[2], "/b", 404, 150, 160);
+	CHECK_INT(recs[2].conn_seq, 3);
 	pair__counters(p, &c);
 	CHECK_INT(c.n_tls_cipher, 2);
 	CHECK_INT(c.n_tls_unanswered, 1);
@@ -121,6 +127,7 @@ static void test_sni(void)
 	CHECK_STR(recs[0].sni, "api.example.test");
 	check_http(&recs[1], "/a", 200, 120, 130);
 	CHECK_STR(recs[1].sni, "api.example.test");
+	CHECK_INT(recs[1].conn_seq, 2);
 	pair__free(p);
 	/* none asked: empty */
 	p = fresh(16);

@@ -15,7 +15,9 @@
  * inside a call. The value is the socket's struct file: a mark holds only
  * while the fd still names that file, so a number the process reused
  * without a close this driver saw (the process exited, or exec'd, and its
- * pid or fd came back; dup2 over it; close_range) is plain again. */
+ * pid or fd came back; dup2 over it; close_range) is plain again. The
+ * sockets of library sessions over memory BIOs (tls__claim) are marked here
+ * too: their caller moves the ciphertext outside the calls. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, GO_FDS_MAX);
@@ -23,8 +25,7 @@ struct {
 	__type(value, __u64);
 } go_fds __weak SEC(".maps");
 
-/* go_fds' count (fd_marks.bpf.h): 0 when no Go TLS program is probed, or
- * none talks now */
+/* go_fds' count (fd_marks.bpf.h): 0 when no such socket is open now */
 __u32 go_marks __weak;
 
 /* 1 when FD of PID_TGID's process is a Go TLS connection's socket: its

@@ -113,16 +113,27 @@ assert len(whole) == n - gaps and all(r.get("req.runq") is None for r in srv if 
 ms = 1e6
 def near(got, want, what, r):
     assert abs(got - want) <= max(0.10 * want, 2 * ms), "%s: agent %.3f ms, server %.3f ms: %s" % (what, got / ms, want / ms, r)
+# on CPU, sleep, lock and file: the trace's measure, or, where the trace lost
+# a switch of the thread (phases.py), the kernel counters' one, for at most
+# one request of the N (CI saw one in some ten runs)
+by_counters = []
+def near2(got, p, k, what, r):
+    ok = lambda w: abs(got - w) <= max(0.10 * w, 2 * ms)
+    if ok(p[k]):
+        return
+    assert ok(p["counted"][k]), "%s: agent %.3f ms, server %.3f ms (by its counters %.3f): %s" % (
+        what, got / ms, p[k] / ms, p["counted"][k] / ms, r)
+    by_counters.append((r[1]["req.id"], what, got, p[k], p["counted"][k]))
 for r, p in whole:
     parts = ["req.oncpu", "req.runq", "req.offcpu.file", "req.offcpu.net", "req.offcpu.lock",
              "req.offcpu.poll", "req.offcpu.sleep", "req.offcpu.other"]
     assert all(isinstance(r.get(k), int) for k in parts), r
     assert sum(r[k] for k in parts) == r["req.duration"], r
     assert r["thread.tid"] == p["tid"], (r, p)
-    near(r["req.oncpu"], p["on"], "on CPU", (p, r))
-    near(r["req.offcpu.sleep"], p["sleep"], "sleep", (p, r))
-    near(r["req.offcpu.lock"], p["lock"], "lock", (p, r))
-    near(r["req.offcpu.file"], p["file"], "file (open, write, fsync, close)", (p, r))
+    near2(r["req.oncpu"], p, "on", "on CPU", (p, r))
+    near2(r["req.offcpu.sleep"], p, "sleep", "sleep", (p, r))
+    near2(r["req.offcpu.lock"], p, "lock", "lock", (p, r))
+    near2(r["req.offcpu.file"], p, "file", "file (open, write, fsync, close)", (p, r))
     near(r["req.runq"], p["runq"], "run queue (the kernel's run_delay)", (p, r))
     # the network waits are the Redis call's (its wall time holds them)
     assert r["req.offcpu.net"] <= p["redis"] + 2 * ms and r["req.offcpu.poll"] <= 2 * ms, (p, r)
@@ -131,6 +142,10 @@ for r, p in whole:
         r["req.id"], r["req.oncpu"] / ms, p["on"] / ms, p["cpu"] / ms, r["req.offcpu.sleep"] / ms, p["sleep"] / ms,
         r["req.offcpu.lock"] / ms, p["lock"] / ms, r["req.offcpu.file"] / ms, p["file"] / ms,
         r["req.runq"] / ms, p["runq"] / ms, r["req.offcpu.net"] / ms, p["redis"] / ms, r["req.offcpu.other"] / ms))
+for i, what, got, trace, ctr in by_counters:
+    print("  request id %d: %s by the kernel's counters (agent %.3f ms, counters %.3f), the trace "
+          "lost a switch (it gave %.3f)" % (i, what, got / ms, ctr / ms, trace / ms))
+assert len({i for i, *_ in by_counters}) <= 1, "more than one request's trace lost switches"
 # the metrics: the same records' sums per reason, for the server's series
 met = {}
 for l in open(sys.argv[4]):

@@ -24,6 +24,18 @@
  * - a fresh session whose first probed call is served from GnuTLS's buffer
  *   (its record read with capture off) has no socket to name: nothing sent,
  *   n_tls_nofd + 1; its next call makes a syscall and is sent;
+ * - sessions over memory BIOs (BIO_new_bio_pair, as gRPC's C-core runs
+ *   them: the test moves each end's ciphertext over its socket itself, right
+ *   after each call): the handshake (SSL_do_handshake) names both sessions
+ *   by each end's first send (n_tls_claimed + 2); that send and the socket
+ *   I/O before it arrive as plain events, every later socket syscall of the
+ *   two ends is kept (n_tls_cipher grows by exactly their count), and each
+ *   data call is one TLS_READ or TLS_WRITE pair on its end's socket; a second
+ *   pair of sessions, after the first freed and its sockets closed, is named
+ *   afresh;
+ * - a memory BIO session whose write's ciphertext is sent only after
+ *   TLS_CLAIM_NS is not named: the write on no socket (n_tls_nofd), its send
+ *   and the peer's reads plain; its next write, sent at once, names it;
  * - driver__detach takes the probes off (driver__tls_files 0, their perf
  *   event fds closed). */
 #include <dirent.h>
@@ -53,11 +65,12 @@ static const int tls_calls[] = {
 #define HALF (RESP_LEN / 2)
 #define TAIL_LEN 64
 #define BYE_LEN 40
+#define LARGE_LEN 1000		/* more than SNAPLEN_BIG: its data cut */
 /* records a round moves: request, response, tail, bye */
 #define ROUND_RECORDS 4
 #define MAX_CALLS 8
 
-static char req[REQ_LEN], resp[RESP_LEN], tail[TAIL_LEN], bye[BYE_LEN];
+static char req[REQ_LEN], resp[RESP_LEN], tail[TAIL_LEN], bye[BYE_LEN], large[LARGE_LEN];
 
 static void die(const char *what)
 {
@@ -130,12 +143,27 @@ static SSL_CTX *server__ctx(void)
 	return ctx;
 }
 
+struct mend;
+
+/* The memory BIO sessions' client context: it verifies nothing (the
+ * certificate is self-signed). */
+static SSL_CTX *client__ctx(void)
+{
+	SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+
+	if (!ctx)
+		die("SSL_CTX_new");
+	SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, NULL);
+	return ctx;
+}
+
 /* One connection: its socket ends and the TLS session on each. The server
  * end's results are written by its thread and checked by the main one. */
 struct conn {
 	int cli, srv;
 	SSL *ssl;
 	gnutls_session_t gs;
+	struct mend *mend;	/* over memory BIOs: the server end its jobs drive */
 	int64_t got[MAX_CALLS];
 	int ngot;
 };
@@ -252,9 +280,8 @@ static void srv__tail(struct conn *c)
 	conn__got(c, SSL_write_ex(c->ssl, tail, TAIL_LEN, &n) == 1 ? (int64_t)n : -1);
 }
 
-/* A connected pair, its server session on SSL_CTX CTX, its client session
- * verifying nothing (the certificate is self-signed). */
-static void conn__open(struct conn *c, SSL_CTX *ctx, gnutls_certificate_credentials_t cred)
+/* C's sockets: a connected pair over 127.0.0.1, the rest of C zeroed. */
+static void conn__pair(struct conn *c)
 {
 	struct timeval limit = { .tv_sec = 10 };
 
@@ -264,6 +291,13 @@ static void conn__open(struct conn *c, SSL_CTX *ctx, gnutls_certificate_credenti
 	    setsockopt(c->cli, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof(limit)) ||
 	    setsockopt(c->srv, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof(limit)))
 		die("tcp pair");
+}
+
+/* A connected pair, its server session on SSL_CTX CTX, its client session
+ * verifying nothing (the certificate is self-signed). */
+static void conn__open(struct conn *c, SSL_CTX *ctx, gnutls_certificate_credentials_t cred)
+{
+	conn__pair(c);
 	c->ssl = SSL_new(ctx);
 	if (!c->ssl || SSL_set_fd(c->ssl, c->srv) != 1)
 		die("SSL_new");
@@ -383,9 +417,15 @@ static int tid__events(struct harness *h, int64_t tid, int *idx, int max)
 	return n;
 }
 
+static bool tls__is(uint16_t type)
+{
+	return type == PPME_TLS_READ_E || type == PPME_TLS_WRITE_E;
+}
+
 /* Thread TID's drained events are exactly the pairs W (N of them), in order,
- * stamped in [T0, T1], each pair's frames in one record with one stamp, every
- * param checked, data cut at SNAPLEN. */
+ * stamped in [T0, T1], every param checked, data cut at SNAPLEN; a TLS
+ * call's frames in one record with one stamp (a plain socket syscall's may
+ * come in two records, and W's data is then its first bytes). */
 static void tid__check(struct harness *h, int64_t tid, const struct want *w, int n,
 		       uint32_t snaplen, uint64_t t0, uint64_t t1)
 {
@@ -407,9 +447,12 @@ static void tid__check(struct harness *h, int64_t tid, const struct want *w, int
 		}
 		hevt__expect_header(e, w[k].type, tid);
 		hevt__expect_header(x, w[k].type + 1, tid);
-		EXPECT(!e->rebuilt && e->rec == x->rec && e->cpu == x->cpu);
-		EXPECT(e->hdr.ts == x->hdr.ts && e->hdr.ts >= last && e->hdr.ts <= t1);
-		last = e->hdr.ts;
+		if (tls__is(w[k].type)) {
+			EXPECT(!e->rebuilt && e->rec == x->rec && e->cpu == x->cpu);
+			EXPECT(e->hdr.ts == x->hdr.ts);
+		}
+		EXPECT(e->hdr.ts >= last && x->hdr.ts >= e->hdr.ts && x->hdr.ts <= t1);
+		last = x->hdr.ts;
 		EXPECT_PARAM_INT(e, 0, w[k].fd);
 		EXPECT_PARAM_INT(e, 1, w[k].size);
 		EXPECT_PARAM_INT(x, 0, w[k].moved);
@@ -548,6 +591,495 @@ static void phase__nofd(struct harness *h, SSL_CTX *ctx, gnutls_certificate_cred
 	conn__close(&c);
 }
 
+/* Sessions over memory BIOs (phase__mbio, phase__mbio_late). */
+
+#define MEND_LOG 24		/* a window's events an end expects, at most */
+#define HS_CALLS 8		/* a handshake's calls, at most: a flight may come in pieces */
+#define REC_HDR 5		/* a TLS record's header: type, version, length */
+#define REC_MAX (REC_HDR + 16384 + 256)
+
+/* One step of a script both ends run: one end writes MSG, the other reads it. */
+struct mstep {
+	bool from_cli;		/* the client writes it */
+	const char *msg;
+	int len;
+	bool late;		/* its writer sends it only after TLS_CLAIM_NS */
+};
+
+/* One end of a session over a BIO pair, as gRPC's C-core runs one: the
+ * library reads and writes the internal BIO, the caller moves the ciphertext
+ * between the network BIO and the socket. The end notes what the driver
+ * should make of each of its calls and socket syscalls (mend__note,
+ * mend__call): until a send right after a handshake or write that knew no
+ * socket names the session, its socket I/O is plain and its data calls are
+ * on no socket (n_tls_nofd); after, its calls are pairs on its socket and
+ * its socket I/O is kept (n_tls_cipher). */
+struct mend {
+	SSL *ssl;
+	BIO *net;		/* the pair's network half */
+	int fd;
+	bool cli;
+	bool named;		/* a send named its socket (tls__claim) */
+	bool armed;		/* a call left it waiting for the thread's next send */
+	const struct mstep *script;
+	int nsteps;
+	/* the window's: the events due (a plain one's data copied), counts */
+	struct want log[MEND_LOG];
+	char bytes[MEND_LOG][SNAPLEN_BIG];
+	int nlog, plain, cipher, nofd, claims;
+	bool overflow;
+	char buf[BIG];
+};
+
+/* The two ends over one TCP connection; C carries the server jobs. */
+struct mpair {
+	struct mend cli, srv;
+	struct conn c;
+};
+
+static void mend__open(struct mend *m, SSL_CTX *ctx, int fd, bool cli)
+{
+	BIO *in;
+
+	m->ssl = SSL_new(ctx);
+	if (!m->ssl || BIO_new_bio_pair(&in, 0, &m->net, 0) != 1)
+		die("memory BIO session");
+	SSL_set_bio(m->ssl, in, in);
+	if (cli)
+		SSL_set_connect_state(m->ssl);
+	else
+		SSL_set_accept_state(m->ssl);
+	m->fd = fd;
+	m->cli = cli;
+}
+
+static void mend__close(struct mend *m)
+{
+	SSL_free(m->ssl);
+	BIO_free(m->net);
+	close(m->fd);
+}
+
+/* A new window: nothing due yet. */
+static void mend__clear(struct mend *m)
+{
+	m->nlog = m->plain = m->cipher = m->nofd = m->claims = 0;
+	m->overflow = false;
+}
+
+/* The next event pair due, or NULL when the log is full. */
+static struct want *mend__log(struct mend *m)
+{
+	if (m->nlog == MEND_LOG) {
+		m->overflow = true;
+		return NULL;
+	}
+	return &m->log[m->nlog++];
+}
+
+/* A socket syscall of the end (enter event TYPE) asked SIZE bytes and
+ * returned RES, on BUF: plain until the session is named, then kept. */
+static void mend__note(struct mend *m, uint16_t type, uint32_t size, ssize_t res,
+		       const void *buf)
+{
+	size_t cut = res > SNAPLEN_BIG ? SNAPLEN_BIG : res > 0 ? (size_t)res : 0;
+	struct want *w;
+
+	if (m->named) {
+		m->cipher++;
+		return;
+	}
+	m->plain++;
+	w = mend__log(m);
+	if (!w)
+		return;
+	memcpy(m->bytes[w - m->log], buf, cut);
+	*w = (struct want){ type, m->fd, size, m->bytes[w - m->log], (uint32_t)res };
+}
+
+/* A data call (enter event TYPE) asked SIZE bytes and moved N of MSG: a
+ * pair on the socket, or on none (then a write leaves the session waiting). */
+static void mend__call(struct mend *m, uint16_t type, uint32_t size, const char *msg, int n)
+{
+	struct want *w;
+
+	if (n <= 0)
+		return;
+	if (!m->named) {
+		m->nofd++;
+		m->armed |= type == PPME_TLS_WRITE_E;
+		return;
+	}
+	w = mend__log(m);
+	if (w)
+		*w = (struct want){ type, m->fd, size, msg, (uint32_t)n };
+}
+
+/* What the last call made goes out on the socket now, on this thread: a
+ * send after a call that left the session waiting names it, unless LATE
+ * (past TLS_CLAIM_NS). That send is still plain. */
+static int mend__flush(struct mend *m, bool late)
+{
+	char buf[REC_MAX];
+	int n;
+
+	while ((n = BIO_read(m->net, buf, sizeof(buf))) > 0) {
+		ssize_t sent = send(m->fd, buf, n, 0);
+
+		mend__note(m, PPME_SOCKET_SENDTO_E, n, sent, buf);
+		if (m->armed && !late && !m->named) {
+			m->named = true;
+			m->claims++;
+		}
+		/* the send took the thread's wait, named or not */
+		m->armed = false;
+		if (sent != n)
+			return -1;
+	}
+	return 0;
+}
+
+/* Whatever the socket has (as much as the BIO takes), into the BIO. */
+static int mend__fill(struct mend *m)
+{
+	size_t room = BIO_ctrl_get_write_guarantee(m->net);
+	char buf[REC_MAX];
+	ssize_t n;
+
+	if (room > sizeof(buf))
+		room = sizeof(buf);
+	n = recv(m->fd, buf, room, 0);
+	mend__note(m, PPME_SOCKET_RECVFROM_E, room, n, buf);
+	return n > 0 && BIO_write(m->net, buf, (int)n) == n ? 0 : -1;
+}
+
+/* LEN bytes from the socket by one recv that waits for them all. */
+static int mend__recv_all(struct mend *m, unsigned char *buf, size_t len)
+{
+	ssize_t n = recv(m->fd, buf, len, MSG_WAITALL);
+
+	mend__note(m, PPME_SOCKET_RECVFROM_E, len, n, buf);
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+/* One whole record into the BIO (its header, then its body): the read
+ * after it is served at once, one call for one record. */
+static int mend__fill_record(struct mend *m)
+{
+	unsigned char buf[REC_MAX];
+	size_t len;
+
+	if (mend__recv_all(m, buf, REC_HDR))
+		return -1;
+	len = (size_t)buf[3] << 8 | buf[4];
+	if (len > REC_MAX - REC_HDR || mend__recv_all(m, buf + REC_HDR, len))
+		return -1;
+	return BIO_write(m->net, buf, REC_HDR + len) == (int)(REC_HDR + len) ? 0 : -1;
+}
+
+/* SSL_do_handshake until done, what each call made flushed right after it,
+ * the socket read when it wants more. 1 when done. */
+static int mend__handshake(struct mend *m)
+{
+	for (int i = 0; i < HS_CALLS; i++) {
+		int ret = SSL_do_handshake(m->ssl);
+		int err = SSL_get_error(m->ssl, ret);
+
+		/* the handshake knew no socket: the session waits */
+		m->armed |= !m->named;
+		if (mend__flush(m, false))
+			return -1;
+		if (ret == 1)
+			return 1;
+		if (err != SSL_ERROR_WANT_READ || mend__fill(m))
+			return -1;
+	}
+	return -1;
+}
+
+/* Sleeps past TLS_CLAIM_NS: a session waiting since before is not claimed. */
+static void claim__outlive(void)
+{
+	uint64_t ns = TLS_CLAIM_NS + TLS_CLAIM_NS / 10;
+	struct timespec t = { .tv_sec = ns / 1000000000ull, .tv_nsec = ns % 1000000000ull };
+
+	while (nanosleep(&t, &t) && errno == EINTR)
+		;
+}
+
+/* Step S written (SSL_write_ex when EX), flushed: 1 when it all went. */
+static int mend__write(struct mend *m, const struct mstep *s, bool ex)
+{
+	size_t done = 0;
+	int n;
+
+	if (ex)
+		n = SSL_write_ex(m->ssl, s->msg, s->len, &done) == 1 ? (int)done : -1;
+	else
+		n = SSL_write(m->ssl, s->msg, s->len);
+	mend__call(m, PPME_TLS_WRITE_E, s->len, s->msg, n);
+	if (s->late)
+		claim__outlive();
+	return !mend__flush(m, s->late) && n == s->len;
+}
+
+/* Step S's record read in, then read (SSL_read_ex when EX): 1 when it
+ * brought S's bytes. */
+static int mend__read(struct mend *m, const struct mstep *s, bool ex)
+{
+	size_t done = 0;
+	int n;
+
+	if (mend__fill_record(m))
+		return 0;
+	if (ex)
+		n = SSL_read_ex(m->ssl, m->buf, BIG, &done) == 1 ? (int)done : -1;
+	else
+		n = SSL_read(m->ssl, m->buf, BIG);
+	mend__call(m, PPME_TLS_READ_E, BIG, s->msg, n);
+	/* a read makes nothing here; flushed all the same, as after any call */
+	return !mend__flush(m, false) && n == s->len && !memcmp(m->buf, s->msg, s->len);
+}
+
+/* The end's part of its script, every other step by the _ex calls: 1 when
+ * every call moved what it should. */
+static int mend__run(struct mend *m)
+{
+	int ok = 1;
+
+	for (int k = 0; k < m->nsteps; k++) {
+		const struct mstep *s = &m->script[k];
+
+		if (s->from_cli == m->cli)
+			ok &= mend__write(m, s, k & 1);
+		else
+			ok &= mend__read(m, s, k & 1);
+	}
+	return ok;
+}
+
+/* Server jobs over memory BIOs. */
+static void srv__mhandshake(struct conn *c)
+{
+	conn__got(c, mend__handshake(c->mend));
+}
+
+static void srv__mrun(struct conn *c)
+{
+	conn__got(c, mend__run(c->mend));
+}
+
+/* A client and a server session over BIO pairs, on the two ends of a new
+ * TCP connection. */
+static struct mpair *mpair__open(SSL_CTX *sctx, SSL_CTX *cctx)
+{
+	struct mpair *mp = calloc(1, sizeof(*mp));
+
+	if (!mp)
+		die("calloc");
+	conn__pair(&mp->c);
+	mp->c.mend = &mp->srv;
+	mend__open(&mp->cli, cctx, mp->c.cli, true);
+	mend__open(&mp->srv, sctx, mp->c.srv, false);
+	return mp;
+}
+
+static void mpair__close(struct mpair *mp)
+{
+	mend__close(&mp->cli);
+	mend__close(&mp->srv);
+	free(mp);
+}
+
+static void mpair__script(struct mpair *mp, const struct mstep *steps, int n)
+{
+	mp->cli.script = mp->srv.script = steps;
+	mp->cli.nsteps = mp->srv.nsteps = n;
+}
+
+/* Both handshakes in memory, on this thread, each flight moved from BIO to
+ * BIO: no socket sees them. 1 when both are done. */
+static int mpair__handshake_mem(struct mpair *mp)
+{
+	char buf[REC_MAX];
+	int c = 0, s = 0, n;
+
+	for (int i = 0; i < HS_CALLS && (c != 1 || s != 1); i++) {
+		c = SSL_do_handshake(mp->cli.ssl);
+		while ((n = BIO_read(mp->cli.net, buf, sizeof(buf))) > 0)
+			EXPECT(BIO_write(mp->srv.net, buf, n) == n);
+		s = SSL_do_handshake(mp->srv.ssl);
+		while ((n = BIO_read(mp->srv.net, buf, sizeof(buf))) > 0)
+			EXPECT(BIO_write(mp->cli.net, buf, n) == n);
+	}
+	return c == 1 && s == 1;
+}
+
+/* A window of the two ends' work begins: the rings emptied, nothing due,
+ * the counters and the time noted. */
+static void mpair__begin(struct harness *h, struct mpair *mp, struct driver_counters *before,
+			 uint64_t *t0)
+{
+	harness__drain(h, -1);
+	mend__clear(&mp->cli);
+	mend__clear(&mp->srv);
+	*before = counters__get(h);
+	*t0 = now__ns(h);
+}
+
+/* The window ends (both ends' calls returned): each end's thread has
+ * exactly the events its notes say, in order, and the counters grew by
+ * exactly what they count. */
+static void mpair__check(struct harness *h, struct mpair *mp, int64_t srv_tid,
+			 const struct driver_counters *before, uint64_t t0, const char *what)
+{
+	const struct mend *c = &mp->cli, *s = &mp->srv;
+	struct driver_counters after = counters__get(h);
+	uint64_t t1 = now__ns(h);
+	int64_t me = pn_gettid();
+
+	harness__drain(h, -1);
+	fprintf(stderr, "%s: client %d, server %d events; n_tls_claimed +%llu (want %d), "
+		"n_tls_nofd +%llu (want %d), n_tls_cipher +%llu (want %d + %d); plain socket "
+		"I/O: client %d, server %d\n", what, tid__events(h, me, NULL, 0),
+		tid__events(h, srv_tid, NULL, 0),
+		(unsigned long long)(after.n_tls_claimed - before->n_tls_claimed),
+		c->claims + s->claims,
+		(unsigned long long)(after.n_tls_nofd - before->n_tls_nofd), c->nofd + s->nofd,
+		(unsigned long long)(after.n_tls_cipher - before->n_tls_cipher), c->cipher,
+		s->cipher, c->plain, s->plain);
+	EXPECT(!c->overflow && !s->overflow);
+	/* the counters are every process's, but only this one's syscalls and
+	 * calls pass the filters, and nothing else of it runs now */
+	EXPECT(after.n_tls_claimed - before->n_tls_claimed == (uint64_t)(c->claims + s->claims));
+	EXPECT(after.n_tls_nofd - before->n_tls_nofd == (uint64_t)(c->nofd + s->nofd));
+	EXPECT(after.n_tls_cipher - before->n_tls_cipher == (uint64_t)(c->cipher + s->cipher));
+	EXPECT(sock_io__count(h, me, c->fd) == c->plain);
+	EXPECT(sock_io__count(h, srv_tid, s->fd) == s->plain);
+	tid__check(h, me, c->log, c->nlog, SNAPLEN_BIG, t0, t1);
+	tid__check(h, srv_tid, s->log, s->nlog, SNAPLEN_BIG, t0, t1);
+}
+
+/* The two rounds of phase__mbio: both ways, sizes under and over the
+ * snaplen. */
+static const struct mstep mbio_rounds[] = {
+	{ true, req, REQ_LEN, false },		{ false, resp, RESP_LEN, false },
+	{ false, tail, TAIL_LEN, false },	{ true, bye, BYE_LEN, false },
+	{ false, large, LARGE_LEN, false },	{ true, large, LARGE_LEN, false },
+	{ true, resp, RESP_LEN, false },
+};
+
+#define MBIO_ROUNDS (int)(sizeof(mbio_rounds) / sizeof(mbio_rounds[0]))
+
+/* The handshake over memory BIOs, pumped over the sockets: each end's
+ * first send names its session (one claim each), that send and what came
+ * before it plain, the rest kept; no TLS event. */
+static void mbio__handshake(struct harness *h, struct mpair *mp, struct peer *p)
+{
+	struct driver_counters before;
+	uint64_t t0;
+
+	mpair__begin(h, mp, &before, &t0);
+	peer__run(p, srv__mhandshake, &mp->c);
+	EXPECT(mend__handshake(&mp->cli) == 1);
+	peer__wait(p);
+	EXPECT(mp->c.ngot == 1 && mp->c.got[0] == 1);
+	mpair__check(h, mp, p->tid, &before, t0, "memory BIOs, handshake");
+	EXPECT(mp->cli.named && mp->srv.named);
+	EXPECT(mp->cli.claims == 1 && mp->srv.claims == 1);
+	/* the client's ClientHello first, the server's first flight after the
+	 * ClientHello's recv(s) */
+	EXPECT(mp->cli.plain == 1 && mp->srv.plain >= 2);
+	EXPECT(mp->cli.nofd == 0 && mp->srv.nofd == 0);
+}
+
+/* The rounds on the named sessions: one pair per data call on its end's
+ * socket, no socket I/O event, every ciphertext syscall counted. */
+static void mbio__rounds(struct harness *h, struct mpair *mp, struct peer *p)
+{
+	struct driver_counters before;
+	int cw = 0;
+	uint64_t t0;
+
+	mpair__script(mp, mbio_rounds, MBIO_ROUNDS);
+	mpair__begin(h, mp, &before, &t0);
+	peer__run(p, srv__mrun, &mp->c);
+	EXPECT(mend__run(&mp->cli) == 1);
+	peer__wait(p);
+	EXPECT(mp->c.ngot == 1 && mp->c.got[0] == 1);
+	mpair__check(h, mp, p->tid, &before, t0, "memory BIOs, rounds");
+	for (int k = 0; k < MBIO_ROUNDS; k++)
+		cw += mbio_rounds[k].from_cli;
+	EXPECT(mp->cli.nlog == MBIO_ROUNDS && mp->srv.nlog == MBIO_ROUNDS);
+	EXPECT(mp->cli.plain == 0 && mp->srv.plain == 0);
+	EXPECT(mp->cli.claims == 0 && mp->srv.claims == 0);
+	/* a send per write, two recvs per read */
+	EXPECT(mp->cli.cipher == cw + 2 * (MBIO_ROUNDS - cw));
+	EXPECT(mp->srv.cipher == (MBIO_ROUNDS - cw) + 2 * cw);
+}
+
+/* Sessions over memory BIOs whose ends pump their ciphertext over their
+ * sockets themselves (gRPC's C-core): named by their first sends, their
+ * rounds sent as the calls' pairs, their ciphertext kept. */
+static void phase__mbio(struct harness *h, SSL_CTX *sctx, SSL_CTX *cctx, struct peer *p)
+{
+	struct mpair *mp = mpair__open(sctx, cctx);
+
+	EXPECT(driver__set_snaplen(harness__driver(h), SNAPLEN_BIG) == 0);
+	fprintf(stderr, "memory BIOs: client fd %d SSL %p, server fd %d SSL %p\n", mp->cli.fd,
+		(void *)mp->cli.ssl, mp->srv.fd, (void *)mp->srv.ssl);
+	mbio__handshake(h, mp, p);
+	mbio__rounds(h, mp, p);
+	mpair__close(mp);
+}
+
+/* phase__mbio_late's: a write whose ciphertext goes after TLS_CLAIM_NS, then
+ * two sent at once. */
+static const struct mstep mbio_late[] = { { true, req, REQ_LEN, true } };
+static const struct mstep mbio_prompt[] = {
+	{ true, bye, BYE_LEN, false }, { true, tail, TAIL_LEN, false },
+};
+
+/* One window of phase__mbio_late: the client runs STEPS, the server reads. */
+static void mbio__window(struct harness *h, struct mpair *mp, struct peer *p,
+			 const struct mstep *steps, int n, const char *what)
+{
+	struct driver_counters before;
+	uint64_t t0;
+
+	mpair__script(mp, steps, n);
+	mpair__begin(h, mp, &before, &t0);
+	peer__run(p, srv__mrun, &mp->c);
+	EXPECT(mend__run(&mp->cli) == 1);
+	peer__wait(p);
+	EXPECT(mp->c.ngot == 1 && mp->c.got[0] == 1);
+	mpair__check(h, mp, p->tid, &before, t0, what);
+}
+
+/* A session over memory BIOs whose handshake went BIO to BIO and whose
+ * first send comes only after TLS_CLAIM_NS (one sleep) is not named: its
+ * write on no socket (n_tls_nofd, not sent), the send and the server's
+ * recvs plain, the server's read on no socket. One handshake over the
+ * sockets could not show it: its last call leaves the session waiting
+ * again, and its prompt send (the client's Finished) names it. Its next
+ * write, sent at once, names it: that write lost, the one after sent. */
+static void phase__mbio_late(struct harness *h, SSL_CTX *sctx, SSL_CTX *cctx, struct peer *p)
+{
+	struct mpair *mp = mpair__open(sctx, cctx);
+	const struct mend *c = &mp->cli, *s = &mp->srv;
+
+	EXPECT(mpair__handshake_mem(mp) == 1);
+	mbio__window(h, mp, p, mbio_late, 1, "memory BIOs, a late first send");
+	EXPECT(!c->named && c->claims == 0 && c->nofd == 1 && c->plain == 1);
+	EXPECT(!s->named && s->nofd == 1 && s->plain == 2);
+	EXPECT(c->cipher == 0 && s->cipher == 0 && c->nlog == 1 && s->nlog == 2);
+	mbio__window(h, mp, p, mbio_prompt, 2, "memory BIOs, then prompt sends");
+	EXPECT(c->named && c->claims == 1 && c->nofd == 1 && c->plain == 1 && c->cipher == 1);
+	EXPECT(c->nlog == 2 && c->log[1].type == PPME_TLS_WRITE_E);
+	EXPECT(!s->named && s->nofd == 2 && s->plain == 4 && s->cipher == 0);
+	mpair__close(mp);
+}
+
 /* Library paths this process maps, the probes on them; a wrong or unknown
  * library leaves nothing behind. */
 static void phase__attach(struct harness *h, const char *ssl, const char *gnutls)
@@ -605,7 +1137,7 @@ int main(void)
 	struct peer p = { 0 };
 	struct harness *h;
 	struct conn c;
-	SSL_CTX *ctx;
+	SSL_CTX *ctx, *cctx;
 
 	check__needs_exit_only();
 	if (geteuid() == 0 && !driver__exit_only_supported()) {
@@ -618,6 +1150,7 @@ int main(void)
 	msg__fill(resp, RESP_LEN, 2);
 	msg__fill(tail, TAIL_LEN, 3);
 	msg__fill(bye, BYE_LEN, 4);
+	msg__fill(large, LARGE_LEN, 5);
 	/* the libraries' files as mapped here (linked, so mapped from the start) */
 	if (lib__path("libssl.so.", ssl, sizeof(ssl)) ||
 	    lib__path("libgnutls.so.", gnutls, sizeof(gnutls)))
@@ -629,6 +1162,7 @@ int main(void)
 	cfg.syscalls = harness__only(tls_calls);
 	h = harness__open(256, &cfg);
 	ctx = server__ctx();
+	cctx = client__ctx();
 	if (gnutls_certificate_allocate_credentials(&cred))
 		die("gnutls credentials");
 	peer__start(&p);
@@ -640,11 +1174,16 @@ int main(void)
 	phase__round(h, &c, &p, SNAPLEN_BIG);
 	phase__paused(h, &c, &p);
 	phase__nofd(h, ctx, cred, &p);
+	/* twice: the second pair's sessions and sockets are named afresh */
+	phase__mbio(h, ctx, cctx, &p);
+	phase__mbio(h, ctx, cctx, &p);
+	phase__mbio_late(h, ctx, cctx, &p);
 	phase__detach(h);
 
 	peer__stop(&p);
 	conn__close(&c);
 	gnutls_certificate_free_credentials(cred);
+	SSL_CTX_free(cctx);
 	SSL_CTX_free(ctx);
 	harness__close(h);
 	return harness__report("tls");

@@ -107,11 +107,11 @@ static __always_inline void tls__unwait(__u64 me)
 		__sync_fetch_and_sub(&tls_waits, 1);
 }
 
-/* Thread PID_TGID sends on FD outside any TLS call: a session its last call
- * left waiting (recently) takes FD as its socket, which is marked as a Go
- * TLS socket is (go_fds: its later I/O is ciphertext). This send itself is
- * sent: a handshake's, it carries the ClientHello the pairing reads the
- * server name from. */
+/* Thread PID_TGID sends on FD outside any TLS call, its first socket I/O
+ * since: a session its last call left waiting (recently) takes FD as its
+ * socket, which is marked as a Go TLS socket is (go_fds: its later I/O is
+ * ciphertext). This send itself is sent: a handshake's, it carries the
+ * ClientHello the pairing reads the server name from. */
 static __always_inline void tls__claim(__u64 pid_tgid, __s32 fd)
 {
 	struct tls_claim *w = tls__waiting(pid_tgid);
@@ -147,6 +147,10 @@ static __always_inline int tls__nested(__u64 pid_tgid, __s32 fd, int send)
 			return 1;
 		if (send)
 			tls__claim(pid_tgid, fd);
+		else if (tls__waiting(pid_tgid))
+			/* the call's bytes go out first, or not from here: an
+			 * event loop's next read is another connection's */
+			tls__unwait(pid_tgid);
 		return 0;
 	}
 	/* a session some earlier call left waiting did not get this one */

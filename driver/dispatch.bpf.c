@@ -152,7 +152,7 @@ int sys_exit_eo(struct bpf_raw_tracepoint_args *ctx)
 	if (!r)
 		return 0;
 	/* TLS probes loaded: the ciphertext of a TLS call stays here */
-	if (settings.tls && sock_io[id] != SOCK_IO_NONE && 
+	if (settings.tls && sock_io[id] != SOCK_IO_NONE &&
 	    tls__nested(pid_tgid, (int)regs->di, sock_send[id]))
 		return 0;
 	s = scratch__get();

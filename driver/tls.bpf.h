@@ -142,20 +142,19 @@ static __always_inline int tls__nested(__u64 pid_tgid, __s32 fd, int send)
 	__s32 *known;
 
 	c = bpf_map_lookup_elem(&tls_calls, &pid_tgid);
-	if (!c) {
-		if (go__cipher(pid_tgid, fd))
-			return 1;
-		if (send)
-			tls__claim(pid_tgid, fd);
-		else if (tls__waiting(pid_tgid))
-			/* the call's bytes go out first, or not from here: an
-			 * event loop's next read is another connection's */
-			tls__unwait(pid_tgid);
+	if (!c && go__cipher(pid_tgid, fd))
+		return 1;
+	if (!c && send) {
+		tls__claim(pid_tgid, fd);
 		return 0;
 	}
-	/* a session some earlier call left waiting did not get this one */
+	/* any other socket I/O first ends a session's wait: its call's bytes
+	 * go out at once or not from this thread (an event loop's next read
+	 * is another connection's; a call's own I/O is that call's) */
 	if (tls__waiting(pid_tgid))
 		tls__unwait(pid_tgid);
+	if (!c)
+		return 0;
 	c->fd = fd;
 	k.sess = c->sess;
 	k.tgid = pid_tgid >> 32;

@@ -111,17 +111,18 @@ assert len(srv) == n == len(log), (len(srv), len(log))
 whole = [(r, p) for r, p in zip(srv, log) if r.get("req.oncpu") is not None]
 assert len(whole) == n - gaps and all(r.get("req.runq") is None for r in srv if r.get("req.oncpu") is None), (gaps, srv)
 ms = 1e6
+def close(got, want):
+    return abs(got - want) <= max(0.10 * want, 2 * ms)
 def near(got, want, what, r):
-    assert abs(got - want) <= max(0.10 * want, 2 * ms), "%s: agent %.3f ms, server %.3f ms: %s" % (what, got / ms, want / ms, r)
+    assert close(got, want), "%s: agent %.3f ms, server %.3f ms: %s" % (what, got / ms, want / ms, r)
 # on CPU, sleep, lock and file: the trace's measure, or, where the trace lost
 # a switch of the thread (phases.py), the kernel counters' one, for at most
 # one request of the N (CI saw one in some ten runs)
 by_counters = []
 def near2(got, p, k, what, r):
-    ok = lambda w: abs(got - w) <= max(0.10 * w, 2 * ms)
-    if ok(p[k]):
+    if close(got, p[k]):
         return
-    assert ok(p["counted"][k]), "%s: agent %.3f ms, server %.3f ms (by its counters %.3f): %s" % (
+    assert close(got, p["counted"][k]), "%s: agent %.3f ms, server %.3f ms (by its counters %.3f): %s" % (
         what, got / ms, p[k] / ms, p["counted"][k] / ms, r)
     by_counters.append((r[1]["req.id"], what, got, p[k], p["counted"][k]))
 for r, p in whole:

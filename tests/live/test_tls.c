@@ -1006,21 +1006,30 @@ static void mbio__handshake(struct harness *h, struct mpair *mp, struct peer *p)
 	EXPECT(mp->cli.nofd == 0 && mp->srv.nofd == 0);
 }
 
-/* The rounds on the named sessions: one pair per data call on its end's
- * socket, no socket I/O event, every ciphertext syscall counted. */
-static void mbio__rounds(struct harness *h, struct mpair *mp, struct peer *p)
+/* One window: both ends run STEPS (N of them), then every event and count
+ * is checked (mpair__check). */
+static void mbio__window(struct harness *h, struct mpair *mp, struct peer *p,
+			 const struct mstep *steps, int n, const char *what)
 {
 	struct driver_counters before;
-	int cw = 0;
 	uint64_t t0;
 
-	mpair__script(mp, mbio_rounds, MBIO_ROUNDS);
+	mpair__script(mp, steps, n);
 	mpair__begin(h, mp, &before, &t0);
 	peer__run(p, srv__mrun, &mp->c);
 	EXPECT(mend__run(&mp->cli) == 1);
 	peer__wait(p);
 	EXPECT(mp->c.ngot == 1 && mp->c.got[0] == 1);
-	mpair__check(h, mp, p->tid, &before, t0, "memory BIOs, rounds");
+	mpair__check(h, mp, p->tid, &before, t0, what);
+}
+
+/* The rounds on the named sessions: one pair per data call on its end's
+ * socket, no socket I/O event, every ciphertext syscall counted. */
+static void mbio__rounds(struct harness *h, struct mpair *mp, struct peer *p)
+{
+	int cw = 0;
+
+	mbio__window(h, mp, p, mbio_rounds, MBIO_ROUNDS, "memory BIOs, rounds");
 	for (int k = 0; k < MBIO_ROUNDS; k++)
 		cw += mbio_rounds[k].from_cli;
 	EXPECT(mp->cli.nlog == MBIO_ROUNDS && mp->srv.nlog == MBIO_ROUNDS);
@@ -1053,22 +1062,6 @@ static const struct mstep mbio_prompt[] = {
 	{ true, bye, BYE_LEN, false, true }, { true, tail, TAIL_LEN, false, false },
 	{ true, req, REQ_LEN, false, false },
 };
-
-/* One window of phase__mbio_late: the client runs STEPS, the server reads. */
-static void mbio__window(struct harness *h, struct mpair *mp, struct peer *p,
-			 const struct mstep *steps, int n, const char *what)
-{
-	struct driver_counters before;
-	uint64_t t0;
-
-	mpair__script(mp, steps, n);
-	mpair__begin(h, mp, &before, &t0);
-	peer__run(p, srv__mrun, &mp->c);
-	EXPECT(mend__run(&mp->cli) == 1);
-	peer__wait(p);
-	EXPECT(mp->c.ngot == 1 && mp->c.got[0] == 1);
-	mpair__check(h, mp, p->tid, &before, t0, what);
-}
 
 /* A session over memory BIOs whose handshake went BIO to BIO and whose
  * first send comes only after TLS_CLAIM_NS (one sleep) is not named: its

@@ -101,10 +101,27 @@ print("agent: %d records (%s) on the port; log %d requests on %d connections, %d
           R.counts((r.get("req.side"), r.get("req.protocol")) for r in recs).items())),
       n_log, len(want), n101, R.kernel_drops(err)))
 bad = []
-if n101 != 12 or n_log != 27:
-    bad.append("the log has %d requests and %d upgrades, want 27 and 12" % (n_log, n101))
-if R.ABORTED:
-    bad.append("aborted or timed-out records: %s" % [R.short(r) for r in R.ABORTED][:3])
+# mod_http2 now and then refuses the streams nghttp sends on an upgraded
+# connection before its SETTINGS (CI saw 3 of one connection's 3): Apache
+# logs none of them, and each end's record of each is aborted, with no
+# status: the client's (nghttp) and, the same stream, the server's
+refused = [r for r in R.ABORTED if r.get("req.sport") == port and r.get("req.side") == "client"
+           and r.get("proc.name") == "nghttp" and r.get("req.status") is None]
+key = lambda r: (r.get("req.cport"), r.get("req.seq"), r.get("req.path"))
+mine = {key(r) for r in refused}
+refused_srv = [r for r in R.ABORTED if r.get("req.sport") == port and r.get("req.side") == "server"
+               and key(r) in mine and r.get("req.status") is None]
+if refused_srv and {key(r) for r in refused_srv} != mine:
+    bad.append("the server's aborted streams %s differ from nghttp's %s"
+               % (sorted(key(r) for r in refused_srv), sorted(mine)))
+if refused:
+    print("mod_http2 refused %d of nghttp's streams: %s" % (len(refused), [R.short(r) for r in refused]))
+if n101 != 12 or n_log + len(refused) != 27:
+    bad.append("the log has %d requests (and %d refused) and %d upgrades, want 27 and 12"
+               % (n_log, len(refused), n101))
+other = [r for r in R.ABORTED if r not in refused and r not in refused_srv]
+if other:
+    bad.append("aborted or timed-out records: %s" % [R.short(r) for r in other][:3])
 for side in ("server", "client"):
     got = {}
     for r in sorted((r for r in recs if r.get("req.side") == side),

@@ -3,9 +3,12 @@
  * syscalls:sys_exit_* tracepoints the kernel runs it only for the syscalls
  * it is attached to, and the others pay a bit test. */
 #include <errno.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
+#include <sys/mount.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -37,28 +40,82 @@ int syscall_tps__event(int nr, char *buf, size_t size)
 	return 0;
 }
 
-/* The id of tracepoint EVENT (tracefs' events/syscalls/EVENT/id), or a
- * negative errno. */
-static int event_id(const char *event)
+/* Where tracefs may be mounted: its own place, then under debugfs. */
+static const char *const tracefs_roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+
+/* The id of tracepoint EVENT under tracefs root ROOT, or a negative errno
+ * (-ENOENT: no such event there, or no tracefs). */
+static int event_id_at(const char *root, const char *event)
 {
-	/* where tracefs may be mounted: its own place, then under debugfs */
-	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
-	char path[256];
+	char path[PATH_MAX];
+	FILE *f;
 	int id;
 
-	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
-		FILE *f;
+	if ((size_t)snprintf(path, sizeof(path), "%s/events/syscalls/%s/id", root, event) >=
+	    sizeof(path))
+		return -ENAMETOOLONG;
+	f = fopen(path, "re");
+	if (!f)
+		return -ENOENT;
+	if (fscanf(f, "%d", &id) != 1 || id < 0)
+		id = -EINVAL;
+	fclose(f);
+	return id;
+}
 
-		snprintf(path, sizeof(path), "%s/events/syscalls/%s/id", roots[i], event);
-		f = fopen(path, "re");
-		if (!f)
+/* Every syscall's exit tracepoint id (or negative errno) read from a tracefs
+ * of our own, for hosts where none is mounted: a fresh machine, a container
+ * (a DaemonSet's sees only its own /sys). Mounted on a new directory under
+ * /run (else /tmp) for as long as the ids take to read, then taken away, so
+ * the host's mounts are as they were. Read once per process: the ids stay
+ * the same until the next boot. */
+static int own_ids[SYSCALL_TABLE_SIZE];
+static int own_state;	/* 0: not tried; 1: own_ids read; < 0: could not mount */
+
+static int own_ids__read(void)
+{
+	static const char *const dirs[] = { "/run/agent-tracefs.XXXXXX",
+					    "/tmp/agent-tracefs.XXXXXX" };
+	char dir[64], ev[96];
+	int err = -ENOENT;
+
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(dir, sizeof(dir), "%s", dirs[i]);
+		if (!mkdtemp(dir)) {
+			err = -errno;
 			continue;
-		if (fscanf(f, "%d", &id) != 1)
-			id = -EINVAL;
-		fclose(f);
-		return id;
+		}
+		if (mount("nodev", dir, "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL)) {
+			err = -errno;
+			rmdir(dir);
+			continue;
+		}
+		for (int nr = 0; nr < SYSCALL_TABLE_SIZE; nr++) {
+			own_ids[nr] = syscall_tps__event(nr, ev, sizeof(ev));
+			if (!own_ids[nr])
+				own_ids[nr] = event_id_at(dir, ev);
+		}
+		umount2(dir, MNT_DETACH);
+		rmdir(dir);
+		return 1;
 	}
-	return -ENOENT;
+	return err < 0 ? err : -ENOENT;
+}
+
+/* The id of tracepoint EVENT (syscall NR's) where tracefs is mounted, else
+ * from a tracefs of our own (own_ids__read); or a negative errno. */
+static int event_id(int nr, const char *event)
+{
+	for (size_t i = 0; i < sizeof(tracefs_roots) / sizeof(tracefs_roots[0]); i++) {
+		char events[PATH_MAX];
+
+		snprintf(events, sizeof(events), "%s/events", tracefs_roots[i]);
+		if (access(events, F_OK) == 0)
+			return event_id_at(tracefs_roots[i], event);
+	}
+	if (!own_state)
+		own_state = own_ids__read();
+	return own_state == 1 ? own_ids[nr] : -ENOENT;
 }
 
 /* Whether tracepoint programs may take the task's registers here
@@ -68,7 +125,7 @@ int syscall_tps__id(int nr)
 	char ev[96];
 	int err = syscall_tps__event(nr, ev, sizeof(ev));
 
-	return err ? err : event_id(ev);
+	return err ? err : event_id(nr, ev);
 }
 
 static bool helpers_ok(void)

@@ -18,8 +18,9 @@ struct bpf_link;
 int syscall_tps__event(int nr, char *buf, size_t size);
 
 /* The id of syscall NR's exit tracepoint (tracefs' events/syscalls/EVENT/id),
- * or a negative errno: -ENOENT where the kernel has none (or tracefs is not
- * mounted). */
+ * or a negative errno: -ENOENT where the kernel has none, or where no tracefs
+ * is mounted and this process could not mount one for a moment (it needs
+ * CAP_SYS_ADMIN). */
 int syscall_tps__id(int nr);
 
 /* Whether every syscall with WANT[nr] set has its own exit tracepoint, this

@@ -14,13 +14,21 @@
  *   without a tracepoint is refused and stays off;
  * - a set with a syscall that has no tracepoint here loads on the raw one,
  *   and so does one where perf_event_open is refused (a seccomp filter in a
- *   child; ring buffers only, perf rings being perf events themselves).
+ *   child; ring buffers only, perf rings being perf events themselves);
+ * - with no tracefs mounted (a fresh host, a container's own /sys: here a
+ *   child in a mount namespace of its own, tracefs and debugfs unmounted
+ *   there), the driver reads the ids from a tracefs it mounts for a moment:
+ *   the set is on its own tracepoints, its events come, and neither that
+ *   mount nor its directory is left.
  * Without exit-only capture, or with AGENT_TEST_RAW_EXIT=1, the dispatcher
  * is on the raw tracepoint: every getppid runs it. */
 #include <bpf/bpf.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <glob.h>
+#include <sched.h>
 #include <stddef.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/sendfile.h>
 #include <sys/utsname.h>
@@ -179,6 +187,38 @@ static void test_own_tracepoints(bool tps, const char *path)
 	harness__close(h);
 }
 
+/* In a child: a read of PATH's 16 bytes comes as its read pair, every
+ * param checked. */
+static void check_read(struct harness *h, const char *path)
+{
+	struct hevt *e, *x;
+	char buf[16];
+	int fd, at = 0;
+
+	harness__drain(h, -1);
+	fd = open(path, O_RDONLY);
+	EXPECT(read(fd, buf, sizeof(buf)) == 16);
+	close(fd);
+	harness__drain(h, pn_gettid());
+	if (pn_pair(h, &at, PPME_SYSCALL_READ_E, pn_gettid(), &e, &x)) {
+		EXPECT_PARAM_INT(e, 0, fd);
+		EXPECT_PARAM_INT(e, 1, 16);
+		EXPECT_PARAM_INT(x, 0, 16);
+		EXPECT(pn_param_bytes(x, 1, DATA, 16));
+	}
+}
+
+/* The child PID's checks passed (its exit status); WHAT says which. */
+static void child__wait(pid_t pid, const char *what)
+{
+	int status = -1;
+
+	EXPECT(pid > 0 && waitpid(pid, &status, 0) == pid);
+	EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	fprintf(stderr, "%s (child %s)\n", what,
+		WIFEXITED(status) && !WEXITSTATUS(status) ? "passed" : "failed");
+}
+
 /* perf_event_open refused (a seccomp profile, as a container runtime's may
  * set): the raw tracepoint, and the events still come. Only with ring
  * buffers: perf rings are perf events too. In a child, whose filter goes
@@ -192,16 +232,12 @@ static void test_refused(const char *path)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
 	struct sock_fprog prog = { .len = sizeof(code) / sizeof(code[0]), .filter = code };
-	int status = -1;
 	pid_t pid = fork();
 
 	if (pid == 0) {
 		struct driver_config cfg = pn_capture_self;
 		struct driver_load_info li;
-		struct hevt *e, *x;
 		struct harness *h;
-		char buf[16];
-		int fd, at = 0;
 
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
 		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)) {
@@ -213,22 +249,67 @@ static void test_refused(const char *path)
 		h = harness__open(64, &cfg);
 		EXPECT(driver__load_info(harness__driver(h), &li, false) == 0);
 		EXPECT(li.syscall_tps == 0);
-		harness__drain(h, -1);
-		fd = open(path, O_RDONLY);
-		EXPECT(read(fd, buf, sizeof(buf)) == 16);
-		close(fd);
-		harness__drain(h, pn_gettid());
-		if (pn_pair(h, &at, PPME_SYSCALL_READ_E, pn_gettid(), &e, &x)) {
-			EXPECT_PARAM_INT(e, 0, fd);
-			EXPECT_PARAM_INT(x, 0, 16);
-		}
+		check_read(h, path);
 		harness__close(h);
 		_exit(harness__report("syscall_tps (perf_event_open refused)"));
 	}
-	EXPECT(pid > 0 && waitpid(pid, &status, 0) == pid);
-	EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	fprintf(stderr, "perf_event_open refused: the raw tracepoint, events came (child %s)\n",
-		WIFEXITED(status) && !WEXITSTATUS(status) ? "passed" : "failed");
+	child__wait(pid, "perf_event_open refused: the raw tracepoint, events came");
+}
+
+/* Whether a tracefs is mounted in this process's mount namespace. */
+static bool tracefs_mounted(void)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[1024];
+	bool found = false;
+
+	if (!f)
+		return true;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, " - tracefs ") != NULL;
+	fclose(f);
+	return found;
+}
+
+/* No tracefs mounted: the driver mounts its own for a moment. In a child
+ * with a mount namespace of its own (private, so that nothing it unmounts
+ * or mounts reaches the host), run before any load in this process, so the
+ * child is the first to look for the ids. */
+static void test_unmounted(const char *path)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		struct driver_config cfg = pn_capture_self;
+		struct driver_load_info li;
+		struct harness *h;
+		glob_t g;
+
+		if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
+			perror("mount namespace");
+			_exit(1);
+		}
+		/* debugfs' tracing is an automount of tracefs: debugfs goes too */
+		umount2("/sys/kernel/debug/tracing", MNT_DETACH);
+		umount2("/sys/kernel/debug", MNT_DETACH);
+		while (umount2("/sys/kernel/tracing", MNT_DETACH) == 0)
+			;
+		EXPECT(!tracefs_mounted());
+		EXPECT(access("/sys/kernel/tracing/events", F_OK) != 0);
+		cfg.syscalls = harness__only(calls);
+		h = harness__open(64, &cfg);
+		EXPECT(driver__load_info(harness__driver(h), &li, false) == 0);
+		EXPECT(li.syscall_tps == 8u);
+		fprintf(stderr, "no tracefs mounted: the dispatcher on %u syscalls' own exit "
+			"tracepoints\n", li.syscall_tps);
+		EXPECT(!tracefs_mounted());
+		EXPECT(glob("/run/agent-tracefs.*", 0, NULL, &g) == GLOB_NOMATCH);
+		EXPECT(glob("/tmp/agent-tracefs.*", 0, NULL, &g) == GLOB_NOMATCH);
+		check_read(h, path);
+		harness__close(h);
+		_exit(harness__report("syscall_tps (no tracefs mounted)"));
+	}
+	child__wait(pid, "no tracefs mounted: its own for a moment, events came");
 }
 
 /* A set with a syscall this kernel has no exit tracepoint for: the raw one. */
@@ -268,6 +349,8 @@ int main(void)
 		return 1;
 	}
 	close(fd);
+	if (tps)
+		test_unmounted(path);
 	test_own_tracepoints(tps, path);
 	if (tps)
 		test_uncovered();

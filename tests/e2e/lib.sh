@@ -11,6 +11,8 @@ cleanup_e2e() {
 	[ -n "${AGENT_PID:-}" ] && kill -9 "$AGENT_PID" 2>/dev/null
 	[ -n "${busy:-}" ] && kill "$busy" 2>/dev/null
 	[ -n "${FTRACE:-}" ] && { echo 0 >"$FTRACE/events/enable"; rmdir "$FTRACE"; } 2>/dev/null
+	# a tracefs this test mounted goes too: later tests see the host as it was
+	[ -n "${FTRACE_MOUNTED:-}" ] && umount "$FTRACE_MOUNTED" 2>/dev/null
 	# E2E_KEEP=DIR: the run's files kept there, to look at a failure
 	[ -n "${E2E_KEEP:-}" ] && cp -a "$TMP" "$E2E_KEEP"
 	rm -rf "$TMP"
@@ -225,11 +227,15 @@ our_progs_loaded() {	# true if any of the driver's programs is still in the kern
 
 # ftrace_start TID: the kernel's sched_switch and sched_wakeup of thread TID,
 # on CLOCK_MONOTONIC, into a tracefs instance of the test's own (FTRACE;
-# removed at exit). The kernel's own record, beside any BPF of ours.
-FTRACE=
+# removed at exit, with the tracefs mount if the test made it). The kernel's
+# own record, beside any BPF of ours.
+FTRACE= FTRACE_MOUNTED=
 ftrace_start() {
 	local t=/sys/kernel/tracing
-	[ -d "$t/instances" ] || mount -t tracefs nodev "$t" || return 1
+	if [ ! -d "$t/instances" ]; then
+		mount -t tracefs nodev "$t" || return 1
+		FTRACE_MOUNTED=$t
+	fi
 	FTRACE=$t/instances/agent-e2e-$$
 	mkdir "$FTRACE" && echo mono >"$FTRACE/trace_clock" &&
 		echo "prev_pid == $1 || next_pid == $1" >"$FTRACE/events/sched/sched_switch/filter" &&

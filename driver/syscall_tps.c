@@ -70,23 +70,19 @@ static int event_id_at(const char *root, const char *event)
  * the host's mounts are as they were. Read once per process: the ids stay
  * the same until the next boot. */
 static int own_ids[SYSCALL_TABLE_SIZE];
-static int own_state;	/* 0: not tried; 1: own_ids read; < 0: could not mount */
+static int own_state;	/* 0: not tried; 1: own_ids read; -1: could not mount */
 
 static int own_ids__read(void)
 {
 	static const char *const dirs[] = { "/run/agent-tracefs.XXXXXX",
 					    "/tmp/agent-tracefs.XXXXXX" };
 	char dir[64], ev[96];
-	int err = -ENOENT;
 
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		snprintf(dir, sizeof(dir), "%s", dirs[i]);
-		if (!mkdtemp(dir)) {
-			err = -errno;
+		if (!mkdtemp(dir))
 			continue;
-		}
 		if (mount("nodev", dir, "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL)) {
-			err = -errno;
 			rmdir(dir);
 			continue;
 		}
@@ -99,7 +95,7 @@ static int own_ids__read(void)
 		rmdir(dir);
 		return 1;
 	}
-	return err < 0 ? err : -ENOENT;
+	return -1;
 }
 
 /* The id of tracepoint EVENT (syscall NR's) where tracefs is mounted, else

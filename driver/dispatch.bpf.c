@@ -6,6 +6,7 @@
 #include "file_fds.bpf.h"
 #include "tls.bpf.h"
 #include "prof.bpf.h"
+#include "fillers/sockio/sockio.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
@@ -164,6 +165,13 @@ int sys_exit_eo(struct bpf_raw_tracepoint_args *ctx)
 	/* profiling: the thread's slices so far go before its events */
 	if (settings.profile)
 		prof__at_event(ctx, pid_tgid, sock_io[id] != SOCK_IO_NONE);
+	/* Request mode's compact socket I/O: one event for the call, no enter
+	 * event, no filler of its own (fillers/sockio). */
+	if (settings.sock_compact && ret > 0 && sockio__data(id) && sockio__tcp((int)regs->di)) {
+		s->stamp = 0;
+		bpf_tail_call(ctx, &fillers_exit, sockio__event(id));
+		/* not loaded (it needs bpf_loop): the call's own events go */
+	}
 	/* No enter event here: a new thread's clone, an exec (see above), or a
 	 * call whose enter event says nothing its exit event does not (proto's
 	 * UF_EO_SYNTH): userspace rebuilds that one, and the syscall costs one

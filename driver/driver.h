@@ -45,7 +45,11 @@ struct driver_settings {
 	/* the TLS probes are loaded (tls.bpf.c): socket I/O made inside a
 	 * TLS library call stays in the kernel, its plaintext goes instead */
 	__u8 tls;
-	__u8 pad[2];
+	/* Request mode (driver_config.sock_compact): a read-like or write-like
+	 * call on a TCP socket that moved bytes goes as one SOCK_RECV_X or
+	 * SOCK_SEND_X event (fillers/sockio), not its enter and exit pair */
+	__u8 sock_compact;
+	__u8 pad[1];
 	/* Request mode: the buffers of an fd whose I/O began with HTTP/2's
 	 * client preface (h2.bpf.h) are captured up to this, not the snaplen,
 	 * so that every frame header is seen; 0: off */

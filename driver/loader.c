@@ -186,6 +186,8 @@ int driver__configure(struct driver *d, const struct driver_config *cfg)
 	d->skel->bss->settings.exit_only = cfg->exit_only;
 	d->skel->bss->settings.ringbuf = cfg->ringbuf;
 	d->skel->bss->settings.sock_families = cfg->sock_families;
+	d->skel->bss->settings.sock_compact =
+		cfg->sock_compact && cfg->exit_only && cfg->sock_families;
 	/* rodata: a configure without it clears what an earlier one set */
 	for (size_t i = 0; i < sizeof(fdf_calls) / sizeof(fdf_calls[0]); i++)
 		d->skel->rodata->fdf_how[fdf_calls[i].nr] =
@@ -291,6 +293,7 @@ static void plan__apply(struct driver *d)
 		.drop_failed = sk->bss->settings.drop_failed,
 		.per_thread = d->per_thread,
 		.profile = sk->bss->settings.profile != PROF_FOLLOW_NONE,
+		.sock_compact = sk->bss->settings.sock_compact,
 	};
 	struct driver_plan plan;
 	struct bpf_program *p;
@@ -474,6 +477,8 @@ int driver__load_info(const struct driver *d, struct driver_load_info *out, bool
 	if (d->syscall_tps)
 		for (int i = 0; i < SYSCALL_TABLE_SIZE; i++)
 			out->syscall_tps += d->tp_syscalls[i];
+	out->sock_compact = d->skel->bss->settings.sock_compact &&
+			    d->has_filler[PPME_SOCK_RECV_X] && d->has_filler[PPME_SOCK_SEND_X];
 	out->memlock = 0;
 	if (memlock)
 		bpf_object__for_each_program(p, d->skel->obj)

@@ -71,6 +71,13 @@ struct driver_config {
 	 * its buffers captured up to this many bytes, not the snaplen (h2.bpf.h;
 	 * at most H2_SNAPLEN_MAX); 0: none are. */
 	uint32_t h2_snaplen;
+	/* Request mode, with exit_only and sock_families (else ignored): a
+	 * read, recvfrom, readv, write, sendto, writev or sendfile on a TCP
+	 * socket that moved bytes goes as one SOCK_RECV_X or SOCK_SEND_X
+	 * event (fillers/sockio): its result, fd, syscall number and first
+	 * bytes, with no enter event. Not sysdig's events: for a caller that
+	 * writes no capture file. */
+	bool sock_compact;
 };
 
 /* The TLS libraries driver__tls_attach knows, by their functions. */
@@ -90,6 +97,9 @@ struct driver_load_info {
 	 * dispatcher is (syscall_tps.h); 0: on the raw sys_exit tracepoint,
 	 * run by every syscall. */
 	uint32_t syscall_tps;
+	/* driver_config.sock_compact is in effect: asked for, in exit-only
+	 * request mode, and its two fillers loaded (they need bpf_loop) */
+	bool sock_compact;
 	/* Kernel memory the loaded programs are charged (their fdinfo's
 	 * memlock, as bpftool prog show says), filled only when asked. */
 	uint64_t memlock;

@@ -36,6 +36,10 @@ void driver_plan__build(struct driver_plan *p, const struct driver_plan_in *in)
 			plan__mark(p, r->enter_event);
 		plan__mark(p, r->exit_event);
 	}
+	if (in->sock_compact) {
+		plan__mark(p, PPME_SOCK_RECV_X);
+		plan__mark(p, PPME_SOCK_SEND_X);
+	}
 	p->sys_enter = !eo;
 	p->sys_exit = !eo;
 	p->sys_exit_eo = eo;

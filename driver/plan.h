@@ -16,6 +16,7 @@ struct driver_plan_in {
 	bool drop_failed;	/* driver_config.drop_failed */
 	bool per_thread;	/* the per-thread kernel filter will be on */
 	bool profile;		/* driver_config.profile is set */
+	bool sock_compact;	/* driver_config.sock_compact, in effect */
 };
 
 struct driver_plan {
@@ -33,7 +34,8 @@ struct driver_plan {
  * events, except an enter filler exit-only capture never runs (a UF_EO_SYNTH
  * route, whose enter event the reader rebuilds, unless drop_failed sends it
  * alone for a failed call). Generic events need none (the dispatchers build
- * them). sched_switch keeps the per-thread filter's fast path, and is needed
+ * them). Compact socket I/O (sock_compact) needs the SOCK_RECV_X and
+ * SOCK_SEND_X fillers. sched_switch keeps the per-thread filter's fast path, and is needed
  * only with it. */
 void driver_plan__build(struct driver_plan *p, const struct driver_plan_in *in);
 

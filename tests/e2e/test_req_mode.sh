@@ -65,6 +65,8 @@ expect "-v: only IPv4 and IPv6 socket I/O leaves the kernel, 2048 bytes of buffe
 expect "-v: exit-only capture" grep -q 'exit-only' "$ERR"
 expect "-v: the filter's syscalls loaded, not every syscall" grep -q "for the filter's syscalls" "$ERR"
 expect "-v: on those syscalls' own exit tracepoints" grep -qE 'on the own exit tracepoints of [0-9]+ syscalls' "$ERR"
+expect "-v: with -w, socket I/O as sysdig's enter and exit events" \
+	grep -q "socket I/O: sysdig's enter and exit events (-w keeps them)" "$ERR"
 read -r loaded total < <(sed -nE 's/.*loaded ([0-9]+) of ([0-9]+) BPF programs.*/\1 \2/p' "$ERR")
 expect "fewer programs than capture-all ($loaded of $total)" [ "${loaded:-999}" -lt "${total:-0}" ]
 cu() { timeout 10 curl -s -o /dev/null "$@"; }
@@ -126,6 +128,9 @@ assert a and a == b, ("differ", len(a), len(b), [r for r in a if r not in b][:1]
 print("  %d records alike" % len(a))
 print("ok")
 PY
+n_enter=$("$AGENT" -r "$TMP/req.scap" -q "evt.dir='>' and evt.type in (read, recvfrom, write, sendto) and fd.sport=$PORT" 2>&1 |
+	sed -nE 's/.* ([0-9]+) matched.*/\1/p')
+expect "the -w file holds the socket calls' enter events (${n_enter:-?})" [ "${n_enter:-0}" -gt 0 ]
 
 # 4. File I/O stays in the kernel: dd's 2,000,000 reads and writes (of
 # /dev/zero and /dev/null) under request mode for dd's events; the driver sends
@@ -133,6 +138,8 @@ PY
 # busy host accepts and closes many connections), never a frame per call.
 expect "the agent starts for dd (with -s 512)" start_agent "$OUT" "$ERR" --requests -q -s 512 'proc.name=dd'
 expect "-s overrides request mode's 2048 bytes" grep -q 'leaves the kernel, 512 bytes of each buffer' "$ERR"
+expect "-v: without -w, a TCP read or write as one compact event" \
+	grep -q 'socket I/O: one compact event per TCP read or write that moved bytes' "$ERR"
 timeout 60 dd if=/dev/zero of=/dev/null bs=64 count=1000000 2>/dev/null
 stop_agent
 n1=$(sed -nE 's/.*the driver sent ([0-9]+) events.*/\1/p' "$ERR" | tail -n 1)

@@ -37,6 +37,9 @@ int agent__requests_plan(struct agent *a, struct capture_live_opts *lo)
 		lo->snaplen_given = true;
 	}
 	lo->sock_families = (1u << PPM_AF_INET) | (1u << PPM_AF_INET6);
+	/* a TCP socket's reads and writes as one compact event each, where no
+	 * capture file is to keep sysdig's events */
+	lo->sock_compact = !a->o.write_file;
 	/* the opens of files are not sent (kfilter.c): nor their closes */
 	lo->file_closes = true;
 	/* TLS plaintext from the libraries' calls, where capture is exit-only */

@@ -144,6 +144,12 @@ static void agent__report_start(struct agent *a, const char *kf_desc)
 		else if (st.exit_only)
 			agent__say("on the raw sys_exit tracepoint: every syscall runs "
 				   "the dispatcher");
+		if (a->o.requests && li.sock_compact)
+			agent__say("socket I/O: one compact event per TCP read or write "
+				   "that moved bytes, with no enter event");
+		else if (a->o.requests)
+			agent__say("socket I/O: sysdig's enter and exit events%s",
+				   a->o.write_file ? " (-w keeps them)" : "");
 	}
 	startup__describe(a->startup, split, sizeof(split));
 	agent__say("started: %s", split);
@@ -222,6 +228,9 @@ int agent__start(struct agent *a)
 	lo.per_thread = agent_kf__per_thread(a->kf);
 	/* AGENT_NO_SYSCALL_TPS=1: the raw sys_exit tracepoint, to compare */
 	lo.no_syscall_tps = agent__env_on("AGENT_NO_SYSCALL_TPS");
+	/* AGENT_NO_SOCK_COMPACT=1: socket calls as their own event pairs */
+	if (agent__env_on("AGENT_NO_SOCK_COMPACT"))
+		lo.sock_compact = false;
 	lo.step_arg = a->startup;
 	a->cap = capture__open_live(&lo);
 	if (!a->cap) {

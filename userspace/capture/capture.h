@@ -157,6 +157,9 @@ struct capture_live_opts {
 	/* Request mode: HTTP/2 connections' buffers captured up to this, not
 	 * the snaplen (driver_config.h2_snaplen); 0: none */
 	uint32_t h2_snaplen;
+	/* Request mode: a TCP socket's reads and writes that moved bytes as one
+	 * SOCK_RECV_X or SOCK_SEND_X event each (driver_config.sock_compact) */
+	bool sock_compact;
 	/* Profiling: enum prof_follow (driver_config.profile) */
 	uint8_t profile;
 	uint32_t profile_hz;	/* on-CPU stack samples a second (driver_config) */

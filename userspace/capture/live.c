@@ -124,6 +124,7 @@ static int live_setup(struct live *l, const struct capture_live_opts *o)
 		.no_syscall_tps = o->no_syscall_tps,
 		.tls = o->tls,
 		.h2_snaplen = o->h2_snaplen,
+		.sock_compact = o->sock_compact,
 		.profile = o->profile,
 		.profile_hz = o->profile_hz,
 		.profile_names = o->profile_names,

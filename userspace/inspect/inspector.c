@@ -249,8 +249,24 @@ static void evt__pair(struct inspector *in, struct ievt *ev, bool clone_child)
 		/* that syscall is over either way */
 		ti->lastenter_len = 0;
 	}
-	if (!ev->enter && !clone_child)
+	/* an exit event that stands alone (compact socket I/O) expects none */
+	if (!ev->enter && !clone_child && !(schema_events[ev->type - 1].flags & EF_UNUSED))
 		in->c.n_unpaired_exits++;
+}
+
+/* Compact socket I/O (SOCK_RECV_X, SOCK_SEND_X) is named by the syscall it
+ * stands for, its third param, as a generic event is. */
+static void compact__name(struct ievt *ev)
+{
+	uint16_t nr;
+
+	if (ev->params.n < 3 || ev->params.len[2] != 2)
+		return;
+	nr = schema__u16(ev->params.val[2]);
+	if (nr >= SYSCALL_TABLE_SIZE || !schema_syscall_names[nr])
+		return;
+	ev->native_nr = (int16_t)nr;
+	ev->name = schema_syscall_names[nr];
 }
 
 static void evt__find_fd(struct ievt *ev, const struct evt_params *x, const struct evt_params *e)
@@ -441,6 +457,8 @@ int inspector__process(struct inspector *in, const struct capture_event *cev, st
 	}
 	if (h.type == PPME_GENERIC_E || h.type == PPME_GENERIC_X)
 		generic__name(ev, ep ? ep->p : NULL);
+	else if (h.type == PPME_SOCK_RECV_X || h.type == PPME_SOCK_SEND_X)
+		compact__name(ev);
 	evt__find_fd(ev, &x, ep);
 
 	evt__dispatch(in, ev, &x, ep, clone_child);

@@ -231,6 +231,13 @@ static void test_dispatchers(void)
 	driver_plan__build(&p, &(struct driver_plan_in){ .syscalls = sc });
 	CHECK_INT(p.nfillers, 0);
 	CHECK(p.sys_enter && p.sys_exit && p.sched_exit);
+	/* compact socket I/O: its two fillers besides read's pair */
+	sc[nr_of("read")] = 1;
+	driver_plan__build(&p, &(struct driver_plan_in){ .syscalls = sc, .exit_only = true,
+							  .sock_compact = true });
+	CHECK_INT(p.nfillers, 4);
+	CHECK(p.fillers[PPME_SOCK_RECV_X] && p.fillers[PPME_SOCK_SEND_X]);
+	CHECK(!p.fillers[PPME_SOCK_RECV_E] && !p.fillers[PPME_SOCK_SEND_E]);
 }
 
 int main(void)

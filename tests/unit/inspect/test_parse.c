@@ -1,7 +1,7 @@
 /* The parser itself: the fields of struct ievt, enter/exit pairing and latency,
- * malformed frames (counted, state untouched), generic event names, threads
- * first seen in an event read from a fake HOST_ROOT/proc, and without /proc
- * made placeholders that their clone fills. */
+ * malformed frames (counted, state untouched), generic and compact event
+ * names, threads first seen in an event read from a fake HOST_ROOT/proc, and
+ * without /proc made placeholders that their clone fills. */
 #include "test_util.h"
 
 #define Q(x) ((uint64_t)(int64_t)(x))
@@ -17,7 +17,7 @@ static void test_fields_and_pairing(void)
 	char *root = t_tmpdir();
 	struct inspector_counters c;
 	struct ppm_evt_hdr eh;
-	uint64_t first_ts;
+	uint64_t first_ts, unpaired;
 
 	t->in = t_inspector(root, 0);
 	CHECK(t_spawn(t, 10, 1, "cat", "/") == 0);
@@ -119,6 +119,25 @@ static void test_fields_and_pairing(void)
 	CHECK_STR(t->ev.name, "write");
 	CHECK(t_emit(t, PPME_GENERIC_E, 10, "ww", 60000u, 60000u) == 0);
 	CHECK_STR(t->ev.name, "syscall");
+
+	/* compact socket I/O (request mode): one exit event with no enter,
+	 * named by its syscall's number, its fd the second param */
+	inspector__counters(t->in, &c);
+	unpaired = c.n_unpaired_exits;
+	CHECK(t_emit(t, PPME_SYSCALL_READ_E, 10, "qd", Q(3), 10u) == 0);
+	CHECK(t_emit(t, PPME_SOCK_RECV_X, 10, "qqwB", Q(5), Q(7), 45u, "hello", 5u) == 0);
+	CHECK_STR(t->ev.name, "recvfrom");
+	CHECK_INT(t->ev.native_nr, 45);
+	CHECK(t->ev.has_res && t->ev.res == 5 && t->ev.fdnum == 7 && t->ev.enter == NULL);
+	CHECK(t->ev.thread->lastenter_len == 0);	/* the read it cut short is over */
+	CHECK(t_emit(t, PPME_SOCK_SEND_X, 10, "qqwB", Q(600), Q(8), 40u, "", 0u) == 0);
+	CHECK_STR(t->ev.name, "sendfile");
+	CHECK(t->ev.has_res && t->ev.res == 600 && t->ev.fdnum == 8);
+	CHECK(t_emit(t, PPME_SOCK_SEND_X, 10, "qqwB", Q(1), Q(8), 60000u, "x", 1u) == 0);
+	CHECK_STR(t->ev.name, "sock_send");	/* no such number: the event's own */
+	CHECK_INT(t->ev.native_nr, -1);
+	inspector__counters(t->in, &c);
+	CHECK_INT(c.n_unpaired_exits, unpaired);
 
 	inspector__free(t->in);
 	t_rmtree(root);

@@ -18,8 +18,22 @@ static void test_codes(void)
 	CHECK(PPME_SYSCALL_EXECVE_19_X == 293 && PPME_SYSCALL_CLONE_20_X == 223);
 	CHECK(PPME_PROCEXIT_1_E == 186 && PPME_SYSCALL_CLONE3_X == 335);
 	CHECK(PPM_SYSDIG_EVENT_MAX == 336 && PPME_SYSCALL_MEMFD_CREATE_E == PPM_SYSDIG_EVENT_MAX);
-	CHECK(PPM_EVENT_MAX == 374 && PPME_CPU_SLICES_E == 364 && PPME_CPU_SAMPLE_E == 366 &&
-	      PPME_FD_NAME_E == 368 && PPME_TLS_READ_E == 370 && PPME_TLS_WRITE_E == 372);
+	CHECK(PPM_EVENT_MAX == 378 && PPME_CPU_SLICES_E == 364 && PPME_CPU_SAMPLE_E == 366 &&
+	      PPME_FD_NAME_E == 368 && PPME_TLS_READ_E == 370 && PPME_TLS_WRITE_E == 372 &&
+	      PPME_SOCK_RECV_X == 375 && PPME_SOCK_SEND_X == 377);
+	/* compact socket I/O: exit events alone (their enter codes unused),
+	 * res first and the fd second, as the parser finds them, and a read's
+	 * or a write's category */
+	for (int t = PPME_SOCK_RECV_X; t <= PPME_SOCK_SEND_X; t += 2) {
+		CHECK(schema_events[t - 1].flags & EF_UNUSED);
+		CHECK(schema_events[t].nparams == 4 && schema_events[t].params[0].type == PT_ERRNO &&
+		      schema_events[t].params[1].type == PT_FD &&
+		      schema_events[t].params[2].type == PT_UINT16 &&
+		      schema_events[t].params[3].type == PT_BYTEBUF &&
+		      !strcmp(schema_events[t].params[3].name, "data"));
+		CHECK(schema_events[t].flags & EF_USES_FD);
+		CHECK(schema_events[t].category == (t == PPME_SOCK_RECV_X ? EC_IO_READ : EC_IO_WRITE));
+	}
 	/* the TLS pairs have read's and write's layouts: the pairing takes them so */
 	for (int t = PPME_TLS_READ_E; t <= PPME_TLS_WRITE_X; t++) {
 		int base = t - PPME_TLS_READ_E + (t < PPME_TLS_WRITE_E ? PPME_SYSCALL_READ_E :

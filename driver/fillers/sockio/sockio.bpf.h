@@ -1,0 +1,81 @@
+/* Request mode's compact socket I/O (settings.sock_compact): which syscalls
+ * the sys_exit dispatcher hands to the SOCK_RECV_X / SOCK_SEND_X fillers
+ * instead of their own enter and exit pair, and how each finds its bytes. */
+#ifndef SOCKIO_BPF_H
+#define SOCKIO_BPF_H
+
+#include "../../fd.bpf.h"
+
+/* x86_64 syscall numbers (arch/x86/entry/syscalls/syscall_64.tbl) */
+enum {
+	SOCKIO_NR_READ = 0,
+	SOCKIO_NR_WRITE = 1,
+	SOCKIO_NR_READV = 19,
+	SOCKIO_NR_WRITEV = 20,
+	SOCKIO_NR_SENDFILE = 40,
+	SOCKIO_NR_SENDTO = 44,
+	SOCKIO_NR_RECVFROM = 45,
+};
+
+enum sockio_data {
+	SOCKIO_NONE = 0,	/* not a compact call */
+	SOCKIO_BUF,		/* the bytes at the second argument */
+	SOCKIO_IOV,		/* iovecs at the second argument, their count the third */
+	SOCKIO_NODATA,		/* sendfile: the bytes came from a file, none sent */
+};
+
+/* How syscall ID's bytes are found, or SOCKIO_NONE for a call that keeps its
+ * own events: the others name no peer address (sendto's and recvfrom's, on a
+ * TCP socket, is none the kernel uses) and take the socket as the first
+ * argument. */
+static __always_inline int sockio__data(long id)
+{
+	switch (id) {
+	case SOCKIO_NR_READ:
+	case SOCKIO_NR_WRITE:
+	case SOCKIO_NR_SENDTO:
+	case SOCKIO_NR_RECVFROM:
+		return SOCKIO_BUF;
+	case SOCKIO_NR_READV:
+	case SOCKIO_NR_WRITEV:
+		return SOCKIO_IOV;
+	case SOCKIO_NR_SENDFILE:
+		return SOCKIO_NODATA;
+	}
+	return SOCKIO_NONE;
+}
+
+/* The event that stands for compact call ID: a send or a receive. */
+static __always_inline __u32 sockio__event(long id)
+{
+	return id == SOCKIO_NR_WRITE || id == SOCKIO_NR_WRITEV || id == SOCKIO_NR_SENDTO ||
+	       id == SOCKIO_NR_SENDFILE ? PPME_SOCK_SEND_X : PPME_SOCK_RECV_X;
+}
+
+#define SOCKIO_SOCK_STREAM 1
+#define SOCKIO_IPPROTO_TCP 6
+
+/* Whether FD of the current task is a TCP socket: UDP keeps its own events,
+ * whose peer addresses the fd table follows. Typed loads where the walk
+ * allows them, else probe reads. */
+static __always_inline int sockio__tcp(long fd)
+{
+	struct file *f;
+	struct socket *sock;
+	struct sock *sk;
+
+	if (FD_BTF_WALK()) {
+		sk = fd__sock_btf(fd);
+		return sk && sk->sk_type == SOCKIO_SOCK_STREAM &&
+		       sk->sk_protocol == SOCKIO_IPPROTO_TCP;
+	}
+	f = fd__file(fd);
+	if (!f || (BPF_CORE_READ(f, f_inode, i_mode) & FD_S_IFMT) != FD_S_IFSOCK)
+		return 0;
+	sock = BPF_CORE_READ(f, private_data);
+	sk = BPF_CORE_READ(sock, sk);
+	return sk && BPF_CORE_READ(sk, sk_type) == SOCKIO_SOCK_STREAM &&
+	       BPF_CORE_READ(sk, sk_protocol) == SOCKIO_IPPROTO_TCP;
+}
+
+#endif

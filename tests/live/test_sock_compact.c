@@ -1,0 +1,292 @@
+/* Request mode's compact socket I/O (driver_config.sock_compact, with
+ * sock_families and exit-only capture): on TCP over 127.0.0.1 and ::1, read,
+ * recvfrom, readv, write, sendto, writev and sendfile that moved bytes each
+ * arrive as one SOCK_RECV_X or SOCK_SEND_X event, no enter event: header,
+ * res, fd, the syscall's number and the bytes moved (cut at the snaplen;
+ * none for sendfile), checked for each. What keeps its own pair, in order
+ * among them, every param checked: sendmsg and recvmsg, UDP's sendto and
+ * recvfrom over ::1 (the fd table follows their addresses), a read that failed and
+ * one that got 0 bytes. A pipe's I/O and a Unix socket's stay in the kernel
+ * (not wanted families). HTTP/2's capture goes on: a connection that began
+ * with the client preface has its later buffers taken up to h2_snaplen, not
+ * the snaplen, on both ends. Nothing is dropped. With sys_enter attached (not exit-only)
+ * the setting does nothing: the same calls come as their own pairs. */
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
+#include <sys/uio.h>
+#include <time.h>
+
+#include "procnet/pn_test.h"
+
+static const int compact_calls[] = {
+	SYS_read, SYS_write, SYS_readv, SYS_writev, SYS_sendto, SYS_recvfrom, SYS_sendmsg,
+	SYS_recvmsg, SYS_sendfile, -1,
+};
+
+#define SNAP 64
+#define H2SNAP 4096
+#define BUF 256
+#define BIG 200		/* > SNAP */
+#define H2_BODY 1000	/* > SNAP, < H2SNAP */
+#define H2_PREFACE "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+
+struct ends {
+	int cli, srv, cli6, srv6, h2c, h2s, udp_cli, udp_srv, pipe[2], unx[2], file;
+	struct sockaddr_in6 udp_srv_a, udp_cli_a;
+};
+
+static int64_t me;
+static bool eo;
+static char big[BIG], h2body[H2_BODY];
+
+/* A connected TCP pair over ::1. */
+static void tcp6__pair(int *cli, int *srv)
+{
+	struct sockaddr_in6 a = pn_in6("::1", 0);
+	socklen_t alen = sizeof(a);
+	int l = socket(AF_INET6, SOCK_STREAM, 0);
+
+	*cli = socket(AF_INET6, SOCK_STREAM, 0);
+	if (l < 0 || *cli < 0 || bind(l, (void *)&a, alen) || listen(l, 1) ||
+	    getsockname(l, (void *)&a, &alen) || connect(*cli, (void *)&a, alen) ||
+	    (*srv = accept(l, NULL, NULL)) < 0) {
+		perror("tcp pair over ::1");
+		exit(1);
+	}
+	close(l);
+}
+
+static void ends__open(struct ends *x)
+{
+	x->udp_srv_a = pn_in6("::1", 0);
+	x->udp_cli_a = pn_in6("::1", 0);
+	x->udp_srv = pn_udp_bind(AF_INET6, &x->udp_srv_a, sizeof(x->udp_srv_a));
+	x->udp_cli = pn_udp_bind(AF_INET6, &x->udp_cli_a, sizeof(x->udp_cli_a));
+	/* sendfile's source: a file in memory, no directory to clean */
+	x->file = memfd_create("sock_compact", 0);
+	if (pn_tcp_pair4(&x->cli, &x->srv) || pn_tcp_pair4(&x->h2c, &x->h2s) || pipe(x->pipe) ||
+	    socketpair(AF_UNIX, SOCK_STREAM, 0, x->unx) || x->file < 0 || x->udp_srv < 0 ||
+	    x->udp_cli < 0 || write(x->file, "file bytes", 10) != 10) {
+		perror("test ends");
+		exit(1);
+	}
+	tcp6__pair(&x->cli6, &x->srv6);
+	for (int i = 0; i < BIG; i++)
+		big[i] = (char)('a' + i % 26);
+	for (int i = 0; i < H2_BODY; i++)
+		h2body[i] = (char)('A' + i % 26);
+}
+
+static void ends__close(struct ends *x)
+{
+	int fds[] = { x->cli, x->srv, x->cli6, x->srv6, x->h2c, x->h2s, x->udp_cli, x->udp_srv,
+		      x->pipe[0], x->pipe[1], x->unx[0], x->unx[1], x->file };
+
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+		close(fds[i]);
+}
+
+/* The calls, in the order the checks walk them. */
+static void calls__run(struct ends *x)
+{
+	char buf[BUF], b1[4], b2[BUF];
+	struct iovec wv[2] = { { "abc", 3 }, { "defg", 4 } };
+	struct iovec rv[2] = { { b1, sizeof(b1) }, { b2, sizeof(b2) } };
+	struct iovec mv = { buf, BUF };
+	struct msghdr m = { .msg_iov = &mv, .msg_iovlen = 1 };
+	struct sockaddr_in6 from;
+	socklen_t flen = sizeof(from);
+	off_t off = 0;
+
+	EXPECT(write(x->cli, "GET / HTTP/1.1\r\n\r\n", 18) == 18);
+	EXPECT(read(x->srv, buf, BUF) == 18);
+	EXPECT(sendto(x->srv, "HTTP/1.1 200 OK\r\n", 17, 0, NULL, 0) == 17);
+	EXPECT(recvfrom(x->cli, buf, BUF, 0, NULL, NULL) == 17);
+	EXPECT(writev(x->cli, wv, 2) == 7);
+	EXPECT(readv(x->srv, rv, 2) == 7);
+	EXPECT(sendfile(x->srv, x->file, &off, 10) == 10);
+	EXPECT(read(x->cli, buf, BUF) == 10);
+	EXPECT(write(x->cli, big, BIG) == BIG);
+	EXPECT(recv(x->srv, buf, BIG, MSG_WAITALL) == BIG);
+	/* kept as pairs: the msg calls, UDP, a failed read, a read of 0 bytes */
+	mv.iov_len = 5;
+	EXPECT(sendmsg(x->cli, &m, 0) == 5);
+	mv.iov_len = BUF;
+	EXPECT(recvmsg(x->srv, &m, 0) == 5);
+	EXPECT(sendto(x->udp_cli, "udp q", 5, 0, (void *)&x->udp_srv_a,
+		      sizeof(x->udp_srv_a)) == 5);
+	EXPECT(recvfrom(x->udp_srv, buf, BUF, 0, (void *)&from, &flen) == 5);
+	fcntl(x->srv, F_SETFL, O_NONBLOCK);
+	EXPECT(read(x->srv, buf, BUF) == -1 && errno == EAGAIN);
+	/* not wanted: a pipe, a Unix socket */
+	EXPECT(write(x->pipe[1], "pipe", 4) == 4);
+	EXPECT(read(x->pipe[0], buf, BUF) == 4);
+	EXPECT(write(x->unx[0], "unix", 4) == 4);
+	EXPECT(read(x->unx[1], buf, BUF) == 4);
+	/* ::1 */
+	EXPECT(write(x->cli6, "v6 bytes", 8) == 8);
+	EXPECT(read(x->srv6, buf, BUF) == 8);
+	/* HTTP/2: the preface marks both ends for h2_snaplen */
+	EXPECT(write(x->h2c, H2_PREFACE, 24) == 24);
+	EXPECT(recv(x->h2s, buf, 24, MSG_WAITALL) == 24);
+	EXPECT(write(x->h2s, h2body, H2_BODY) == H2_BODY);
+	EXPECT(recv(x->h2c, b2, BUF, MSG_WAITALL) == BUF);
+	EXPECT(recv(x->h2c, buf, BIG, MSG_WAITALL) == BIG);
+	shutdown(x->cli, SHUT_WR);
+	EXPECT(read(x->srv, buf, BUF) == 0);
+}
+
+/* The next kept event: compact event TYPE (SOCK_RECV_X, SOCK_SEND_X) of
+ * syscall NR on FD that moved RES bytes, DATA (LEN of them) captured. */
+static void expect_compact(struct harness *h, int *at, uint16_t type, long nr, int fd,
+			   int64_t res, const void *data, size_t len)
+{
+	struct hevt *e = *at < harness__count(h) ? harness__get(h, *at) : NULL;
+
+	EXPECT(e && e->hdr.type == type);
+	if (!e || e->hdr.type != type) {
+		fprintf(stderr, "  want compact event %u (syscall %ld) at %d of %d, got %d\n",
+			type, nr, *at, harness__count(h), e ? e->hdr.type : -1);
+		return;
+	}
+	hevt__expect_header(e, type, me);
+	EXPECT(!e->rebuilt);
+	EXPECT_PARAM_INT(e, 0, res);
+	EXPECT_PARAM_INT(e, 1, fd);
+	EXPECT_PARAM_INT(e, 2, nr);
+	EXPECT_PARAM_BYTES(e, 3, data, len);
+	(*at)++;
+}
+
+/* The next two kept events: TYPE's enter and exit, their first params
+ * ENTER0 and EXIT0 (the fd and the result). */
+static void expect_pair(struct harness *h, int *at, uint16_t type, int64_t enter0, int64_t exit0)
+{
+	struct hevt *e, *x;
+
+	if (!pn_pair(h, at, type, me, &e, &x))
+		return;
+	EXPECT_PARAM_INT(e, 0, enter0);
+	EXPECT_PARAM_INT(x, 0, exit0);
+}
+
+/* A call that moved bytes on TCP: compact in exit-only capture, else its
+ * own pair (enter: the fd; exit: the result). */
+static void expect_io(struct harness *h, int *at, uint16_t pair_type, long nr, int fd,
+		      int64_t res, const void *data, size_t len)
+{
+	bool send = nr == SYS_write || nr == SYS_writev || nr == SYS_sendto || nr == SYS_sendfile;
+
+	if (eo)
+		expect_compact(h, at, send ? PPME_SOCK_SEND_X : PPME_SOCK_RECV_X, nr, fd, res,
+			       data, len);
+	else
+		expect_pair(h, at, pair_type, fd, res);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static void calls__check(struct harness *h, struct ends *x)
+{
+	uint8_t tup[64];
+	size_t tlen = pn_tuple_bytes(tup, (void *)&x->udp_cli_a, (void *)&x->udp_srv_a);
+	struct driver_counters c0 = { 0 }, c1 = { 0 };
+	struct hevt *e, *xe;
+	int at = 0, compact = 0;
+	uint64_t t0, t1;
+
+	harness__drain(h, -1);
+	EXPECT(driver__counters(harness__driver(h), NULL, 0, &c0) > 0);
+	t0 = now_ns();
+	calls__run(x);
+	t1 = now_ns();
+	EXPECT(driver__counters(harness__driver(h), NULL, 0, &c1) > 0);
+	harness__drain(h, me);
+	for (int i = 0; i < harness__count(h); i++) {
+		uint16_t t = harness__get(h, i)->hdr.type;
+
+		compact += t == PPME_SOCK_RECV_X || t == PPME_SOCK_SEND_X;
+	}
+	EXPECT(compact == (eo ? 17 : 0));
+	/* their times: the calls' (a second's slack for the clocks' offsets) */
+	for (int i = 0; i < harness__count(h); i++)
+		EXPECT(harness__get(h, i)->hdr.ts + 1000000000ull >= t0 &&
+		       harness__get(h, i)->hdr.ts <= t1 + 1000000000ull);
+
+	expect_io(h, &at, PPME_SYSCALL_WRITE_E, SYS_write, x->cli, 18, "GET / HTTP/1.1\r\n\r\n", 18);
+	expect_io(h, &at, PPME_SYSCALL_READ_E, SYS_read, x->srv, 18, "GET / HTTP/1.1\r\n\r\n", 18);
+	expect_io(h, &at, PPME_SOCKET_SENDTO_E, SYS_sendto, x->srv, 17, "HTTP/1.1 200 OK\r\n", 17);
+	expect_io(h, &at, PPME_SOCKET_RECVFROM_E, SYS_recvfrom, x->cli, 17,
+		  "HTTP/1.1 200 OK\r\n", 17);
+	expect_io(h, &at, PPME_SYSCALL_WRITEV_E, SYS_writev, x->cli, 7, "abcdefg", 7);
+	expect_io(h, &at, PPME_SYSCALL_READV_E, SYS_readv, x->srv, 7, "abcdefg", 7);
+	if (eo) {
+		expect_compact(h, &at, PPME_SOCK_SEND_X, SYS_sendfile, x->srv, 10, "", 0);
+	} else if (pn_pair(h, &at, PPME_SYSCALL_SENDFILE_E, me, &e, &xe)) {
+		EXPECT_PARAM_INT(e, 0, x->srv);
+		EXPECT_PARAM_INT(e, 1, x->file);
+		EXPECT_PARAM_INT(xe, 0, 10);
+	}
+	expect_io(h, &at, PPME_SYSCALL_READ_E, SYS_read, x->cli, 10, "file bytes", 10);
+	expect_io(h, &at, PPME_SYSCALL_WRITE_E, SYS_write, x->cli, BIG, big, SNAP);
+	expect_io(h, &at, PPME_SOCKET_RECVFROM_E, SYS_recvfrom, x->srv, BIG, big, SNAP);
+	expect_pair(h, &at, PPME_SOCKET_SENDMSG_E, x->cli, 5);
+	expect_pair(h, &at, PPME_SOCKET_RECVMSG_E, x->srv, 5);
+	if (pn_pair(h, &at, PPME_SOCKET_SENDTO_E, me, &e, &xe)) {
+		EXPECT_PARAM_INT(e, 0, x->udp_cli);
+		EXPECT_PARAM_BYTES(e, 2, tup, tlen);
+		EXPECT_PARAM_INT(xe, 0, 5);
+		EXPECT_PARAM_BYTES(xe, 1, "udp q", 5);
+	}
+	if (pn_pair(h, &at, PPME_SOCKET_RECVFROM_E, me, &e, &xe)) {
+		EXPECT_PARAM_INT(e, 0, x->udp_srv);
+		EXPECT_PARAM_INT(xe, 0, 5);
+		EXPECT_PARAM_BYTES(xe, 1, "udp q", 5);
+		EXPECT_PARAM_BYTES(xe, 2, tup, tlen);
+	}
+	expect_pair(h, &at, PPME_SYSCALL_READ_E, x->srv, -EAGAIN);
+	expect_io(h, &at, PPME_SYSCALL_WRITE_E, SYS_write, x->cli6, 8, "v6 bytes", 8);
+	expect_io(h, &at, PPME_SYSCALL_READ_E, SYS_read, x->srv6, 8, "v6 bytes", 8);
+	expect_io(h, &at, PPME_SYSCALL_WRITE_E, SYS_write, x->h2c, 24, H2_PREFACE, 24);
+	expect_io(h, &at, PPME_SOCKET_RECVFROM_E, SYS_recvfrom, x->h2s, 24, H2_PREFACE, 24);
+	expect_io(h, &at, PPME_SYSCALL_WRITE_E, SYS_write, x->h2s, H2_BODY, h2body, H2_BODY);
+	expect_io(h, &at, PPME_SOCKET_RECVFROM_E, SYS_recvfrom, x->h2c, BUF, h2body, BUF);
+	expect_io(h, &at, PPME_SOCKET_RECVFROM_E, SYS_recvfrom, x->h2c, BIG, h2body + BUF, BIG);
+	expect_pair(h, &at, PPME_SYSCALL_READ_E, x->srv, 0);
+	EXPECT(at == harness__count(h));
+	if (at != harness__count(h))
+		fprintf(stderr, "  %d events of this thread, %d expected\n", harness__count(h), at);
+	/* nothing dropped */
+	EXPECT(c1.n_drops_buffer == c0.n_drops_buffer && c1.n_drops_bug == c0.n_drops_bug &&
+	       c1.n_drops_scratch == c0.n_drops_scratch && c1.n_drops_pf == c0.n_drops_pf);
+	EXPECT(harness__lost(h) == 0);
+}
+
+int main(void)
+{
+	struct driver_config cfg = pn_capture_self;
+	struct harness *h;
+	struct ends x;
+
+	me = pn_gettid();
+	cfg.syscalls = harness__only(compact_calls);
+	cfg.sock_families = (1u << PPM_AF_INET) | (1u << PPM_AF_INET6);
+	cfg.sock_compact = true;
+	cfg.snaplen = SNAP;
+	cfg.snaplen_given = true;
+	cfg.h2_snaplen = H2SNAP;
+	h = harness__open(256, &cfg);
+	eo = harness__exit_only();
+	ends__open(&x);
+	calls__check(h, &x);
+	ends__close(&x);
+	harness__close(h);
+	return harness__report("sock_compact");
+}

@@ -55,6 +55,29 @@ static bool is_value(uint8_t c)
 	return byte_class[c] & C_VALUE;
 }
 
+/* The end of the field value bytes from P: eight at a time while a word
+ * holds no control byte (below 0x20, or DEL), the last few (the CR ends the
+ * line) one by one. A head is mostly values: a byte at a time was most of
+ * this parser's time under nginx's responses. */
+static size_t value_end(const uint8_t *buf, size_t len, size_t p)
+{
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+
+	while (len - p >= 8) {
+		uint64_t w, d;
+
+		memcpy(&w, buf + p, 8);
+		d = w ^ (ones * 0x7f);
+		/* a byte below 0x20, or a zero byte of D (a DEL in W) */
+		if (((w - ones * 0x20) & ~w & highs) | ((d - ones) & ~d & highs))
+			break;
+		p += 8;
+	}
+	while (p < len && is_value(buf[p]))
+		p++;
+	return p;
+}
+
 static bool is_alpha(uint8_t c)
 {
 	return (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
@@ -281,8 +304,7 @@ static void parse_headers(const uint8_t *buf, size_t len, size_t p, struct req_h
 		if (p == n0 || buf[p] != ':')
 			return;		/* not a header field: the length is not trusted */
 		colon = p++;
-		while (p < len && is_value(buf[p]))
-			p++;
+		p = value_end(buf, len, p);
 		q = p;
 		e = line_end(buf, len, p);
 		if (e <= 0)

@@ -486,6 +486,29 @@ static void test_lengths(void)
 		CHECK_INT(h.total_len, tchar ? (uint64_t)n + 2 : 0);
 	}
 
+	/* a header value is VCHAR, obs-text, SP and HTAB: each of the 256 bytes
+	 * at each place of a 20-byte value (before, inside and after any word
+	 * the parser may take at once) keeps the length, or, for any other
+	 * byte (CR and LF aside: they end the line early), loses it */
+	for (int c = 0; c < 256; c++) {
+		for (int at = 0; at < 20; at++) {
+			char s[96];
+			int n = snprintf(s, sizeof(s), "POST / HTTP/1.1\r\nX-A: ");
+			bool value = c == '\t' || (c >= 0x20 && c != 0x7f);
+
+			if (c == '\r' || c == '\n')
+				continue;
+			for (int k = 0; k < 20; k++)
+				s[n++] = k == at ? (char)c : (char)('a' + k);
+			n += snprintf(s + n, sizeof(s) - (size_t)n, "\r\nContent-Length: 2\r\n\r\n");
+			CHECK_INT(parse(s, (size_t)n, true, &h), 0);
+			if (h.len_known != value)
+				fprintf(stderr, "header value byte 0x%02x at %d\n", c, at);
+			CHECK_INT(h.len_known, value);
+			CHECK_INT(h.total_len, value ? (uint64_t)n + 2 : 0);
+		}
+	}
+
 	/* NULs: in the status line refused, in a header value no length */
 	static const char nul_status[] = "HTTP/1.1 200 O\0K\r\n\r\n";
 	static const char nul_header[] = "POST / HTTP/1.1\r\nX-A: a\0b\r\nContent-Length: 3\r\n\r\n";

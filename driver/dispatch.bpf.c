@@ -167,7 +167,8 @@ int sys_exit_eo(struct bpf_raw_tracepoint_args *ctx)
 		prof__at_event(ctx, pid_tgid, sock_io[id] != SOCK_IO_NONE);
 	/* Request mode's compact socket I/O: one event for the call, no enter
 	 * event, no filler of its own (fillers/sockio). */
-	if (settings.sock_compact && ret > 0 && sockio__data(id) && sockio__tcp((int)regs->di)) {
+	if (settings.sock_compact && ret > 0 && sockio__data(id, regs->r8) &&
+	    sockio__tcp((int)regs->di)) {
 		s->stamp = 0;
 		bpf_tail_call(ctx, &fillers_exit, sockio__event(id));
 		/* not loaded (it needs bpf_loop): the call's own events go */

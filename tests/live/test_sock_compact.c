@@ -4,13 +4,15 @@
  * arrive as one SOCK_RECV_X or SOCK_SEND_X event, no enter event: header,
  * res, fd, the syscall's number and the bytes moved (cut at the snaplen;
  * none for sendfile), checked for each. What keeps its own pair, in order
- * among them, every param checked: sendmsg and recvmsg, UDP's sendto and
- * recvfrom over ::1 (the fd table follows their addresses), a read that failed and
- * one that got 0 bytes. A pipe's I/O and a Unix socket's stay in the kernel
- * (not wanted families). HTTP/2's capture goes on: a connection that began
- * with the client preface has its later buffers taken up to h2_snaplen, not
- * the snaplen, on both ends. Nothing is dropped. With sys_enter attached (not exit-only)
- * the setting does nothing: the same calls come as their own pairs. */
+ * among them: sendto and recvfrom naming an address (the pair's tuple can
+ * name a socket's peer to the fd table), sendmsg and recvmsg, UDP's sendto
+ * and recvfrom over ::1 (the fd table follows their addresses), a read that
+ * failed and one that got 0 bytes. A pipe's I/O and a Unix socket's stay in
+ * the kernel (not wanted families). HTTP/2's capture goes on: a connection
+ * that began with the client preface has its later buffers taken up to
+ * h2_snaplen, not the snaplen, on both ends. Nothing is dropped. With
+ * sys_enter attached (not exit-only) the setting does nothing: the same calls
+ * come as their own pairs. */
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
@@ -109,7 +111,11 @@ static void calls__run(struct ends *x)
 	EXPECT(read(x->cli, buf, BUF) == 10);
 	EXPECT(write(x->cli, big, BIG) == BIG);
 	EXPECT(recv(x->srv, buf, BIG, MSG_WAITALL) == BIG);
-	/* kept as pairs: the msg calls, UDP, a failed read, a read of 0 bytes */
+	/* kept as pairs: sendto and recvfrom naming an address, the msg calls,
+	 * UDP, a failed read, a read of 0 bytes */
+	EXPECT(sendto(x->cli, "addr", 4, 0, (void *)&x->udp_srv_a, sizeof(x->udp_srv_a)) == 4);
+	EXPECT(recvfrom(x->srv, buf, BUF, 0, (void *)&from, &flen) == 4);
+	flen = sizeof(from);
 	mv.iov_len = 5;
 	EXPECT(sendmsg(x->cli, &m, 0) == 5);
 	mv.iov_len = BUF;
@@ -237,6 +243,8 @@ static void calls__check(struct harness *h, struct ends *x)
 	expect_io(h, &at, PPME_SYSCALL_READ_E, SYS_read, x->cli, 10, "file bytes", 10);
 	expect_io(h, &at, PPME_SYSCALL_WRITE_E, SYS_write, x->cli, BIG, big, SNAP);
 	expect_io(h, &at, PPME_SOCKET_RECVFROM_E, SYS_recvfrom, x->srv, BIG, big, SNAP);
+	expect_pair(h, &at, PPME_SOCKET_SENDTO_E, x->cli, 4);
+	expect_pair(h, &at, PPME_SOCKET_RECVFROM_E, x->srv, 4);
 	expect_pair(h, &at, PPME_SOCKET_SENDMSG_E, x->cli, 5);
 	expect_pair(h, &at, PPME_SOCKET_RECVMSG_E, x->srv, 5);
 	if (pn_pair(h, &at, PPME_SOCKET_SENDTO_E, me, &e, &xe)) {

@@ -18,7 +18,7 @@ static __always_inline int sockio__fill(void *ctx, __u16 type, __u32 nparams)
 	fd = (int)filler__arg(&f, 0);
 	/* the syscall's number: orig_ax ends the register block filler__arg read */
 	id = (long)f.regblock[8];
-	how = sockio__data(id);
+	how = sockio__data(id, filler__arg(&f, 4));
 	filler__s64(&f, f.ret);
 	filler__s64(&f, fd);
 	filler__u16(&f, (__u16)id);

@@ -25,16 +25,17 @@ enum sockio_data {
 };
 
 /* How syscall ID's bytes are found, or SOCKIO_NONE for a call that keeps its
- * own events: the others name no peer address (sendto's and recvfrom's, on a
- * TCP socket, is none the kernel uses) and take the socket as the first
- * argument. */
-static __always_inline int sockio__data(long id)
+ * own events. All take the socket as the first argument. A sendto or
+ * recvfrom that names an address (ADDR, its fifth argument) keeps its pair:
+ * the pair's tuple can name a socket the fd table knows no peer of. */
+static __always_inline int sockio__data(long id, unsigned long addr)
 {
 	switch (id) {
-	case SOCKIO_NR_READ:
-	case SOCKIO_NR_WRITE:
 	case SOCKIO_NR_SENDTO:
 	case SOCKIO_NR_RECVFROM:
+		return addr ? SOCKIO_NONE : SOCKIO_BUF;
+	case SOCKIO_NR_READ:
+	case SOCKIO_NR_WRITE:
 		return SOCKIO_BUF;
 	case SOCKIO_NR_READV:
 	case SOCKIO_NR_WRITEV:

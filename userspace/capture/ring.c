@@ -224,7 +224,10 @@ static inline const uint8_t *contig(struct ring *r, uint64_t off, uint32_t n)
 	return r->data + off;
 }
 
-/* Bytes past a record's end fetched ahead with it (ring__take). */
+/* What ring__take fetches ahead: a record's first bytes (its frames' heads,
+ * what the parsers read; not the whole of a 64 KB record) and the bytes past
+ * its end (the next records'). */
+#define RING_PREFETCH_HEAD 1024
 #define RING_PREFETCH_AFTER 256
 
 /* Counts one corrupt record at POS and gives up on the rest of the snapshot: with a
@@ -274,8 +277,10 @@ static void ring__take(struct ring *r, const uint8_t *rec, uint32_t len, uint64_
 	 * line's miss overlaps the others' and that work, not stalls one by
 	 * one. The lines after the record too, the next records' (a prefetch
 	 * past the mapping or the head is harmless: it never faults). */
-	for (uint32_t k = 0; k < len + RING_PREFETCH_AFTER; k += 64)
+	for (uint32_t k = 0; k < len && k < RING_PREFETCH_HEAD; k += 64)
 		__builtin_prefetch(rec + k);
+	for (uint32_t k = 0; k < RING_PREFETCH_AFTER; k += 64)
+		__builtin_prefetch(rec + len + k);
 	r->rec = rec;
 	r->rec_len = len;
 	r->rec_off = 0;

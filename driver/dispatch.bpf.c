@@ -107,6 +107,29 @@ int sys_exit(struct bpf_raw_tracepoint_args *ctx)
 	return exit__send(ctx, r, (long)ctx->args[1], pid_tgid);
 }
 
+/* Exit-only capture, a wanted call's events, past its route: this CPU's
+ * frame, or NULL when the call stays here. SOCK: the call is socket I/O on
+ * FD, SEND its side. */
+static __always_inline struct scratch *exit__begin(void *ctx, __u64 pid_tgid, int fd, int sock,
+						   int send)
+{
+	struct scratch *s;
+
+	/* TLS probes loaded: the ciphertext of a TLS call stays here */
+	if (settings.tls && sock && tls__nested(pid_tgid, fd, send))
+		return NULL;
+	s = scratch__get();
+	if (!s)
+		return NULL;
+	/* An enter frame whose exit frame never came (a chain that failed) goes
+	 * alone, and cannot pair with this syscall's. */
+	park__flush(ctx, s);
+	/* profiling: the thread's slices so far go before its events */
+	if (settings.profile)
+		prof__at_event(ctx, pid_tgid, sock);
+	return s;
+}
+
 /* Exit-only capture: whether the enter event is built here, at exit. A new
  * thread or process returning from clone had no enter (its parent did); a
  * successful exec has lost its arguments with the old image, so its enter event
@@ -152,19 +175,9 @@ int sys_exit_eo(struct bpf_raw_tracepoint_args *ctx)
 	r = route__wanted(id, 1, ret, (__u64)regs, 1, &pid_tgid);
 	if (!r)
 		return 0;
-	/* TLS probes loaded: the ciphertext of a TLS call stays here */
-	if (settings.tls && sock_io[id] != SOCK_IO_NONE &&
-	    tls__nested(pid_tgid, (int)regs->di, sock_send[id]))
-		return 0;
-	s = scratch__get();
+	s = exit__begin(ctx, pid_tgid, (int)regs->di, sock_io[id] != SOCK_IO_NONE, sock_send[id]);
 	if (!s)
 		return 0;
-	/* An enter frame whose exit frame never came (a chain that failed) goes
-	 * alone, and cannot pair with this syscall's. */
-	park__flush(ctx, s);
-	/* profiling: the thread's slices so far go before its events */
-	if (settings.profile)
-		prof__at_event(ctx, pid_tgid, sock_io[id] != SOCK_IO_NONE);
 	/* Request mode's compact socket I/O: one event for the call, no enter
 	 * event, no filler of its own (fillers/sockio). */
 	if (settings.sock_compact && ret > 0 && sockio__data(id, regs->r8) &&
@@ -205,4 +218,57 @@ int sys_exit_eo(struct bpf_raw_tracepoint_args *ctx)
 		filler__submit(&f);
 	}
 	return filler__chain(ctx, pid_tgid);
+}
+
+/* Request mode's compact socket I/O at the socket's own tracepoints
+ * (settings.sock_compact, loaded with syscall_tps; README, "Socket I/O at
+ * the socket's tracepoints"). read, readv, write and writev serve any fd: on
+ * their syscalls' tracepoints every pipe and file call would run the
+ * dispatcher to be found no socket. sock_recv_length and sock_send_length
+ * fire where the kernel has handed a socket's bytes over, inside the call,
+ * for sockets only; the record names the socket, its family and the result.
+ * The call's own registers say which call it is and on which fd. Tracepoint
+ * programs, as the fillers are with syscall_tps: the tail call needs one
+ * kind. */
+static __always_inline int sock_tp__run(struct trace_event_raw_sock_msg_length *ctx, int send)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	long id = regs->orig_ax, ret = ctx->ret;
+	const struct syscall_route *r;
+	struct scratch *s;
+	__u64 pid_tgid;
+	int fd;
+
+	if (!sockio__on_sock_tp(id, send) || !sock__family_wanted(ctx->family))
+		return 0;
+	/* the kernel's own socket I/O inside some other call on this fd (a
+	 * file on a network file system) is not the call's */
+	fd = (int)regs->di;
+	if ((void *)fd__sock(fd) != ctx->sk)
+		return 0;
+	r = route__wanted(id, 1, ret, (__u64)regs, 1, &pid_tgid);
+	if (!r)
+		return 0;
+	s = exit__begin(ctx, pid_tgid, fd, 1, send);
+	if (!s)
+		return 0;
+	s->stamp = 0;
+	s->sock_ret = ret;
+	s->sock_ret_owner = pid_tgid;
+	bpf_tail_call(ctx, &fillers_exit, send ? PPME_SOCK_SEND_X : PPME_SOCK_RECV_X);
+	/* not loaded: the loader takes these tracepoints only with both */
+	s->sock_ret_owner = 0;
+	return 0;
+}
+
+SEC("tracepoint/sock/sock_recv_length")
+int socktp_recv(struct trace_event_raw_sock_msg_length *ctx)
+{
+	return sock_tp__run(ctx, 0);
+}
+
+SEC("tracepoint/sock/sock_send_length")
+int socktp_send(struct trace_event_raw_sock_msg_length *ctx)
+{
+	return sock_tp__run(ctx, 1);
 }

@@ -76,4 +76,21 @@ static __always_inline struct sock *fd__sock_btf(long fd)
 	return sock->sk;
 }
 
+/* The socket behind FD in the current task, or NULL: by the typed walk where
+ * it runs, else by probe reads (then untyped: read its fields with
+ * BPF_CORE_READ). For a caller that runs in either kind of kernel. */
+static __always_inline struct sock *fd__sock(long fd)
+{
+	struct socket *sock;
+	struct file *f;
+
+	if (FD_BTF_WALK())
+		return fd__sock_btf(fd);
+	f = fd__file(fd);
+	if (!f || (BPF_CORE_READ(f, f_inode, i_mode) & FD_S_IFMT) != FD_S_IFSOCK)
+		return NULL;
+	sock = BPF_CORE_READ(f, private_data);
+	return BPF_CORE_READ(sock, sk);
+}
+
 #endif

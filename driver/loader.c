@@ -31,6 +31,11 @@ struct driver {
 	uint8_t tp_syscalls[SYSCALL_TABLE_SIZE];
 	struct bpf_link *tp_links[SYSCALL_TABLE_SIZE];
 	int ntp_links;
+	/* sock_tps: compact socket I/O's read, readv, write and writev at the
+	 * socket tracepoints, not their syscalls' (socktp_recv, socktp_send) */
+	bool sock_tps;
+	bool no_sock_tps;		/* driver_config.no_sock_tps */
+	struct bpf_link *sock_links[2];
 	bool tls;			/* driver_config.tls */
 	struct bpf_link **tls_links;	/* the TLS probes, per library file */
 	uint32_t ntls_links, tls_cap, tls_files;
@@ -211,6 +216,7 @@ int driver__configure(struct driver *d, const struct driver_config *cfg)
 	d->profile_hz = cfg->profile ? cfg->profile_hz : 0;
 	d->per_thread = cfg->per_thread;
 	d->no_syscall_tps = cfg->no_syscall_tps;
+	d->no_sock_tps = cfg->no_sock_tps;
 	d->all_syscalls = !cfg->syscalls;
 	for (int i = 0; i < SYSCALL_TABLE_SIZE; i++)
 		d->syscalls[i] = !cfg->syscalls || cfg->syscalls[i];
@@ -244,7 +250,8 @@ static bool is_dispatcher(const struct bpf_program *p)
 	return !strcmp(n, "sys_enter") || !strcmp(n, "sys_exit") || !strcmp(n, "sys_exit_eo") ||
 	       !strcmp(n, "sched_process_exit") || !strcmp(n, "sched_process_exit_eo") ||
 	       !strcmp(n, "sched_switch") || !strcmp(n, "sched_process_exec") ||
-	       !strncmp(n, "prof_", 5) || !strncmp(n, "tlsp_", 5) || !strncmp(n, "gotls_", 6);
+	       !strncmp(n, "prof_", 5) || !strncmp(n, "tlsp_", 5) || !strncmp(n, "gotls_", 6) ||
+	       !strncmp(n, "socktp_", 7);
 }
 
 static bool calls_helper(const struct bpf_program *p, int helper)
@@ -303,6 +310,9 @@ static void plan__apply(struct driver *d)
 	bpf_program__set_autoload(sk->progs.sys_enter, plan.sys_enter);
 	bpf_program__set_autoload(sk->progs.sys_exit, plan.sys_exit);
 	bpf_program__set_autoload(sk->progs.sys_exit_eo, plan.sys_exit_eo);
+	/* on with syscall_tps only (set_mode) */
+	bpf_program__set_autoload(sk->progs.socktp_recv, false);
+	bpf_program__set_autoload(sk->progs.socktp_send, false);
 	bpf_program__set_autoload(sk->progs.sched_process_exec, plan.sched_exec);
 	bpf_program__set_autoload(sk->progs.sched_process_exit, plan.sched_exit);
 	bpf_program__set_autoload(sk->progs.sched_process_exit_eo, plan.sched_exit_eo);
@@ -343,21 +353,51 @@ static void plan__apply(struct driver *d)
 		sk->bss->interesting[i] = d->syscalls[i];
 }
 
+/* The calls compact socket I/O takes at the socket tracepoints (sock_tps):
+ * those any fd may make (sockio.bpf.h, sockio__on_sock_tp). */
+static const int sock_tp_calls[] = { SYS_read, SYS_write, SYS_readv, SYS_writev };
+
+static bool sock_tp_call(int nr)
+{
+	for (size_t i = 0; i < sizeof(sock_tp_calls) / sizeof(sock_tp_calls[0]); i++)
+		if (sock_tp_calls[i] == nr)
+			return true;
+	return false;
+}
+
+/* Whether compact socket I/O can go on the socket tracepoints: asked for,
+ * its two fillers loaded, and both tracepoints here. */
+static bool sock_tps__possible(struct driver *d)
+{
+	struct agent_driver *sk = d->skel;
+
+	return sk->bss->settings.sock_compact && !d->no_sock_tps &&
+	       bpf_program__autoload(sk->progs.sock_recv_x) &&
+	       bpf_program__autoload(sk->progs.sock_send_x) &&
+	       syscall_tps__sock_id(false) >= 0 && syscall_tps__sock_id(true) >= 0;
+}
+
 /* Exit-only capture with a fixed set of syscalls, each with its own exit
  * tracepoint here: sys_exit_eo goes on those (syscall_tps.h), so the host's
  * other syscalls never run it. The set: the syscalls the run may turn on,
  * and those whose fds request mode marks (fdf_how), whose exits it must see
- * whatever is sent. */
+ * whatever is sent; less those compact socket I/O takes at the socket
+ * tracepoints instead (sock_tps), when it can. */
 static void syscall_tps__plan(struct driver *d)
 {
 	struct agent_driver *sk = d->skel;
 
-	d->syscall_tps = false;
+	d->syscall_tps = d->sock_tps = false;
 	if (!sk->bss->settings.exit_only || d->all_syscalls || d->no_syscall_tps)
 		return;
+	d->sock_tps = sock_tps__possible(d);
 	for (int i = 0; i < SYSCALL_TABLE_SIZE; i++)
-		d->tp_syscalls[i] = d->syscalls[i] || sk->rodata->fdf_how[i];
+		d->tp_syscalls[i] = (d->syscalls[i] && !(d->sock_tps && sock_tp_call(i))) ||
+				    sk->rodata->fdf_how[i];
 	d->syscall_tps = syscall_tps__cover(d->tp_syscalls);
+	d->sock_tps = d->sock_tps && d->syscall_tps;
+	bpf_program__set_autoload(sk->progs.socktp_recv, d->sock_tps);
+	bpf_program__set_autoload(sk->progs.socktp_send, d->sock_tps);
 }
 
 /* The exit side's programs are declared raw_tp: loaded as tp_btf programs on
@@ -479,6 +519,7 @@ int driver__load_info(const struct driver *d, struct driver_load_info *out, bool
 			out->syscall_tps += d->tp_syscalls[i];
 	out->sock_compact = d->skel->bss->settings.sock_compact &&
 			    d->has_filler[PPME_SOCK_RECV_X] && d->has_filler[PPME_SOCK_SEND_X];
+	out->sock_tps = d->sock_tps;
 	out->memlock = 0;
 	if (memlock)
 		bpf_object__for_each_program(p, d->skel->obj)
@@ -552,12 +593,27 @@ static int tps__attach(struct driver *d)
 	return 0;
 }
 
+/* sock_tps: the socket tracepoints' programs on them. */
+static int sock_tps__attach(struct driver *d)
+{
+	struct bpf_program *p[2] = { d->skel->progs.socktp_recv, d->skel->progs.socktp_send };
+
+	for (int i = 0; i < 2; i++) {
+		if (d->sock_links[i])
+			continue;
+		d->sock_links[i] = syscall_tps__attach_sock(p[i], i);
+		if (!d->sock_links[i])
+			return -errno;
+	}
+	return 0;
+}
+
 /* syscall_tps: syscall NR turned on: a syscall outside the loaded set (its
  * events are then counted as the driver's bugs, as on the raw tracepoint)
  * gets its tracepoint too, at once when attached. */
 static int tps__want(struct driver *d, int nr)
 {
-	if (!d->syscall_tps || d->tp_syscalls[nr])
+	if (!d->syscall_tps || d->tp_syscalls[nr] || (d->sock_tps && sock_tp_call(nr)))
 		return 0;
 	if (syscall_tps__id(nr) < 0)
 		return -EOPNOTSUPP;
@@ -595,6 +651,9 @@ int driver__attach(struct driver *d)
 			continue;
 		if (p == d->skel->progs.sys_exit_eo && d->syscall_tps) {
 			int err = tps__attach(d);
+
+			if (!err && d->sock_tps)
+				err = sock_tps__attach(d);
 
 			if (err) {
 				driver__detach(d);
@@ -772,6 +831,10 @@ void driver__detach(struct driver *d)
 			d->tp_links[nr] = NULL;
 			d->ntp_links--;
 		}
+	for (int i = 0; i < 2; i++) {
+		bpf_link__destroy(d->sock_links[i]);
+		d->sock_links[i] = NULL;
+	}
 	tls__unwind(d, 0);
 	free(d->tls_links);
 	d->tls_links = NULL;

@@ -49,6 +49,11 @@ struct driver_config {
 	 * raw sys_exit tracepoint even where each syscall has its own exit
 	 * tracepoint to put it on (syscall_tps.h; for tests and comparisons). */
 	bool no_syscall_tps;
+	/* With sock_compact on the syscalls' own tracepoints: keep read,
+	 * readv, write and writev there instead of taking them at the socket
+	 * tracepoints (README, "Socket I/O at the socket's tracepoints"; for
+	 * tests and comparisons). */
+	bool no_sock_tps;
 	/* Profiling: enum prof_follow (driver.h), whose off-CPU and run-queue
 	 * time the driver keeps and sends as CPU_SLICES events; loads the
 	 * scheduler programs of prof.bpf.c. */
@@ -100,6 +105,11 @@ struct driver_load_info {
 	/* driver_config.sock_compact is in effect: asked for, in exit-only
 	 * request mode, and its two fillers loaded (they need bpf_loop) */
 	bool sock_compact;
+	/* With sock_compact and syscall_tps: read, readv, write and writev
+	 * are taken at the socket tracepoints sock_recv_length and
+	 * sock_send_length (5.19), not at their own: a pipe's or a file's
+	 * calls run no program. syscall_tps does not count them then. */
+	bool sock_tps;
 	/* Kernel memory the loaded programs are charged (their fdinfo's
 	 * memlock, as bpftool prog show says), filled only when asked. */
 	uint64_t memlock;

@@ -12,7 +12,16 @@
  * that began with the client preface has its later buffers taken up to
  * h2_snaplen, not the snaplen, on both ends. Nothing is dropped. With
  * sys_enter attached (not exit-only) the setting does nothing: the same calls
- * come as their own pairs. */
+ * come as their own pairs.
+ *
+ * On the syscalls' own tracepoints (not live-raw-exit), read, readv, write
+ * and writev are taken at the socket tracepoints (driver_load_info.sock_tps):
+ * there every such call on a wanted socket is compact, whatever it returned
+ * (the failed read, the read of 0 bytes, a connected UDP socket's write and
+ * read), and 20000 pipe writes and reads run no BPF program of ours (bpf_stats:
+ * the dispatcher's and the socket programs' runs grow by less than that
+ * while they run). */
+#include <bpf/bpf.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
@@ -20,6 +29,7 @@
 #include <time.h>
 
 #include "procnet/pn_test.h"
+#include "syscall_tps.h"
 
 static const int compact_calls[] = {
 	SYS_read, SYS_write, SYS_readv, SYS_writev, SYS_sendto, SYS_recvfrom, SYS_sendmsg,
@@ -39,7 +49,7 @@ struct ends {
 };
 
 static int64_t me;
-static bool eo;
+static bool eo, sock_tps;
 static char big[BIG], h2body[H2_BODY];
 
 /* A connected TCP pair over ::1. */
@@ -123,6 +133,10 @@ static void calls__run(struct ends *x)
 	EXPECT(sendto(x->udp_cli, "udp q", 5, 0, (void *)&x->udp_srv_a,
 		      sizeof(x->udp_srv_a)) == 5);
 	EXPECT(recvfrom(x->udp_srv, buf, BUF, 0, (void *)&from, &flen) == 5);
+	/* a connected UDP socket's write and read */
+	EXPECT(connect(x->udp_cli, (void *)&x->udp_srv_a, sizeof(x->udp_srv_a)) == 0);
+	EXPECT(write(x->udp_cli, "udp w", 5) == 5);
+	EXPECT(read(x->udp_srv, buf, BUF) == 5);
 	fcntl(x->srv, F_SETFL, O_NONBLOCK);
 	EXPECT(read(x->srv, buf, BUF) == -1 && errno == EAGAIN);
 	/* not wanted: a pipe, a Unix socket */
@@ -191,6 +205,20 @@ static void expect_io(struct harness *h, int *at, uint16_t pair_type, long nr, i
 		expect_pair(h, at, pair_type, fd, res);
 }
 
+/* A call the socket tracepoints take (sock_tps) that is no compact call on
+ * the syscall's own: compact there, else its own pair. */
+static void expect_tp_io(struct harness *h, int *at, uint16_t pair_type, long nr, int fd,
+			 int64_t res, const void *data, size_t len)
+{
+	bool send = nr == SYS_write || nr == SYS_writev;
+
+	if (sock_tps)
+		expect_compact(h, at, send ? PPME_SOCK_SEND_X : PPME_SOCK_RECV_X, nr, fd, res,
+			       data, len);
+	else
+		expect_pair(h, at, pair_type, fd, res);
+}
+
 static uint64_t now_ns(void)
 {
 	struct timespec t;
@@ -220,7 +248,7 @@ static void calls__check(struct harness *h, struct ends *x)
 
 		compact += t == PPME_SOCK_RECV_X || t == PPME_SOCK_SEND_X;
 	}
-	EXPECT(compact == (eo ? 17 : 0));
+	EXPECT(compact == (sock_tps ? 21 : eo ? 17 : 0));
 	/* their times: the calls' (a second's slack for the clocks' offsets) */
 	for (int i = 0; i < harness__count(h); i++)
 		EXPECT(harness__get(h, i)->hdr.ts + 1000000000ull >= t0 &&
@@ -259,7 +287,9 @@ static void calls__check(struct harness *h, struct ends *x)
 		EXPECT_PARAM_BYTES(xe, 1, "udp q", 5);
 		EXPECT_PARAM_BYTES(xe, 2, tup, tlen);
 	}
-	expect_pair(h, &at, PPME_SYSCALL_READ_E, x->srv, -EAGAIN);
+	expect_tp_io(h, &at, PPME_SYSCALL_WRITE_E, SYS_write, x->udp_cli, 5, "udp w", 5);
+	expect_tp_io(h, &at, PPME_SYSCALL_READ_E, SYS_read, x->udp_srv, 5, "udp w", 5);
+	expect_tp_io(h, &at, PPME_SYSCALL_READ_E, SYS_read, x->srv, -EAGAIN, "", 0);
 	expect_io(h, &at, PPME_SYSCALL_WRITE_E, SYS_write, x->cli6, 8, "v6 bytes", 8);
 	expect_io(h, &at, PPME_SYSCALL_READ_E, SYS_read, x->srv6, 8, "v6 bytes", 8);
 	expect_io(h, &at, PPME_SYSCALL_WRITE_E, SYS_write, x->h2c, 24, H2_PREFACE, 24);
@@ -267,7 +297,7 @@ static void calls__check(struct harness *h, struct ends *x)
 	expect_io(h, &at, PPME_SYSCALL_WRITE_E, SYS_write, x->h2s, H2_BODY, h2body, H2_BODY);
 	expect_io(h, &at, PPME_SOCKET_RECVFROM_E, SYS_recvfrom, x->h2c, BUF, h2body, BUF);
 	expect_io(h, &at, PPME_SOCKET_RECVFROM_E, SYS_recvfrom, x->h2c, BIG, h2body + BUF, BIG);
-	expect_pair(h, &at, PPME_SYSCALL_READ_E, x->srv, 0);
+	expect_tp_io(h, &at, PPME_SYSCALL_READ_E, SYS_read, x->srv, 0, "", 0);
 	EXPECT(at == harness__count(h));
 	if (at != harness__count(h))
 		fprintf(stderr, "  %d events of this thread, %d expected\n", harness__count(h), at);
@@ -277,11 +307,48 @@ static void calls__check(struct harness *h, struct ends *x)
 	EXPECT(harness__lost(h) == 0);
 }
 
+/* The runs of our programs on the exit side: the dispatcher's and the
+ * socket tracepoints' (bpf_stats on). */
+static int add_runs(const char *name, int fd, void *arg)
+{
+	struct bpf_prog_info info = { 0 };
+	uint32_t len = sizeof(info);
+
+	if ((!strcmp(name, "sys_exit_eo") || !strncmp(name, "socktp_", 7)) &&
+	    !bpf_obj_get_info_by_fd(fd, &info, &len))
+		*(uint64_t *)arg += info.run_cnt;
+	return 0;
+}
+
+#define PIPE_CALLS 10000
+
+/* sock_tps: a pipe's writes and reads run none of them. Other processes'
+ * socket calls may run them meanwhile, a few; 2 * PIPE_CALLS calls on the
+ * syscalls' own tracepoints would run the dispatcher once each. */
+static void pipes__check(struct harness *h, struct ends *x)
+{
+	uint64_t r0 = 0, r1 = 0;
+	char c;
+	int n = 0;
+
+	driver__for_each_program(harness__driver(h), add_runs, &r0);
+	for (int i = 0; i < PIPE_CALLS; i++)
+		n += write(x->pipe[1], "p", 1) == 1 && read(x->pipe[0], &c, 1) == 1;
+	driver__for_each_program(harness__driver(h), add_runs, &r1);
+	EXPECT(n == PIPE_CALLS);
+	EXPECT(r1 >= r0 && r1 - r0 < PIPE_CALLS);
+	if (r1 - r0 >= PIPE_CALLS)
+		fprintf(stderr, "  %llu runs over %d pipe calls\n", (unsigned long long)(r1 - r0),
+			2 * PIPE_CALLS);
+}
+
 int main(void)
 {
 	struct driver_config cfg = pn_capture_self;
+	struct driver_load_info li = { 0 };
 	struct harness *h;
 	struct ends x;
+	int stats;
 
 	me = pn_gettid();
 	cfg.syscalls = harness__only(compact_calls);
@@ -290,10 +357,26 @@ int main(void)
 	cfg.snaplen = SNAP;
 	cfg.snaplen_given = true;
 	cfg.h2_snaplen = H2SNAP;
+	stats = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (stats < 0 && geteuid() == 0) {
+		fprintf(stderr, "bpf_enable_stats: %s\n", strerror(errno));
+		return 1;
+	}
 	h = harness__open(256, &cfg);
 	eo = harness__exit_only();
+	EXPECT(driver__load_info(harness__driver(h), &li, false) == 0);
+	sock_tps = li.sock_tps;
+	/* this kernel has both socket tracepoints (5.19): taken wherever the
+	 * syscalls' own are */
+	EXPECT(syscall_tps__sock_id(false) >= 0 && syscall_tps__sock_id(true) >= 0);
+	EXPECT(sock_tps == (eo && !harness__raw_exit()));
+	EXPECT(!sock_tps || li.sock_compact);
 	ends__open(&x);
 	calls__check(h, &x);
+	if (sock_tps && stats >= 0)
+		pipes__check(h, &x);
+	if (stats >= 0)
+		close(stats);
 	ends__close(&x);
 	harness__close(h);
 	return harness__report("sock_compact");

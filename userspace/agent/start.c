@@ -144,7 +144,12 @@ static void agent__report_start(struct agent *a, const char *kf_desc)
 		else if (st.exit_only)
 			agent__say("on the raw sys_exit tracepoint: every syscall runs "
 				   "the dispatcher");
-		if (a->o.requests && li.sock_compact)
+		if (a->o.requests && li.sock_compact && li.sock_tps)
+			agent__say("socket I/O: one compact event per TCP read or write "
+				   "that moved bytes, with no enter event; read, readv, write "
+				   "and writev on the socket tracepoints, where other fds' "
+				   "calls run no program");
+		else if (a->o.requests && li.sock_compact)
 			agent__say("socket I/O: one compact event per TCP read or write "
 				   "that moved bytes, with no enter event");
 		else if (a->o.requests)
@@ -231,6 +236,9 @@ int agent__start(struct agent *a)
 	/* AGENT_NO_SOCK_COMPACT=1: socket calls as their own event pairs */
 	if (agent__env_on("AGENT_NO_SOCK_COMPACT"))
 		lo.sock_compact = false;
+	/* AGENT_NO_SOCK_TPS=1: compact reads and writes on their syscalls'
+	 * tracepoints, not the socket tracepoints */
+	lo.no_sock_tps = agent__env_on("AGENT_NO_SOCK_TPS");
 	lo.step_arg = a->startup;
 	a->cap = capture__open_live(&lo);
 	if (!a->cap) {

@@ -160,6 +160,10 @@ struct capture_live_opts {
 	/* Request mode: a TCP socket's reads and writes that moved bytes as one
 	 * SOCK_RECV_X or SOCK_SEND_X event each (driver_config.sock_compact) */
 	bool sock_compact;
+	/* With sock_compact: read, readv, write and writev on their syscalls'
+	 * tracepoints, not the socket tracepoints (driver_config.no_sock_tps),
+	 * for comparisons */
+	bool no_sock_tps;
 	/* Profiling: enum prof_follow (driver_config.profile) */
 	uint8_t profile;
 	uint32_t profile_hz;	/* on-CPU stack samples a second (driver_config) */

@@ -125,6 +125,7 @@ static int live_setup(struct live *l, const struct capture_live_opts *o)
 		.tls = o->tls,
 		.h2_snaplen = o->h2_snaplen,
 		.sock_compact = o->sock_compact,
+		.no_sock_tps = o->no_sock_tps,
 		.profile = o->profile,
 		.profile_hz = o->profile_hz,
 		.profile_names = o->profile_names,

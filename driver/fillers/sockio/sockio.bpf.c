@@ -1,8 +1,10 @@
-/* SOCK_RECV_X, SOCK_SEND_X: one event for a socket syscall that moved bytes
- * on a TCP socket (request mode, settings.sock_compact), built at its exit in
- * place of its enter and exit pair: res, the socket, the syscall's number and
- * its first bytes. The dispatcher tail-calls these only for the calls
- * sockio__data names, with a result > 0, on a TCP socket. */
+/* SOCK_RECV_X, SOCK_SEND_X: one event for a socket syscall (request mode,
+ * settings.sock_compact), in place of its enter and exit pair: res, the
+ * socket, the syscall's number and its first bytes. sys_exit_eo tail-calls
+ * these for the calls sockio__data names, with a result > 0, on a TCP
+ * socket; the socket tracepoints' programs (dispatch.bpf.c) for a read,
+ * readv, write or writev on a socket of a wanted family, whatever it
+ * returned. */
 #include "../fs/fs.bpf.h"
 #include "sockio.bpf.h"
 
@@ -15,6 +17,11 @@ static __always_inline int sockio__fill(void *ctx, __u16 type, __u32 nparams)
 
 	if (filler__begin(&f, ctx, type, nparams))
 		return 0;
+	/* from a socket's tracepoint, inside the call: its result is here */
+	if (f.s->sock_ret_owner == f.me) {
+		f.ret = f.s->sock_ret;
+		f.s->sock_ret_owner = 0;
+	}
 	fd = (int)filler__arg(&f, 0);
 	/* the syscall's number: orig_ax ends the register block filler__arg read */
 	id = (long)f.regblock[8];

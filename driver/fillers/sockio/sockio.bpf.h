@@ -57,26 +57,28 @@ static __always_inline __u32 sockio__event(long id)
 #define SOCKIO_IPPROTO_TCP 6
 
 /* Whether FD of the current task is a TCP socket: UDP keeps its own events,
- * whose peer addresses the fd table follows. Typed loads where the walk
- * allows them, else probe reads. */
+ * whose peer addresses the fd table follows. */
 static __always_inline int sockio__tcp(long fd)
 {
-	struct file *f;
-	struct socket *sock;
-	struct sock *sk;
+	struct sock *sk = fd__sock(fd);
 
-	if (FD_BTF_WALK()) {
-		sk = fd__sock_btf(fd);
-		return sk && sk->sk_type == SOCKIO_SOCK_STREAM &&
-		       sk->sk_protocol == SOCKIO_IPPROTO_TCP;
-	}
-	f = fd__file(fd);
-	if (!f || (BPF_CORE_READ(f, f_inode, i_mode) & FD_S_IFMT) != FD_S_IFSOCK)
+	if (!sk)
 		return 0;
-	sock = BPF_CORE_READ(f, private_data);
-	sk = BPF_CORE_READ(sock, sk);
-	return sk && BPF_CORE_READ(sk, sk_type) == SOCKIO_SOCK_STREAM &&
+	if (FD_BTF_WALK())
+		return sk->sk_type == SOCKIO_SOCK_STREAM && sk->sk_protocol == SOCKIO_IPPROTO_TCP;
+	return BPF_CORE_READ(sk, sk_type) == SOCKIO_SOCK_STREAM &&
 	       BPF_CORE_READ(sk, sk_protocol) == SOCKIO_IPPROTO_TCP;
+}
+
+/* Compact calls taken at the socket's own tracepoints, not their syscall's
+ * (settings.sock_tps): the read-like and write-like calls any fd may make,
+ * so that a pipe's or a file's runs no program. SEND: the send side's
+ * tracepoint. The socket-only calls stay on their syscalls' tracepoints. */
+static __always_inline int sockio__on_sock_tp(long id, int send)
+{
+	if (send)
+		return id == SOCKIO_NR_WRITE || id == SOCKIO_NR_WRITEV;
+	return id == SOCKIO_NR_READ || id == SOCKIO_NR_READV;
 }
 
 #endif

@@ -10,6 +10,8 @@
 # same storm (2 threads, SECS) bare and under the two agents ROUNDS times,
 # alternated, and prints the storm's own CPU (user+sys) per syscall, where the
 # BPF programs' time is charged, and its share of bare.
+# With RB_BEFORE=PATH (another agent binary, or a wrapper that sets its
+# environment), a row more each round: request mode under that agent.
 #   usage: sudo bench/requests/sidebyside_rw.sh [AGENT [SECS [ROUNDS]]]
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -40,5 +42,6 @@ for r in $(seq "$rounds"); do
 	cpu_row bare
 	cpu_row "agent --requests -q" --requests -q
 	cpu_row "agent -q evt.type=openat" -q evt.type=openat
+	[ -n "${RB_BEFORE:-}" ] && RB_USE_AGENT=$RB_BEFORE cpu_row "RB_BEFORE --requests -q" --requests -q
 done
 echo "load average now $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -6,7 +6,7 @@
 #include "file_fds.bpf.h"
 #include "tls.bpf.h"
 #include "prof.bpf.h"
-#include "fillers/sockio/sockio.bpf.h"
+#include "fillers/sockio/sockio_fill.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
@@ -14,10 +14,13 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
  * syscall, a thread the kernel filter sends, in request mode an fd that is a
  * wanted socket (sock.bpf.h). EXIT and RET: the exit side and its return
  * value, REGS its pt_regs (kf__skip_fast); BTF: REGS is typed (tp_btf), so the
- * fd test reads the fd table by plain loads. Returns the syscall's route or
- * NULL, and the task's pid_tgid in *PID_TGID when it is wanted. */
+ * fd test reads the fd table by plain loads. SK: the call's socket, already
+ * found of a wanted family (typed; else NULL), so the fd test is only its
+ * quiet one. Returns the syscall's route or NULL, and the task's pid_tgid in
+ * *PID_TGID when it is wanted. */
 static __always_inline const struct syscall_route *route__wanted(long id, int exit, long ret,
 								 __u64 regs, int btf,
+								 struct sock *sk,
 								 __u64 *pid_tgid_out)
 {
 	/* Cheapest test first: most excluded syscalls stop at the bitmap, an
@@ -30,7 +33,7 @@ static __always_inline const struct syscall_route *route__wanted(long id, int ex
 		return 0;
 	/* By plain loads the fd test costs less than the helper calls below;
 	 * by probe reads (raw_tp) it is the dearest check, so it goes last. */
-	if (btf && sock__skip(id, regs, 1))
+	if (btf && (sk ? sock__skip_sk(sk) : sock__skip(id, regs, 1)))
 		return 0;
 	pid_tgid = bpf_get_current_pid_tgid();
 	if ((pid_tgid >> 32) == settings.own_tgid)
@@ -48,7 +51,7 @@ int sys_enter(struct bpf_raw_tracepoint_args *ctx)
 {
 	long id = (long)ctx->args[1];
 	__u64 pid_tgid;
-	const struct syscall_route *r = route__wanted(id, 0, 0, ctx->args[0], 0, &pid_tgid);
+	const struct syscall_route *r = route__wanted(id, 0, 0, ctx->args[0], 0, NULL, &pid_tgid);
 	struct filler f;
 
 	if (!r)
@@ -98,7 +101,7 @@ int sys_exit(struct bpf_raw_tracepoint_args *ctx)
 	long id = regs->orig_ax;
 	__u64 pid_tgid;
 	const struct syscall_route *r = route__wanted(id, 1, (long)ctx->args[1], (__u64)regs,
-						      1, &pid_tgid);
+						      1, NULL, &pid_tgid);
 
 	if (!r)
 		return 0;
@@ -172,7 +175,7 @@ int sys_exit_eo(struct bpf_raw_tracepoint_args *ctx)
 	if ((unsigned long)id < SYSCALL_TABLE_SIZE && (how = fdf_how[id]) &&
 	    fdf__exit(how, regs, ret))
 		return 0;
-	r = route__wanted(id, 1, ret, (__u64)regs, 1, &pid_tgid);
+	r = route__wanted(id, 1, ret, (__u64)regs, 1, NULL, &pid_tgid);
 	if (!r)
 		return 0;
 	s = exit__begin(ctx, pid_tgid, (int)regs->di, sock_io[id] != SOCK_IO_NONE, sock_send[id]);
@@ -221,54 +224,52 @@ int sys_exit_eo(struct bpf_raw_tracepoint_args *ctx)
 }
 
 /* Request mode's compact socket I/O at the socket's own tracepoints
- * (settings.sock_compact, loaded with syscall_tps; README, "Socket I/O at
- * the socket's tracepoints"). read, readv, write and writev serve any fd: on
- * their syscalls' tracepoints every pipe and file call would run the
+ * (settings.sock_compact, loaded with syscall_tps; README, "Compact socket
+ * I/O", at the socket's tracepoints). read, readv, write and writev serve any
+ * fd: on their syscalls' tracepoints every pipe and file call would run the
  * dispatcher to be found no socket. sock_recv_length and sock_send_length
- * fire where the kernel has handed a socket's bytes over, inside the call,
- * for sockets only; the record names the socket, its family and the result.
- * The call's own registers say which call it is and on which fd. Tracepoint
- * programs, as the fillers are with syscall_tps: the tail call needs one
- * kind. */
-static __always_inline int sock_tp__run(struct trace_event_raw_sock_msg_length *ctx, int send)
+ * fire where the kernel has handed a socket its bytes, inside the call, for
+ * sockets only, with the socket and the result. The call's own registers
+ * say which call it is and on which fd. Typed (tp_btf) programs: the
+ * kernel's call into them is the raw tracepoint's, cheaper than a
+ * tracepoint's perf record, which matters for the socket calls that stop
+ * at the first test. They build the event themselves: a tail call into the
+ * fillers would need the fillers' kind, a tracepoint program's. */
+static __always_inline int sock_tp__run(void *ctx, struct sock *sk, long ret, int send)
 {
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
-	long id = regs->orig_ax, ret = ctx->ret;
+	long id = regs->orig_ax;
 	const struct syscall_route *r;
 	struct scratch *s;
 	__u64 pid_tgid;
 	int fd;
 
-	if (!sockio__on_sock_tp(id, send) || !sock__family_wanted(ctx->family))
+	if (!sockio__on_sock_tp(id, send) || !sock__family_wanted(sk->__sk_common.skc_family))
 		return 0;
 	/* the kernel's own socket I/O inside some other call on this fd (a
 	 * file on a network file system) is not the call's */
 	fd = (int)regs->di;
-	if ((void *)fd__sock(fd) != ctx->sk)
+	if (fd__sock(fd) != sk)
 		return 0;
-	r = route__wanted(id, 1, ret, (__u64)regs, 1, &pid_tgid);
+	r = route__wanted(id, 1, ret, (__u64)regs, 1, sk, &pid_tgid);
 	if (!r)
 		return 0;
 	s = exit__begin(ctx, pid_tgid, fd, 1, send);
 	if (!s)
 		return 0;
 	s->stamp = 0;
-	s->sock_ret = ret;
-	s->sock_ret_owner = pid_tgid;
-	bpf_tail_call(ctx, &fillers_exit, send ? PPME_SOCK_SEND_X : PPME_SOCK_RECV_X);
-	/* not loaded: the loader takes these tracepoints only with both */
-	s->sock_ret_owner = 0;
-	return 0;
+	return send ? sockio__fill(ctx, PPME_SOCK_SEND_X, PPME_SOCK_SEND_X_NPARAMS, ret, 1) :
+		      sockio__fill(ctx, PPME_SOCK_RECV_X, PPME_SOCK_RECV_X_NPARAMS, ret, 1);
 }
 
-SEC("tracepoint/sock/sock_recv_length")
-int socktp_recv(struct trace_event_raw_sock_msg_length *ctx)
+SEC("tp_btf/sock_recv_length")
+int BPF_PROG(socktp_recv, struct sock *sk, int ret, int flags)
 {
-	return sock_tp__run(ctx, 0);
+	return sock_tp__run(ctx, sk, ret, 0);
 }
 
-SEC("tracepoint/sock/sock_send_length")
-int socktp_send(struct trace_event_raw_sock_msg_length *ctx)
+SEC("tp_btf/sock_send_length")
+int BPF_PROG(socktp_send, struct sock *sk, int ret, int flags)
 {
-	return sock_tp__run(ctx, 1);
+	return sock_tp__run(ctx, sk, ret, 1);
 }

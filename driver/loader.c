@@ -366,7 +366,8 @@ static bool sock_tp_call(int nr)
 }
 
 /* Whether compact socket I/O can go on the socket tracepoints: asked for,
- * its two fillers loaded, and both tracepoints here. */
+ * its two fillers loaded (what they need, bpf_loop, the socket tracepoints'
+ * programs need too), and both tracepoints here (5.19). */
 static bool sock_tps__possible(struct driver *d)
 {
 	struct agent_driver *sk = d->skel;
@@ -374,7 +375,18 @@ static bool sock_tps__possible(struct driver *d)
 	return sk->bss->settings.sock_compact && !d->no_sock_tps &&
 	       bpf_program__autoload(sk->progs.sock_recv_x) &&
 	       bpf_program__autoload(sk->progs.sock_send_x) &&
-	       syscall_tps__sock_id(false) >= 0 && syscall_tps__sock_id(true) >= 0;
+	       driver__has_sock_tps();
+}
+
+bool driver__has_sock_tps(void)
+{
+	/* each lookup parses the kernel's BTF: asked once per process */
+	static int known = -1;
+
+	if (known < 0)
+		known = libbpf_find_vmlinux_btf_id("sock_recv_length", BPF_TRACE_RAW_TP) > 0 &&
+			libbpf_find_vmlinux_btf_id("sock_send_length", BPF_TRACE_RAW_TP) > 0;
+	return known;
 }
 
 /* Exit-only capture with a fixed set of syscalls, each with its own exit
@@ -601,7 +613,7 @@ static int sock_tps__attach(struct driver *d)
 	for (int i = 0; i < 2; i++) {
 		if (d->sock_links[i])
 			continue;
-		d->sock_links[i] = syscall_tps__attach_sock(p[i], i);
+		d->sock_links[i] = bpf_program__attach_trace(p[i]);
 		if (!d->sock_links[i])
 			return -errno;
 	}

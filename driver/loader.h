@@ -107,13 +107,19 @@ struct driver_load_info {
 	bool sock_compact;
 	/* With sock_compact and syscall_tps: read, readv, write and writev
 	 * are taken at the socket tracepoints sock_recv_length and
-	 * sock_send_length (5.19), not at their own: a pipe's or a file's
-	 * calls run no program. syscall_tps does not count them then. */
+	 * sock_send_length (5.19; typed programs), not at their own: a pipe's
+	 * or a file's calls run no program. syscall_tps does not count them
+	 * then. */
 	bool sock_tps;
 	/* Kernel memory the loaded programs are charged (their fdinfo's
 	 * memlock, as bpftool prog show says), filled only when asked. */
 	uint64_t memlock;
 };
+
+/* Whether this kernel has the socket tracepoints sock_recv_length and
+ * sock_send_length (5.19) in its BTF, where compact socket I/O takes read,
+ * readv, write and writev (driver_load_info.sock_tps). */
+bool driver__has_sock_tps(void);
 
 /* Whether this kernel has what exit-only capture needs (bpf_task_pt_regs and
  * bpf_get_current_task_btf, 5.15); driver__configure refuses exit_only with

@@ -34,11 +34,6 @@ struct scratch {
 	 * programs that start an event outside that chain clear it. */
 	__u64 stamp;
 	__u64 stamp_owner;
-	/* A socket tracepoint's call (dispatch.bpf.c, sock_tp__run) hands
-	 * SOCK_RET_OWNER's result to the compact filler here: the syscall has
-	 * not returned, so its registers do not hold it yet. */
-	__s64 sock_ret;
-	__u64 sock_ret_owner;
 	/* Exit-only capture: PARK_OWNER's enter frame, PARK_LEN bytes ending where
 	 * data begins, waits here for its exit frame: the two go out in one ring
 	 * record, one write per syscall instead of two (ring_out.bpf.h, frame__send). */

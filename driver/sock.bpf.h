@@ -84,6 +84,16 @@ static __always_inline int sock__wanted_fd(unsigned long fd, int btf)
 	return 1;
 }
 
+/* sock__skip for a socket already found and of a wanted family (the socket
+ * tracepoints' programs): whether it is a quiet client end (counted). */
+static __always_inline int sock__skip_sk(struct sock *sk)
+{
+	if (!settings.sock_quiet || !settings.exit_only || !sock__quiet(sk))
+		return 0;
+	COUNT(n_quiet);
+	return 1;
+}
+
 /* Argument register REG (di or dx) of pt_regs R, by a plain load in a typed
  * program, else by a helper. */
 #define SOCK_ARG(r, reg, btf) ((btf) ? (r)->reg : BPF_CORE_READ(r, reg))

@@ -45,13 +45,13 @@ static const char *const tracefs_roots[] = { "/sys/kernel/tracing", "/sys/kernel
 
 /* The id of tracepoint EVENT under tracefs root ROOT, or a negative errno
  * (-ENOENT: no such event there, or no tracefs). */
-static int event_id_at(const char *root, const char *sys, const char *event)
+static int event_id_at(const char *root, const char *event)
 {
 	char path[PATH_MAX];
 	FILE *f;
 	int id;
 
-	if ((size_t)snprintf(path, sizeof(path), "%s/events/%s/%s/id", root, sys, event) >=
+	if ((size_t)snprintf(path, sizeof(path), "%s/events/syscalls/%s/id", root, event) >=
 	    sizeof(path))
 		return -ENAMETOOLONG;
 	f = fopen(path, "re");
@@ -70,8 +70,6 @@ static int event_id_at(const char *root, const char *sys, const char *event)
  * the host's mounts are as they were. Read once per process: the ids stay
  * the same until the next boot. */
 static int own_ids[SYSCALL_TABLE_SIZE];
-static int own_sock_ids[2];
-static const char *const sock_events[2] = { "sock_recv_length", "sock_send_length" };
 static int own_state;	/* 0: not tried; 1: own_ids read; -1: could not mount */
 
 static int own_ids__read(void)
@@ -91,10 +89,8 @@ static int own_ids__read(void)
 		for (int nr = 0; nr < SYSCALL_TABLE_SIZE; nr++) {
 			own_ids[nr] = syscall_tps__event(nr, ev, sizeof(ev));
 			if (!own_ids[nr])
-				own_ids[nr] = event_id_at(dir, "syscalls", ev);
+				own_ids[nr] = event_id_at(dir, ev);
 		}
-		for (int i = 0; i < 2; i++)
-			own_sock_ids[i] = event_id_at(dir, "sock", sock_events[i]);
 		umount2(dir, MNT_DETACH);
 		rmdir(dir);
 		return 1;
@@ -102,21 +98,20 @@ static int own_ids__read(void)
 	return -1;
 }
 
-/* The id of tracepoint SYS/EVENT where tracefs is mounted, else from a
- * tracefs of our own (own_ids__read: OWN, one of the ids read there); or a
- * negative errno. */
-static int event_id(const char *sys, const char *event, const int *own)
+/* The id of tracepoint EVENT (syscall NR's) where tracefs is mounted, else
+ * from a tracefs of our own (own_ids__read); or a negative errno. */
+static int event_id(int nr, const char *event)
 {
 	for (size_t i = 0; i < sizeof(tracefs_roots) / sizeof(tracefs_roots[0]); i++) {
 		char events[PATH_MAX];
 
 		snprintf(events, sizeof(events), "%s/events", tracefs_roots[i]);
 		if (access(events, F_OK) == 0)
-			return event_id_at(tracefs_roots[i], sys, event);
+			return event_id_at(tracefs_roots[i], event);
 	}
 	if (!own_state)
 		own_state = own_ids__read();
-	return own_state == 1 ? *own : -ENOENT;
+	return own_state == 1 ? own_ids[nr] : -ENOENT;
 }
 
 /* Whether tracepoint programs may take the task's registers here
@@ -126,12 +121,7 @@ int syscall_tps__id(int nr)
 	char ev[96];
 	int err = syscall_tps__event(nr, ev, sizeof(ev));
 
-	return err ? err : event_id("syscalls", ev, &own_ids[nr]);
-}
-
-int syscall_tps__sock_id(bool send)
-{
-	return event_id("sock", sock_events[send], &own_sock_ids[send]);
+	return err ? err : event_id(nr, ev);
 }
 
 static bool helpers_ok(void)
@@ -179,18 +169,16 @@ bool syscall_tps__cover(const uint8_t want[SYSCALL_TABLE_SIZE])
 	return true;
 }
 
-/* P on tracepoint ID (or a negative errno for none): NULL and errno on
- * failure. */
-static struct bpf_link *attach_id(struct bpf_program *p, int id)
+struct bpf_link *syscall_tps__attach(struct bpf_program *p, int nr)
 {
 	struct bpf_link *l;
-	int fd, err;
+	int id = syscall_tps__id(nr), fd, err;
 
 	if (id < 0) {
 		errno = -id;
 		return NULL;
 	}
-	/* one event on one CPU: the program runs wherever the tracepoint fires */
+	/* one event on one CPU: the program runs wherever the call exits */
 	fd = tp_event_open(id);
 	if (fd < 0)
 		return NULL;
@@ -201,14 +189,4 @@ static struct bpf_link *attach_id(struct bpf_program *p, int id)
 		errno = err;
 	}
 	return l;
-}
-
-struct bpf_link *syscall_tps__attach(struct bpf_program *p, int nr)
-{
-	return attach_id(p, syscall_tps__id(nr));
-}
-
-struct bpf_link *syscall_tps__attach_sock(struct bpf_program *p, bool send)
-{
-	return attach_id(p, syscall_tps__sock_id(send));
 }

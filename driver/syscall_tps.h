@@ -32,13 +32,4 @@ bool syscall_tps__cover(const uint8_t want[SYSCALL_TABLE_SIZE]);
  * tracepoint. NULL and errno on failure. */
 struct bpf_link *syscall_tps__attach(struct bpf_program *p, int nr);
 
-/* The id of the socket tracepoint sock:sock_send_length (SEND) or
- * sock:sock_recv_length (5.19), as syscall_tps__id finds it; a negative
- * errno where there is none. */
-int syscall_tps__sock_id(bool send);
-
-/* Attaches P (loaded as a tracepoint program) to that tracepoint. NULL and
- * errno on failure. */
-struct bpf_link *syscall_tps__attach_sock(struct bpf_program *p, bool send);
-
 #endif

@@ -29,7 +29,6 @@
 #include <time.h>
 
 #include "procnet/pn_test.h"
-#include "syscall_tps.h"
 
 static const int compact_calls[] = {
 	SYS_read, SYS_write, SYS_readv, SYS_writev, SYS_sendto, SYS_recvfrom, SYS_sendmsg,
@@ -368,7 +367,7 @@ int main(void)
 	sock_tps = li.sock_tps;
 	/* this kernel has both socket tracepoints (5.19): taken wherever the
 	 * syscalls' own are */
-	EXPECT(syscall_tps__sock_id(false) >= 0 && syscall_tps__sock_id(true) >= 0);
+	EXPECT(driver__has_sock_tps());
 	EXPECT(sock_tps == (eo && !harness__raw_exit()));
 	EXPECT(!sock_tps || li.sock_compact);
 	ends__open(&x);

@@ -1,0 +1,47 @@
+/* The SOCK_RECV_X or SOCK_SEND_X event of the current socket call: res, the
+ * socket, the syscall's number and its first bytes. Run by the compact
+ * fillers at the call's exit (sockio.bpf.c) and, inline, by the socket
+ * tracepoints' programs (dispatch.bpf.c), which give the result (RET, with
+ * HAVE_RET): they run inside the call. */
+#ifndef SOCKIO_FILL_BPF_H
+#define SOCKIO_FILL_BPF_H
+
+#include "../fs/fs.bpf.h"
+#include "sockio.bpf.h"
+
+static __always_inline int sockio__fill(void *ctx, __u16 type, __u32 nparams, long ret,
+					int have_ret)
+{
+	struct filler f;
+	long fd, id;
+	__u32 snap, off0;
+	int how;
+
+	if (filler__begin(&f, ctx, type, nparams))
+		return 0;
+	/* at a socket's tracepoint, inside the call: the registers do not
+	 * hold its result yet */
+	if (have_ret)
+		f.ret = ret;
+	fd = (int)filler__arg(&f, 0);
+	/* the syscall's number: orig_ax ends the register block filler__arg read */
+	id = (long)f.regblock[8];
+	how = sockio__data(id, filler__arg(&f, 4));
+	filler__s64(&f, f.ret);
+	filler__s64(&f, fd);
+	filler__u16(&f, (__u16)id);
+	snap = h2__snaplen(&f, fd);
+	off0 = f.s->off;
+	/* only what the call moved: a write's bytes past res were not sent */
+	if (how == SOCKIO_BUF)
+		filler__buf_user(&f, (const void *)filler__arg(&f, 1), f.ret > 0 ? f.ret : 0, snap);
+	else if (how == SOCKIO_IOV)
+		filler__iov_user(&f, (const struct iovec *)filler__arg(&f, 1), filler__arg(&f, 2),
+				 f.ret > 0 ? f.ret : 0, snap);
+	else
+		filler__empty(&f);
+	h2__note(&f, fd, off0);
+	return filler__submit(&f);
+}
+
+#endif

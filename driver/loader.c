@@ -953,6 +953,9 @@ int driver__set_snaplen(struct driver *d, uint32_t snaplen)
 
 int driver__set_sock_families(struct driver *d, uint32_t mask)
 {
+	/* the read and write of other fds are on no tracepoint of ours */
+	if (d->sock_tps && !mask)
+		return -EOPNOTSUPP;
 	/* one aligned store: each event sees the old mask or the new one */
 	__atomic_store_n(&d->skel->bss->settings.sock_families, mask, __ATOMIC_RELAXED);
 	return 0;

@@ -38,7 +38,9 @@ struct driver_config {
 	/* Request mode: the data syscalls on an fd (read, write, send*, recv*,
 	 * their vector and positional forms, sendfile, splice) are sent only for
 	 * sockets of these families, 1u << PPM_AF_INET, PPM_AF_INET6, PPM_AF_UNIX;
-	 * 0: every fd (the default). driver__set_sock_families changes it later. */
+	 * 0: every fd (the default). driver__set_sock_families changes it later
+	 * (not to 0 with driver_load_info.sock_tps: -EOPNOTSUPP, as read,
+	 * readv, write and writev are then taken at the socket tracepoints). */
 	uint32_t sock_families;
 	/* Request mode, with exit_only (else ignored): the closes of the fds
 	 * made by calls that never make a socket (open, openat, eventfd, ...,

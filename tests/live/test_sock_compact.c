@@ -20,7 +20,8 @@
  * (the failed read, the read of 0 bytes, a connected UDP socket's write and
  * read), and 20000 pipe writes and reads run no BPF program of ours (bpf_stats:
  * the dispatcher's and the socket programs' runs grow by less than that
- * while they run). */
+ * while they run). There the families cannot go back to every fd
+ * (driver__set_sock_families(0) is refused). */
 #include <bpf/bpf.h>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -374,6 +375,8 @@ int main(void)
 	calls__check(h, &x);
 	if (sock_tps && stats >= 0)
 		pipes__check(h, &x);
+	/* every fd's I/O cannot come back where the socket tracepoints serve */
+	EXPECT(driver__set_sock_families(harness__driver(h), 0) == (sock_tps ? -EOPNOTSUPP : 0));
 	if (stats >= 0)
 		close(stats);
 	ends__close(&x);

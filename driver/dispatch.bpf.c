@@ -258,8 +258,7 @@ static __always_inline int sock_tp__run(void *ctx, struct sock *sk, long ret, in
 	if (!s)
 		return 0;
 	s->stamp = 0;
-	return send ? sockio__fill(ctx, PPME_SOCK_SEND_X, PPME_SOCK_SEND_X_NPARAMS, ret, 1) :
-		      sockio__fill(ctx, PPME_SOCK_RECV_X, PPME_SOCK_RECV_X_NPARAMS, ret, 1);
+	return sockio__fill(ctx, sockio__event(id), SOCKIO_NPARAMS, ret, 1);
 }
 
 SEC("tp_btf/sock_recv_length")

@@ -144,14 +144,12 @@ static void agent__report_start(struct agent *a, const char *kf_desc)
 		else if (st.exit_only)
 			agent__say("on the raw sys_exit tracepoint: every syscall runs "
 				   "the dispatcher");
-		if (a->o.requests && li.sock_compact && li.sock_tps)
+		if (a->o.requests && li.sock_compact)
 			agent__say("socket I/O: one compact event per TCP read or write "
-				   "that moved bytes, with no enter event; read, readv, write "
-				   "and writev on the socket tracepoints, where other fds' "
-				   "calls run no program");
-		else if (a->o.requests && li.sock_compact)
-			agent__say("socket I/O: one compact event per TCP read or write "
-				   "that moved bytes, with no enter event");
+				   "that moved bytes, with no enter event%s",
+				   li.sock_tps ? "; read, readv, write and writev on the "
+				   "socket tracepoints, where other fds' calls run no "
+				   "program" : "");
 		else if (a->o.requests)
 			agent__say("socket I/O: sysdig's enter and exit events%s",
 				   a->o.write_file ? " (-w keeps them)" : "");

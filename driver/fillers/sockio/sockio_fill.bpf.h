@@ -9,6 +9,10 @@
 #include "../fs/fs.bpf.h"
 #include "sockio.bpf.h"
 
+/* Both events have the same params, so one count serves a call of either. */
+#define SOCKIO_NPARAMS PPME_SOCK_RECV_X_NPARAMS
+_Static_assert(PPME_SOCK_SEND_X_NPARAMS == SOCKIO_NPARAMS, "compact events' params");
+
 static __always_inline int sockio__fill(void *ctx, __u16 type, __u32 nparams, long ret,
 					int have_ret)
 {

@@ -49,7 +49,8 @@ struct driver_settings {
 	 * call on a TCP socket that moved bytes goes as one SOCK_RECV_X or
 	 * SOCK_SEND_X event (fillers/sockio), not its enter and exit pair */
 	__u8 sock_compact;
-	__u8 pad[1];
+	/* TCP health (tcp.bpf.c): connections tracked, one TCP_CLOSE event each */
+	__u8 tcp;
 	/* Request mode: the buffers of an fd whose I/O began with HTTP/2's
 	 * client preface (h2.bpf.h) are captured up to this, not the snaplen,
 	 * so that every frame header is seen; 0: off */
@@ -231,6 +232,31 @@ struct driver_counters {
 	 * recvmsg with MSG_PEEK: nginx's look at a TLS port's first byte),
 	 * kept in the kernel, as the read that follows brings the bytes */
 	__u64 n_peeks;
+	/* TCP health: connections begun with tcp_conns full, so never tracked
+	 * (no TCP_CLOSE event for them) */
+	__u64 n_tcp_untracked;
+};
+
+/* TCP health (tcp.bpf.c): connections tracked at once, from the SYN (or the
+ * connection made from a listener) to the socket's destruction, and the
+ * listening ports whose process is known. */
+#define TCP_CONNS 65536
+#define TCP_LISTENERS 4096
+struct tcp_conn {
+	__u64 start;		/* boot ns: SYN sent, or made from the listener */
+	__u64 est;		/* boot ns: established; 0 not (yet) */
+	__u64 closed;		/* boot ns: moved to CLOSE; 0 not yet */
+	__u32 pid;		/* host tgid; 0 not known */
+	__u32 rst_sent, rst_recv;
+	__s32 err;		/* the socket's error at the move to CLOSE */
+	__u8 side;		/* 1 client, 2 server */
+	__u8 pad[7];
+};
+/* A listening socket: its network namespace and port. */
+struct tcp_lkey {
+	__u32 netns;		/* the namespace's inode number */
+	__u16 port;		/* host order */
+	__u16 pad;
 };
 
 /* Request mode's TLS probes (tls.bpf.c): the library call a thread is in,

@@ -23,7 +23,7 @@ struct driver {
 	struct agent_driver *skel;
 	bool paused;
 	bool no_bpf_loop;
-	struct bpf_link *links[11];
+	struct bpf_link *links[15];
 	int nlinks;
 	/* syscall_tps: sys_exit_eo on each wanted syscall's own tracepoint */
 	bool syscall_tps;
@@ -37,6 +37,7 @@ struct driver {
 	bool no_sock_tps;		/* driver_config.no_sock_tps */
 	struct bpf_link *sock_links[2];
 	bool tls;			/* driver_config.tls */
+	bool tcp;			/* driver_config.tcp */
 	struct bpf_link **tls_links;	/* the TLS probes, per library file */
 	uint32_t ntls_links, tls_cap, tls_files;
 	uint32_t go_files;		/* Go programs probed: go_bins' slots used */
@@ -213,6 +214,7 @@ int driver__configure(struct driver *d, const struct driver_config *cfg)
 	if (cfg->tls && !cfg->exit_only)
 		return -EINVAL;
 	d->tls = cfg->tls;
+	d->tcp = cfg->tcp;
 	d->profile_hz = cfg->profile ? cfg->profile_hz : 0;
 	d->per_thread = cfg->per_thread;
 	d->no_syscall_tps = cfg->no_syscall_tps;
@@ -251,7 +253,7 @@ static bool is_dispatcher(const struct bpf_program *p)
 	       !strcmp(n, "sched_process_exit") || !strcmp(n, "sched_process_exit_eo") ||
 	       !strcmp(n, "sched_switch") || !strcmp(n, "sched_process_exec") ||
 	       !strncmp(n, "prof_", 5) || !strncmp(n, "tlsp_", 5) || !strncmp(n, "gotls_", 6) ||
-	       !strncmp(n, "socktp_", 7);
+	       !strncmp(n, "socktp_", 7) || !strncmp(n, "tcp_", 4);
 }
 
 static bool calls_helper(const struct bpf_program *p, int helper)
@@ -340,6 +342,14 @@ static void plan__apply(struct driver *d)
 	bpf_map__set_max_entries(sk->maps.go_fds, d->tls ? GO_FDS_MAX : 1);
 	bpf_map__set_max_entries(sk->maps.go_bins, d->tls ? GO_BINS_MAX : 1);
 	sk->bss->settings.tls = d->tls;
+	bpf_program__set_autoload(sk->progs.tcp_state, d->tcp);
+	bpf_program__set_autoload(sk->progs.tcp_rst_out, d->tcp);
+	bpf_program__set_autoload(sk->progs.tcp_rst_in, d->tcp);
+	bpf_program__set_autoload(sk->progs.tcp_destroy, d->tcp);
+	/* the tables take their memory at load: none without TCP health */
+	bpf_map__set_max_entries(sk->maps.tcp_conns, d->tcp ? TCP_CONNS : 1);
+	bpf_map__set_max_entries(sk->maps.tcp_listeners, d->tcp ? TCP_LISTENERS : 1);
+	sk->bss->settings.tcp = d->tcp;
 	memset(sk->bss->filler_off, 0, sizeof(sk->bss->filler_off));
 	bpf_object__for_each_program(p, sk->obj) {
 		if (is_dispatcher(p) || (code = filler_code(bpf_program__name(p), &part)) < 0)
@@ -649,6 +659,10 @@ int driver__attach(struct driver *d)
 		{ "sched_switch", offsetof(struct agent_driver, progs.prof_switch) },
 		{ "sched_waking", offsetof(struct agent_driver, progs.prof_waking) },
 		{ "sched_wakeup_new", offsetof(struct agent_driver, progs.prof_wakeup_new) },
+		{ "inet_sock_set_state", offsetof(struct agent_driver, progs.tcp_state) },
+		{ "tcp_send_reset", offsetof(struct agent_driver, progs.tcp_rst_out) },
+		{ "tcp_receive_reset", offsetof(struct agent_driver, progs.tcp_rst_in) },
+		{ "tcp_destroy_sock", offsetof(struct agent_driver, progs.tcp_destroy) },
 	};
 
 	if (!d->loaded)
@@ -1072,6 +1086,7 @@ int driver__counters(const struct driver *d, struct driver_counters *per_cpu, in
 			total->n_tls_nofd += vals[c].n_tls_nofd;
 			total->n_tls_claimed += vals[c].n_tls_claimed;
 			total->n_peeks += vals[c].n_peeks;
+			total->n_tcp_untracked += vals[c].n_tcp_untracked;
 		}
 	}
 	err = d->ncpus;

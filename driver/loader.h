@@ -85,6 +85,12 @@ struct driver_config {
 	 * bytes, with no enter event. Not sysdig's events: for a caller that
 	 * writes no capture file. */
 	bool sock_compact;
+	/* TCP health (tcp.bpf.c): every TCP connection begun while capture is
+	 * on is kept in the kernel from its SYN (or its making out of a
+	 * listener) and sent once, when its socket goes, as a TCP_CLOSE event;
+	 * the typed tracepoints inet_sock_set_state, tcp_send_reset,
+	 * tcp_receive_reset and tcp_destroy_sock (5.5 and later). */
+	bool tcp;
 };
 
 /* The TLS libraries driver__tls_attach knows, by their functions. */

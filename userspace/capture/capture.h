@@ -63,6 +63,8 @@ struct capture_cpu_stats {
 	/* profiling: threads the driver did not follow, its table full; in
 	 * the total only */
 	uint64_t drv_prof_full;
+	/* TCP connections the driver's table had no room for: no TCP_CLOSE event */
+	uint64_t drv_tcp_untracked;
 	uint64_t ring_used;		/* bytes written and not yet consumed, now */
 	uint64_t ring_size;		/* bytes of ring */
 };
@@ -168,6 +170,8 @@ struct capture_live_opts {
 	uint8_t profile;
 	uint32_t profile_hz;	/* on-CPU stack samples a second (driver_config) */
 	bool profile_names;	/* FD_NAME events (driver_config) */
+	/* TCP health: one TCP_CLOSE event per TCP connection (driver_config.tcp) */
+	bool tcp;
 	/* Called as each step begins (may be NULL), so that the caller can time
 	 * the steps and tell which one does not end. */
 	void (*on_step)(void *arg, enum capture_step step);

@@ -129,6 +129,7 @@ static int live_setup(struct live *l, const struct capture_live_opts *o)
 		.profile = o->profile,
 		.profile_hz = o->profile_hz,
 		.profile_names = o->profile_names,
+		.tcp = o->tcp,
 	};
 	struct ringset_opts ro = {0};
 	uint32_t pages = o->ring_pages ? o->ring_pages : DEFAULT_RING_PAGES;
@@ -290,6 +291,7 @@ static int live_stats(void *e, struct capture_stats *st)
 	st->total.drv_tls_claimed = tot.n_tls_claimed;
 	st->total.drv_peeks = tot.n_peeks;
 	st->total.drv_prof_full = tot.n_prof_full;
+	st->total.drv_tcp_untracked = tot.n_tcp_untracked;
 	return 0;
 }
 

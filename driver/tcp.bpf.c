@@ -1,0 +1,292 @@
+/* TCP health: each TCP connection begun while the driver runs is kept in the
+ * kernel (tcp_conns, by socket) from its SYN, or from its making out of a
+ * listener, to its socket's destruction, and then sent once as a TCP_CLOSE
+ * event: times, outcome, resets, and the kernel's own counts from the
+ * tcp_sock (retransmits, srtt, bytes). No frame per packet: the programs run
+ * on state changes and resets only. Only the typed tracepoints are used: this
+ * kernel's kind has no kprobes. */
+#include "frame.bpf.h"
+#include <bpf/bpf_endian.h>
+
+/* include/net/tcp_states.h */
+enum {
+	TCP_ST_ESTABLISHED = 1,
+	TCP_ST_SYN_SENT = 2,
+	TCP_ST_SYN_RECV = 3,
+	TCP_ST_CLOSE = 7,
+	TCP_ST_LISTEN = 10,
+};
+#define TCP_IPPROTO 6
+#define TCP_AF_INET 2
+#define TCP_AF_INET6 10
+/* errno values the outcome is read from (not in vmlinux.h) */
+#define TCP_ETIMEDOUT 110
+#define TCP_ECONNREFUSED 111
+
+/* The TCP_CLOSE event: header, 13 lengths, the fixed params, the tuple last
+ * (13 bytes for IPv4, 37 for IPv6). */
+#define TCP_NPARAMS 13
+#define TCP_FIXED_OFF (PPM_HDR_LEN + TCP_NPARAMS * 2)
+#define TCP_FIXED_LEN (8 + 1 + 1 + 8 * 5 + 4 * 4)
+#define TCP_TUPLE_OFF (TCP_FIXED_OFF + TCP_FIXED_LEN)
+#define TCP_FRAME_MAX (TCP_TUPLE_OFF + 37)
+_Static_assert(PPME_TCP_CLOSE_E_NPARAMS == TCP_NPARAMS, "TCP_CLOSE's params as built here");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TCP_CONNS);	/* 1 unless TCP health is on (loader) */
+	__type(key, __u64);			/* the struct sock */
+	__type(value, struct tcp_conn);
+} tcp_conns SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TCP_LISTENERS);
+	__type(key, struct tcp_lkey);
+	__type(value, __u32);			/* host tgid */
+} tcp_listeners SEC(".maps");
+
+static __always_inline __u64 tcp__now(void)
+{
+	return bpf_ktime_get_boot_ns();
+}
+
+static __always_inline int tcp__wanted(const struct sock *sk)
+{
+	__u16 fam;
+
+	if (!settings.tcp || !settings.capture || !sk || BPF_CORE_READ(sk, sk_protocol) != TCP_IPPROTO)
+		return 0;
+	fam = BPF_CORE_READ(sk, __sk_common.skc_family);
+	return fam == TCP_AF_INET || fam == TCP_AF_INET6;
+}
+
+static __always_inline void tcp__lkey(const struct sock *sk, struct tcp_lkey *k)
+{
+	k->netns = BPF_CORE_READ(sk, __sk_common.skc_net.net, ns.inum);
+	k->port = BPF_CORE_READ(sk, __sk_common.skc_num);
+	k->pad = 0;
+}
+
+static __always_inline void put16(__u8 *p, __u16 v) { __builtin_memcpy(p, &v, 2); }
+static __always_inline void put32(__u8 *p, __u32 v) { __builtin_memcpy(p, &v, 4); }
+static __always_inline void put64(__u8 *p, __u64 v) { __builtin_memcpy(p, &v, 8); }
+
+/* ::ffff:a.b.c.d */
+static __always_inline bool tcp__v4mapped(const __u8 *ip)
+{
+	for (int i = 0; i < 10; i++)
+		if (ip[i])
+			return false;
+	return ip[10] == 0xff && ip[11] == 0xff;
+}
+
+/* The tuple, client -> server, at P; its length (0: not IPv4 or IPv6). An
+ * IPv4 connection on an IPv6 socket is written as IPv4, as sysdig does. */
+static __always_inline __u32 tcp__tuple(__u8 *p, const struct sock *sk, __u8 side)
+{
+	__u8 lip[16] = {}, rip[16] = {};
+	__u16 lport = BPF_CORE_READ(sk, __sk_common.skc_num);
+	__u16 rport = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
+	__u16 fam = BPF_CORE_READ(sk, __sk_common.skc_family);
+	__u32 alen = 4;
+	__u8 *c, *s;
+	__u16 cport, sport;
+
+	if (fam == TCP_AF_INET) {
+		bpf_core_read(lip, 4, &sk->__sk_common.skc_rcv_saddr);
+		bpf_core_read(rip, 4, &sk->__sk_common.skc_daddr);
+	} else {
+		bpf_core_read(lip, 16, &sk->__sk_common.skc_v6_rcv_saddr);
+		bpf_core_read(rip, 16, &sk->__sk_common.skc_v6_daddr);
+		if (tcp__v4mapped(lip) && tcp__v4mapped(rip)) {
+			__builtin_memcpy(lip, lip + 12, 4);
+			__builtin_memcpy(rip, rip + 12, 4);
+		} else {
+			alen = 16;
+		}
+	}
+	c = side == 1 ? lip : rip;
+	s = side == 1 ? rip : lip;
+	cport = side == 1 ? lport : rport;
+	sport = side == 1 ? rport : lport;
+	p[0] = alen == 4 ? PPM_AF_INET : PPM_AF_INET6;
+	if (alen == 4) {
+		__builtin_memcpy(p + 1, c, 4);
+		put16(p + 5, cport);
+		__builtin_memcpy(p + 7, s, 4);
+		put16(p + 11, sport);
+		return 13;
+	}
+	__builtin_memcpy(p + 1, c, 16);
+	put16(p + 17, cport);
+	__builtin_memcpy(p + 19, s, 16);
+	put16(p + 35, sport);
+	return 37;
+}
+
+/* How the connection ended, from what its entry kept. */
+static __always_inline __u8 tcp__outcome(const struct tcp_conn *c)
+{
+	if (c->est)
+		return c->rst_sent || c->rst_recv ? 1 : 0;
+	if (c->side != 1)
+		return 5;
+	if (c->err == TCP_ECONNREFUSED)
+		return 2;
+	if (c->err == TCP_ETIMEDOUT)
+		return 3;
+	return c->err ? 5 : 4;
+}
+
+/* Sends connection C of socket SK as one TCP_CLOSE event. */
+static __always_inline void tcp__emit(void *ctx, const struct sock *sk, const struct tcp_conn *c)
+{
+	const struct tcp_sock *tp = (const struct tcp_sock *)sk;
+	__u8 buf[TCP_FRAME_MAX] = {};
+	struct ppm_evt_hdr *h = (struct ppm_evt_hdr *)buf;
+	__u64 end = c->closed ? c->closed : tcp__now();
+	__u8 *p = &buf[TCP_FIXED_OFF];
+	__u16 lens[TCP_NPARAMS] = { 8, 1, 1, 8, 8, 8, 8, 8, 4, 4, 4, 4, 0 };
+	__u32 tlen;
+	long err;
+
+	tlen = tcp__tuple(&buf[TCP_TUPLE_OFF], sk, c->side);
+	lens[TCP_NPARAMS - 1] = tlen;
+	h->ts = settings.boot_time + end;
+	h->tid = c->pid;
+	h->len = TCP_TUPLE_OFF + tlen;
+	h->type = PPME_TCP_CLOSE_E;
+	h->nparams = TCP_NPARAMS;
+	__builtin_memcpy(&buf[PPM_HDR_LEN], lens, sizeof(lens));
+	put64(p, c->pid);
+	p[8] = c->side;
+	p[9] = tcp__outcome(c);
+	put64(p + 10, settings.boot_time + c->start);
+	put64(p + 18, c->est ? c->est - c->start : 0);
+	put64(p + 26, end - c->start);
+	put64(p + 34, BPF_CORE_READ(tp, bytes_acked));
+	put64(p + 42, BPF_CORE_READ(tp, bytes_received));
+	put32(p + 50, BPF_CORE_READ(tp, total_retrans));
+	put32(p + 54, BPF_CORE_READ(tp, srtt_us) >> 3);
+	put32(p + 58, c->rst_sent);
+	put32(p + 62, c->rst_recv);
+	/* one of two constant lengths, which the verifier checks against BUF */
+	if (tlen == 13)
+		err = frame__output(ctx, buf, TCP_TUPLE_OFF + 13);
+	else
+		err = frame__output(ctx, buf, TCP_TUPLE_OFF + 37);
+	frame__account(err, PPME_TCP_CLOSE_E, 0, 1);
+}
+
+/* A new connection of SK, this end's SIDE, of process PID. An entry left
+ * there by the socket's earlier connection (connect again after a failure)
+ * is sent first. */
+static __always_inline void tcp__begin(void *ctx, const struct sock *sk, __u8 side, __u32 pid)
+{
+	__u64 key = (__u64)sk;
+	struct tcp_conn c = {}, *old;
+
+	if (pid && pid == settings.own_tgid)
+		return;
+	old = bpf_map_lookup_elem(&tcp_conns, &key);
+	if (old && old->closed)
+		tcp__emit(ctx, sk, old);
+	c.start = tcp__now();
+	c.pid = pid;
+	c.side = side;
+	if (bpf_map_update_elem(&tcp_conns, &key, &c, BPF_ANY))
+		COUNT(n_tcp_untracked);
+}
+
+SEC("tp_btf/inet_sock_set_state")
+int BPF_PROG(tcp_state, const struct sock *sk, const int oldstate, const int newstate)
+{
+	struct tcp_lkey lk;
+	struct tcp_conn *c;
+	__u64 key = (__u64)sk;
+	__u32 pid, *lp;
+
+	if (!tcp__wanted(sk))
+		return 0;
+	switch (newstate) {
+	case TCP_ST_LISTEN:
+		/* listen(): the process is the task making the call */
+		pid = bpf_get_current_pid_tgid() >> 32;
+		tcp__lkey(sk, &lk);
+		bpf_map_update_elem(&tcp_listeners, &lk, &pid, BPF_ANY);
+		return 0;
+	case TCP_ST_SYN_SENT:
+		/* connect() (or a Fast Open send): the task making the call */
+		tcp__begin(ctx, sk, 1, bpf_get_current_pid_tgid() >> 32);
+		return 0;
+	case TCP_ST_SYN_RECV:
+		/* made from a listener, whose port it still has here */
+		tcp__lkey(sk, &lk);
+		lp = bpf_map_lookup_elem(&tcp_listeners, &lk);
+		tcp__begin(ctx, sk, 2, lp ? *lp : 0);
+		return 0;
+	case TCP_ST_ESTABLISHED:
+		c = bpf_map_lookup_elem(&tcp_conns, &key);
+		if (c && !c->est)
+			c->est = tcp__now();
+		return 0;
+	case TCP_ST_CLOSE:
+		if (oldstate == TCP_ST_LISTEN) {
+			tcp__lkey(sk, &lk);
+			bpf_map_delete_elem(&tcp_listeners, &lk);
+			return 0;
+		}
+		c = bpf_map_lookup_elem(&tcp_conns, &key);
+		if (c && !c->closed) {
+			/* the error is read now: the process may take it (SO_ERROR,
+			 * connect's return) before the socket goes */
+			c->closed = tcp__now();
+			c->err = BPF_CORE_READ(sk, sk_err);
+		}
+		return 0;
+	}
+	return 0;
+}
+
+/* A reset this end sent: a socket's abort sends it after its move to CLOSE,
+ * so the entry is still there until the socket is destroyed. */
+SEC("tp_btf/tcp_send_reset")
+int BPF_PROG(tcp_rst_out, const struct sock *sk, const struct sk_buff *skb)
+{
+	__u64 key = (__u64)sk;
+	struct tcp_conn *c;
+
+	if (!sk)
+		return 0;
+	c = bpf_map_lookup_elem(&tcp_conns, &key);
+	if (c)
+		__sync_fetch_and_add(&c->rst_sent, 1);
+	return 0;
+}
+
+SEC("tp_btf/tcp_receive_reset")
+int BPF_PROG(tcp_rst_in, struct sock *sk)
+{
+	__u64 key = (__u64)sk;
+	struct tcp_conn *c = bpf_map_lookup_elem(&tcp_conns, &key);
+
+	if (c)
+		__sync_fetch_and_add(&c->rst_recv, 1);
+	return 0;
+}
+
+/* The socket goes: its connection is sent, with the tcp_sock's counts as
+ * they ended. */
+SEC("tp_btf/tcp_destroy_sock")
+int BPF_PROG(tcp_destroy, struct sock *sk)
+{
+	__u64 key = (__u64)sk;
+	struct tcp_conn *c = bpf_map_lookup_elem(&tcp_conns, &key);
+
+	if (!c)
+		return 0;
+	tcp__emit(ctx, sk, c);
+	bpf_map_delete_elem(&tcp_conns, &key);
+	return 0;
+}

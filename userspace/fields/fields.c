@@ -38,6 +38,8 @@ int field__extract(const struct field_ref *ref, const struct ievt *ev, struct fi
 		return fields__extract_container(ref, ev, ctx, n, out);
 	case C_REQ:
 		return fields__extract_req(ref, ev, ctx, n, out);
+	case C_TCP:
+		return fields__extract_tcp(ref, ev, ctx, n, out);
 	default:
 		return fields__extract_proc(ref, ev, ctx, n, out);
 	}

@@ -12,6 +12,7 @@
 #include "sbuf.h"
 
 struct req_record;	/* requests/req_record.h */
+struct tcp_record;	/* tcp/tcp_record.h */
 
 /* What a compile step (field name, filter, output format) found wrong. */
 struct filter_error {
@@ -133,6 +134,8 @@ struct field_ctx {
 	uint64_t delta_num, delta_ts, delta_prev_ts;
 	/* The request record the fields describe (req.*), NULL for events. */
 	const struct req_record *req;
+	/* The TCP record the fields describe (tcp.*), NULL for other events. */
+	const struct tcp_record *tcp;
 	/* local time of the last second rendered */
 	int64_t time_sec;
 	char time_hms[16];		/* "HH:MM:SS" */

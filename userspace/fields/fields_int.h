@@ -41,6 +41,19 @@ int fields__extract_container(const struct field_ref *ref, const struct ievt *ev
 			      struct field_ctx *ctx, unsigned n, struct field_value *out);
 int fields__extract_req(const struct field_ref *ref, const struct ievt *ev,
 			struct field_ctx *ctx, unsigned n, struct field_value *out);
+int fields__extract_tcp(const struct field_ref *ref, const struct ievt *ev,
+			struct field_ctx *ctx, unsigned n, struct field_value *out);
+
+/* The ends of a request or a TCP connection (fields_req.c): "ip:port" text,
+ * the address, the process name and the container (or pod) name of a local
+ * end; -ENOENT where an end has none. STR__SOME: S, or -ENOENT when empty. */
+struct req_end;
+int req_end__text(struct field_ctx *ctx, int family, const struct req_end *e,
+		  struct field_value *out);
+int req_end__ip(int family, const struct req_end *e, struct field_value *out);
+int req_end__container(const struct req_end *e, bool pod, struct field_value *out);
+int req_end__proc(const struct req_end *e, struct field_value *out);
+int str__some(struct field_value *out, const char *s);
 
 /* N as sysdig's evt.latency.human writes it (3.89us, 11ms, 812ns), and a byte
  * count by the same rule (89B, 1.04MB), into CTX's scratch. */

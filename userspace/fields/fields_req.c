@@ -8,22 +8,23 @@
 #include "req_record.h"
 #include "schema.h"
 
-static int str__some(struct field_value *out, const char *s)
+int str__some(struct field_value *out, const char *s)
 {
 	return s && *s ? value__cstr(out, s) : -ENOENT;
 }
 
-/* "ip:port" ("[ip]:port" for IPv6) in the context's scratch buffer. */
-static int endpoint__text(struct field_ctx *ctx, const struct req_record *r,
-			  const struct req_end *e, struct field_value *out)
+/* "ip:port" ("[ip]:port" for IPv6) of end E of a connection of FAMILY, in
+ * the context's scratch buffer. */
+int req_end__text(struct field_ctx *ctx, int family, const struct req_end *e,
+		  struct field_value *out)
 {
 	char port[8];
 
 	sbuf__reset(&ctx->scratch);
-	if (r->family == PPM_AF_INET6)
+	if (family == PPM_AF_INET6)
 		sbuf__append(&ctx->scratch, "[", 1);
-	ip__render(&ctx->scratch, r->family, e->ip);
-	if (r->family == PPM_AF_INET6)
+	ip__render(&ctx->scratch, family, e->ip);
+	if (family == PPM_AF_INET6)
 		sbuf__append(&ctx->scratch, "]", 1);
 	snprintf(port, sizeof(port), ":%u", e->port);
 	sbuf__append(&ctx->scratch, port, strlen(port));
@@ -32,17 +33,16 @@ static int endpoint__text(struct field_ctx *ctx, const struct req_record *r,
 	return value__str(out, ctx->scratch.buf, ctx->scratch.len);
 }
 
-static int endpoint__ip(const struct req_record *r, const struct req_end *e,
-			struct field_value *out)
+int req_end__ip(int family, const struct req_end *e, struct field_value *out)
 {
 	out->type = FT_IPADDR;
-	out->ip.family = r->family;
+	out->ip.family = family;
 	memcpy(out->ip.addr, e->ip, 16);
 	return 0;
 }
 
 /* An end's container name, "host" for a local process outside any. */
-static int end__container(const struct req_end *e, bool pod, struct field_value *out)
+int req_end__container(const struct req_end *e, bool pod, struct field_value *out)
 {
 	if (!e->local)
 		return -ENOENT;
@@ -51,7 +51,7 @@ static int end__container(const struct req_end *e, bool pod, struct field_value 
 	return str__some(out, pod ? e->container->pod_name : e->container->name);
 }
 
-static int end__proc(const struct req_end *e, struct field_value *out)
+int req_end__proc(const struct req_end *e, struct field_value *out)
 {
 	return e->local ? str__some(out, e->comm) : -ENOENT;
 }
@@ -121,17 +121,17 @@ int fields__extract_req(const struct field_ref *ref, const struct ievt *ev,
 	case F_REQ_SNI:
 		return str__some(out, r->sni);
 	case F_REQ_CIP:
-		return endpoint__ip(r, &r->client, out);
+		return req_end__ip(r->family, &r->client, out);
 	case F_REQ_SIP:
-		return endpoint__ip(r, &r->server, out);
+		return req_end__ip(r->family, &r->server, out);
 	case F_REQ_CPORT:
 		return value__u64(out, r->client.port);
 	case F_REQ_SPORT:
 		return value__u64(out, r->server.port);
 	case F_REQ_CLIENT:
-		return endpoint__text(ctx, r, &r->client, out);
+		return req_end__text(ctx, r->family, &r->client, out);
 	case F_REQ_SERVER:
-		return endpoint__text(ctx, r, &r->server, out);
+		return req_end__text(ctx, r->family, &r->server, out);
 	case F_REQ_L4PROTO:
 		return value__cstr(out, r->l4proto == 17 ? "udp" : "tcp");
 	case F_REQ_CONN:
@@ -149,21 +149,21 @@ int fields__extract_req(const struct field_ref *ref, const struct ievt *ev,
 		out->u = r->ts_start;
 		return 0;
 	case F_REQ_CLIENT_PROC:
-		return end__proc(&r->client, out);
+		return req_end__proc(&r->client, out);
 	case F_REQ_SERVER_PROC:
-		return end__proc(&r->server, out);
+		return req_end__proc(&r->server, out);
 	case F_REQ_CLIENT_PID:
 		return r->client.local ? value__i64(out, r->client.pid) : -ENOENT;
 	case F_REQ_SERVER_PID:
 		return r->server.local ? value__i64(out, r->server.pid) : -ENOENT;
 	case F_REQ_CLIENT_CONTAINER:
-		return end__container(&r->client, false, out);
+		return req_end__container(&r->client, false, out);
 	case F_REQ_SERVER_CONTAINER:
-		return end__container(&r->server, false, out);
+		return req_end__container(&r->server, false, out);
 	case F_REQ_CLIENT_POD:
-		return end__container(&r->client, true, out);
+		return req_end__container(&r->client, true, out);
 	case F_REQ_SERVER_POD:
-		return end__container(&r->server, true, out);
+		return req_end__container(&r->server, true, out);
 	default:
 		return -ENOENT;
 	}

@@ -19,6 +19,10 @@ const struct field_class field_classes[] = {
 	{ "req", "A request and its response, paired from a connection's reads and writes "
 		 "(--requests). Only request records have these fields; proc.*, thread.* "
 		 "and container.* name the process on the side the record was seen on." },
+	{ "tcp", "A TCP connection of this host that ended, from its SYN (or its making out "
+		 "of a listener) to its close, as the kernel kept it (--tcp; with --requests "
+		 "and --metrics they feed the agent_tcp_* metrics). Only TCP records have "
+		 "these fields; proc.* and container.* name the process of this end." },
 };
 const unsigned field_classes_len = sizeof(field_classes) / sizeof(field_classes[0]);
 
@@ -416,6 +420,58 @@ const struct field_info field_table[] = {
 	  "the client's Kubernetes pod name, when on this host in a pod."),
 	F("req.server.pod", F_REQ_SERVER_POD, FT_STRING, FARG_NONE, FF_EXTENSION, C_REQ,
 	  "the server's Kubernetes pod name, when on this host in a pod."),
+	F("tcp.side", F_TCP_SIDE, FT_STRING, FARG_NONE, FF_EXTENSION, C_TCP,
+	  "'client' (this end connected) or 'server' (it was accepted)."),
+	F("tcp.outcome", F_TCP_OUTCOME, FT_STRING, FARG_NONE, FF_EXTENSION, C_TCP,
+	  "how it ended: 'closed' or 'reset' (it was established), 'refused', 'timedout', "
+	  "'aborted' (closed by this end before an answer) or 'failed' (a connect that "
+	  "never was established)."),
+	F("tcp.established", F_TCP_ESTABLISHED, FT_BOOL, FARG_NONE, FF_EXTENSION, C_TCP,
+	  "true if it reached ESTABLISHED."),
+	F("tcp.start", F_TCP_START, FT_ABSTIME, FARG_NONE, FF_EXTENSION, C_TCP,
+	  "when its SYN was sent (client) or it was made from the listener (server)."),
+	F("tcp.duration", F_TCP_DURATION, FT_UINT64, FARG_NONE, FF_EXTENSION | FF_DURATION, C_TCP,
+	  "ns from tcp.start to its close."),
+	F("tcp.duration.human", F_TCP_DURATION_HUMAN, FT_STRING, FARG_NONE, FF_EXTENSION, C_TCP,
+	  "tcp.duration as evt.latency.human writes it."),
+	F("tcp.connect", F_TCP_CONNECT, FT_UINT64, FARG_NONE, FF_EXTENSION | FF_DURATION, C_TCP,
+	  "client: ns from the SYN to established; absent when it never was."),
+	F("tcp.bytes.sent", F_TCP_BYTES_SENT, FT_UINT64, FARG_NONE, FF_EXTENSION, C_TCP,
+	  "bytes this end sent that the peer acknowledged."),
+	F("tcp.bytes.received", F_TCP_BYTES_RECEIVED, FT_UINT64, FARG_NONE, FF_EXTENSION, C_TCP,
+	  "bytes this end received."),
+	F("tcp.retransmits", F_TCP_RETRANSMITS, FT_UINT64, FARG_NONE, FF_EXTENSION, C_TCP,
+	  "segments this end retransmitted (its SYN or SYN-ACK included): the kernel's "
+	  "own count, which TcpRetransSegs sums."),
+	F("tcp.srtt", F_TCP_SRTT, FT_UINT64, FARG_NONE, FF_EXTENSION | FF_DURATION, C_TCP,
+	  "the smoothed round-trip time at the close, in ns (the kernel keeps us); absent "
+	  "when none was measured."),
+	F("tcp.resets.sent", F_TCP_RESETS_SENT, FT_UINT64, FARG_NONE, FF_EXTENSION, C_TCP,
+	  "resets this end sent."),
+	F("tcp.resets.received", F_TCP_RESETS_RECEIVED, FT_UINT64, FARG_NONE, FF_EXTENSION,
+	  C_TCP, "resets this end received."),
+	F("tcp.cip", F_TCP_CIP, FT_IPADDR, FARG_NONE, FF_EXTENSION, C_TCP, "client IP address."),
+	FN("tcp.cport", F_TCP_CPORT, FT_UINT64, FR_U16, FARG_NONE, FF_EXTENSION, C_TCP,
+	   "client port."),
+	F("tcp.sip", F_TCP_SIP, FT_IPADDR, FARG_NONE, FF_EXTENSION, C_TCP, "server IP address."),
+	FN("tcp.sport", F_TCP_SPORT, FT_UINT64, FR_U16, FARG_NONE, FF_EXTENSION, C_TCP,
+	   "server port."),
+	F("tcp.client", F_TCP_CLIENT, FT_STRING, FARG_NONE, FF_EXTENSION, C_TCP,
+	  "the client as ip:port ([ip]:port for IPv6)."),
+	F("tcp.server", F_TCP_SERVER, FT_STRING, FARG_NONE, FF_EXTENSION, C_TCP,
+	  "the server as ip:port ([ip]:port for IPv6)."),
+	F("tcp.client.proc", F_TCP_CLIENT_PROC, FT_STRING, FARG_NONE, FF_EXTENSION, C_TCP,
+	  "the client's process name, when it runs on this host and is known."),
+	F("tcp.server.proc", F_TCP_SERVER_PROC, FT_STRING, FARG_NONE, FF_EXTENSION, C_TCP,
+	  "the server's process name, when it runs on this host and is known."),
+	F("tcp.client.pid", F_TCP_CLIENT_PID, FT_INT64, FARG_NONE, FF_EXTENSION, C_TCP,
+	  "the client's process id, when it runs on this host and is known."),
+	F("tcp.server.pid", F_TCP_SERVER_PID, FT_INT64, FARG_NONE, FF_EXTENSION, C_TCP,
+	  "the server's process id, when it runs on this host and is known."),
+	F("tcp.client.container", F_TCP_CLIENT_CONTAINER, FT_STRING, FARG_NONE, FF_EXTENSION,
+	  C_TCP, "the client's container name ('host' outside containers), when on this host."),
+	F("tcp.server.container", F_TCP_SERVER_CONTAINER, FT_STRING, FARG_NONE, FF_EXTENSION,
+	  C_TCP, "the server's container name ('host' outside containers), when on this host."),
 };
 const unsigned field_table_len = sizeof(field_table) / sizeof(field_table[0]);
 

@@ -139,7 +139,7 @@ int main(int argc, char **argv)
 	prom_buf__reset(&b);
 	CHECK_INT(topo__prom(t, &b), 0);
 	CHECK_INT(count_prefix(b.buf, "agent_request_total"), 0);
-	CHECK_INT(count_prefix(b.buf, "agent_request_series_capped_total{"), 4);
+	CHECK_INT(count_prefix(b.buf, "agent_request_series_capped_total{"), 5);
 	CHECK_INT(count_prefix(b.buf, "agent_request_offcpu"), 0);	/* profiling off */
 	promtool(argc > 1 ? argv[1] : NULL, b.buf);
 

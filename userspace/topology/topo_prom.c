@@ -284,6 +284,29 @@ enum tcp_field {
 
 static const char *const tcp_directions[] = { "sent", "received" };
 
+static const char *connect__name(unsigned k)
+{
+	return topo_tcp_connect_name[k];
+}
+
+/* One sample per outcome under L, from the outcome's first count on:
+ * COUNT[0..N), NAME_OF names each. */
+static int outcome_samples(struct prom_buf *b, const char *name, struct labels *l,
+			   const uint64_t *count, const char *(*name_of)(unsigned), unsigned n)
+{
+	unsigned base = l->n;
+	int err = 0;
+
+	for (unsigned k = 0; k < n && !err; k++) {
+		if (!count[k])
+			continue;
+		l->n = base;
+		labels__add(l, "outcome", name_of(k));
+		err = prom__sample_u64(b, name, l->v, count[k]);
+	}
+	return err;
+}
+
 static int tcp_samples(struct prom_buf *b, const char *name, enum tcp_field f,
 		       const struct topo_tcp_edge *e)
 {
@@ -298,24 +321,11 @@ static int tcp_samples(struct prom_buf *b, const char *name, enum tcp_field f,
 	base = l.n;
 	switch (f) {
 	case T_CONNECT:
-		/* an outcome's sample from its first connect on */
-		for (unsigned k = 0; k < TOPO_TCP_CONNECT__COUNT && !err; k++) {
-			if (!s->connects[k])
-				continue;
-			l.n = base;
-			labels__add(&l, "outcome", topo_tcp_connect_name[k]);
-			err = prom__sample_u64(b, name, l.v, s->connects[k]);
-		}
-		return err;
+		return outcome_samples(b, name, &l, s->connects, connect__name,
+				       TOPO_TCP_CONNECT__COUNT);
 	case T_CONNS:
-		for (unsigned k = 0; k < TCP_OUTCOME__COUNT && !err; k++) {
-			if (!s->conns[k])
-				continue;
-			l.n = base;
-			labels__add(&l, "outcome", tcp_outcome__name(k));
-			err = prom__sample_u64(b, name, l.v, s->conns[k]);
-		}
-		return err;
+		return outcome_samples(b, name, &l, s->conns, tcp_outcome__name,
+				       TCP_OUTCOME__COUNT);
 	case T_RESETS:
 	case T_BYTES:
 		for (unsigned d = 0; d < 2 && !err; d++) {
@@ -339,6 +349,7 @@ static int tcp_samples(struct prom_buf *b, const char *name, enum tcp_field f,
 		return s->srtt_us ? prom__sample_double(b, name, l.v, (double)s->srtt_us / 1e6) : 0;
 	case T_ACCEPT:
 		return prom__sample_u64(b, name, l.v, s->accepts);
+	case T_RETRANS:
 	default:
 		return prom__sample_u64(b, name, l.v, s->retransmits);
 	}

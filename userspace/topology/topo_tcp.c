@@ -39,8 +39,7 @@ const char *const topo_tcp_connect_name[TOPO_TCP_CONNECT__COUNT] = {
 
 static uint64_t tcp_key__hash(uint32_t src, uint32_t dst, uint64_t seed)
 {
-	/* a tag apart from the request edges' keys, though the tables differ */
-	return hash__mix64(hash__mix64(src, seed) ^ ((uint64_t)dst << 20) ^ 0x7c9ULL, seed);
+	return hash__mix64(hash__mix64(src, seed) ^ dst, seed);
 }
 
 static struct topo_tcp_edge *tcp_edge__find(const struct topo *t, uint64_t h,

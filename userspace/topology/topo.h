@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 struct req_record;
+struct tcp_record;
 struct prom_buf;
 
 /* Caps on what the tables hold; 0 takes the default. Past a cap, new values
@@ -16,7 +17,9 @@ struct prom_buf;
  * agent_request_series_capped_total metric). */
 struct topo_limits {
 	uint32_t max_entities;	/* named ends; default 1000 */
-	uint32_t max_edges;	/* (client, server, protocol, response class); default 5000 */
+	/* (client, server, protocol, response class), and TCP edges (client,
+	 * server) in their own table; default 5000 each */
+	uint32_t max_edges;
 	uint32_t max_contents;	/* request contents per (entity, protocol); default 100 */
 	uint32_t max_series;	/* entity series, and contents kept, in all; default 10000 */
 };
@@ -36,7 +39,11 @@ struct topo_counters {
 	uint64_t n_capped_content;	/* request contents that went to "other" */
 	uint64_t n_capped_series;	/* entity series that went to the other series */
 	uint64_t n_capped_edge;		/* edges that went to the other edge */
-	uint64_t n_nomem;		/* records not counted: out of memory */
+	uint64_t n_nomem;		/* records (request or TCP) not counted: out of memory */
+	uint64_t n_tcp_records;		/* handed to topo__add_tcp */
+	uint64_t n_tcp_invalid;		/* refused by it: outcome or side out of range */
+	uint64_t n_tcp_edges;		/* held now, the other -> other one included */
+	uint64_t n_capped_tcp_edge;	/* TCP records that went to the other edge */
 };
 
 struct topo;
@@ -51,6 +58,13 @@ void topo__free(struct topo *t);	/* NULL accepted */
  * allocation unless R opens a new entity, content, series or edge. */
 int topo__add(struct topo *t, const struct req_record *r);
 
+/* Counts R, a TCP connection of this host that ended (tcp/tcp_record.h),
+ * on the edge (client entity, server entity), the entities named as
+ * topo__add names them; README.md ("TCP health") has the counting rules.
+ * Returns 0, -EINVAL (outcome or side out of range: nothing counted) or
+ * -ENOMEM. No allocation unless R opens a new entity or TCP edge. */
+int topo__add_tcp(struct topo *t, const struct tcp_record *r);
+
 void topo__counters(const struct topo *t, struct topo_counters *c);
 
 /* With ON (--profile), topo__prom adds the entity series' CPU breakdowns:
@@ -58,8 +72,8 @@ void topo__counters(const struct topo *t, struct topo_counters *c);
  * agent_request_runq_seconds_total, agent_request_offcpu_seconds_total. */
 void topo__set_profile(struct topo *t, bool on);
 
-/* Appends the families agent_request_* and agent_edge_* (README.md lists
- * them) to B. 0, or -ENOMEM (B then holds part of the text). */
+/* Appends the families agent_request_* and agent_edge_*, and agent_tcp_*
+ * once a TCP record was counted (README.md lists them), to B. 0, or -ENOMEM (B then holds part of the text). */
 int topo__prom(const struct topo *t, struct prom_buf *b);
 
 /* The service map: nodes (entities) and edges (client -> server per

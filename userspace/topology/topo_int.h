@@ -8,6 +8,7 @@
 
 #include "req_head.h"
 #include "req_record.h"
+#include "tcp_record.h"
 #include "topo.h"
 #include "topo_entity.h"
 
@@ -72,6 +73,13 @@ struct topo_table {
 	struct topo_node *head, **tail;
 };
 
+/* topo_stats.c: a table with buckets for CAP entries (a power of two at or
+ * above it, at least 16), never rehashed; 0 or -ENOMEM. Free frees the
+ * entries too (each one malloc'd block). */
+int topo_table__init(struct topo_table *t, uint32_t cap);
+void topo_table__insert(struct topo_table *t, struct topo_node *n, uint64_t h);
+void topo_table__free(struct topo_table *t);
+
 struct topo_content;
 struct topo_series;
 struct topo_edge;
@@ -116,6 +124,46 @@ struct topo_edge {
 	struct topo_stats s;
 };
 
+/* TCP health (topo_tcp.c): the connect duration's histogram, finer than the
+ * requests' (a connect on a LAN takes about 100 us), and the RTT's, bounds
+ * in ns and us, and as the le label spells them. */
+#define TOPO_TCP_CONNECT_NBOUNDS 16
+#define TOPO_TCP_RTT_NBOUNDS 14
+extern const uint64_t topo_tcp_connect_bound_ns[TOPO_TCP_CONNECT_NBOUNDS];
+extern const char *const topo_tcp_connect_le[TOPO_TCP_CONNECT_NBOUNDS + 1];
+extern const uint32_t topo_tcp_rtt_bound_us[TOPO_TCP_RTT_NBOUNDS];
+extern const char *const topo_tcp_rtt_le[TOPO_TCP_RTT_NBOUNDS + 1];
+
+/* A connect's result as agent_tcp_connect_total's outcome label: CLOSED and
+ * RESET were established, the others keep their names. */
+enum topo_tcp_connect {
+	TOPO_TCP_ESTABLISHED = 0,
+	TOPO_TCP_REFUSED, TOPO_TCP_TIMEDOUT, TOPO_TCP_ABORTED, TOPO_TCP_FAILED,
+	TOPO_TCP_CONNECT__COUNT
+};
+extern const char *const topo_tcp_connect_name[TOPO_TCP_CONNECT__COUNT];
+
+struct topo_tcp_stats {
+	uint64_t connects[TOPO_TCP_CONNECT__COUNT];	/* client records */
+	uint64_t accepts;				/* server records */
+	uint64_t conns[TCP_OUTCOME__COUNT];		/* once per connection */
+	uint64_t retransmits, resets_sent, resets_received;	/* every record */
+	/* once per connection, the client's view: client to server, back */
+	uint64_t bytes_sent, bytes_received;
+	uint64_t connect_ns;				/* sum, established connects */
+	uint64_t connect_bucket[TOPO_TCP_CONNECT_NBOUNDS + 1];	/* not cumulative */
+	uint64_t rtt_us, rtt_count;			/* records with an srtt */
+	uint64_t rtt_bucket[TOPO_TCP_RTT_NBOUNDS + 1];
+	uint32_t srtt_us;				/* the last one; 0 none yet */
+};
+
+/* (client, server): the TCP connections between two entities. */
+struct topo_tcp_edge {
+	struct topo_node node;
+	const struct topo_entity *src, *dst;
+	struct topo_tcp_stats s;
+};
+
 #define TOPO_CACHE_SLOTS 256	/* a power of two */
 
 struct topo_cache_slot;
@@ -125,8 +173,10 @@ struct topo {
 	struct topo_cache_slot *cache;		/* TOPO_CACHE_SLOTS */
 	uint64_t seed;
 	struct topo_table entities, contents, series, edges;
+	struct topo_table tcp_edges;		/* topo_tcp.c */
 	struct topo_entity *other;		/* made up front: never fails */
 	uint32_t series_over, edges_over;	/* overflow entries, past the caps */
+	uint32_t tcp_over;			/* 1 once the other -> other TCP edge is */
 	struct topo_counters c;
 	bool profile;				/* topo__set_profile */
 };
@@ -140,6 +190,9 @@ int topo_entity__get(struct topo *t, const struct topo_name *n, struct topo_enti
 int topo_cache__entity(struct topo *t, const struct req_end *e, uint8_t family, bool server,
 		       struct topo_entity **out);
 int topo_cache__init(struct topo *t);	/* 0 or -ENOMEM */
+
+/* topo_prom.c: the agent_tcp_* families (topo_tcp.c's table). */
+int topo_tcp__prom(const struct topo *t, struct prom_buf *b);
 
 #define topo_foreach(type, var, table) \
 	for (type *var = (type *)(table)->head; var; var = (type *)var->node.next)

@@ -62,6 +62,14 @@ static void labels__series(struct labels *l, const struct topo_series *s)
 	labels__add(l, "response_content", topo_class__name(s->cls));
 }
 
+/* A TCP edge: the request edges' labels but protocol and response class. */
+static void labels__tcp_edge(struct labels *l, const struct topo_tcp_edge *e)
+{
+	l->n = 0;
+	labels__entity(l, &e->src->name, src_names, false, false);
+	labels__entity(l, &e->dst->name, dst_names, true, false);
+}
+
 static void labels__edge(struct labels *l, const struct topo_edge *e)
 {
 	l->n = 0;
@@ -85,30 +93,32 @@ static uint64_t stats__field(const struct topo_stats *s, enum field f)
 	}
 }
 
-/* NAME_bucket, NAME_sum, NAME_count of S under L (le added at the end). */
+/* NAME_bucket, NAME_sum, NAME_count under L (le added at the end): the
+ * per-bucket counts BUCKET (the last +Inf) under the labels LE, N of them. */
 static int histogram(struct prom_buf *b, const char *name, struct labels *l,
-		     const struct topo_stats *s)
+		     const uint64_t *bucket, const char *const *le, unsigned n_buckets,
+		     double sum, uint64_t count)
 {
-	char bucket[96], sum[96], count[96];
+	char bname[96], sname[96], cname[96];
 	unsigned n = l->n;
 	uint64_t cum = 0;
 	int err = 0;
 
-	snprintf(bucket, sizeof(bucket), "%s_bucket", name);
-	snprintf(sum, sizeof(sum), "%s_sum", name);
-	snprintf(count, sizeof(count), "%s_count", name);
-	for (unsigned i = 0; i < TOPO_NBUCKETS && !err; i++) {
-		cum += s->bucket[i];
+	snprintf(bname, sizeof(bname), "%s_bucket", name);
+	snprintf(sname, sizeof(sname), "%s_sum", name);
+	snprintf(cname, sizeof(cname), "%s_count", name);
+	for (unsigned i = 0; i < n_buckets && !err; i++) {
+		cum += bucket[i];
 		l->n = n;
-		labels__add(l, "le", topo_bound_le[i]);
-		err = prom__sample_u64(b, bucket, l->v, cum);
+		labels__add(l, "le", le[i]);
+		err = prom__sample_u64(b, bname, l->v, cum);
 	}
 	l->n = n;
 	l->v[n] = NULL;
 	if (!err)
-		err = prom__sample_double(b, sum, l->v, (double)s->dur_ns / 1e9);
+		err = prom__sample_double(b, sname, l->v, sum);
 	if (!err)
-		err = prom__sample_u64(b, count, l->v, s->count);
+		err = prom__sample_u64(b, cname, l->v, count);
 	return err;
 }
 
@@ -138,7 +148,8 @@ static int family__samples(const struct topo *t, struct prom_buf *b, const struc
 		}
 		if (fm->direction)
 			labels__add(&l, "direction", fm->direction);
-		err = fm->hist ? histogram(b, fm->name, &l, st) :
+		err = fm->hist ? histogram(b, fm->name, &l, st->bucket, topo_bound_le,
+					   TOPO_NBUCKETS, (double)st->dur_ns / 1e9, st->count) :
 			prom__sample_u64(b, fm->name, l.v, stats__field(st, fm->f));
 	}
 	return err;
@@ -251,13 +262,133 @@ int topo__prom(const struct topo *t, struct prom_buf *b)
 	const struct { const char *kind; uint64_t v; } caps[] = {
 		{ "entity", t->c.n_capped_entity }, { "request_content", t->c.n_capped_content },
 		{ "series", t->c.n_capped_series }, { "edge", t->c.n_capped_edge },
+		{ "tcp_edge", t->c.n_capped_tcp_edge },
 	};
-	for (size_t i = 0; i < 4 && !err; i++) {
+	for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]) && !err; i++) {
 		const char *l[] = { "kind", caps[i].kind, NULL };
 
 		err = prom__sample_u64(b, capped, l, caps[i].v);
 	}
 	if (!err && t->profile)
 		err = profile__prom(t, b);
+	if (!err && t->tcp_edges.n)
+		err = topo_tcp__prom(t, b);
+	return err;
+}
+
+/* The TCP edges' families. Which numbers a family shows of an edge, each
+ * sample with an extra label NAME=VALUE, or a histogram. */
+enum tcp_field {
+	T_CONNECT, T_CONNECT_DUR, T_ACCEPT, T_CONNS, T_RETRANS, T_RESETS, T_BYTES, T_SRTT, T_RTT
+};
+
+static const char *const tcp_directions[] = { "sent", "received" };
+
+static const char *connect__name(unsigned k)
+{
+	return topo_tcp_connect_name[k];
+}
+
+/* One sample per outcome under L, from the outcome's first count on:
+ * COUNT[0..N), NAME_OF names each. */
+static int outcome_samples(struct prom_buf *b, const char *name, struct labels *l,
+			   const uint64_t *count, const char *(*name_of)(unsigned), unsigned n)
+{
+	unsigned base = l->n;
+	int err = 0;
+
+	for (unsigned k = 0; k < n && !err; k++) {
+		if (!count[k])
+			continue;
+		l->n = base;
+		labels__add(l, "outcome", name_of(k));
+		err = prom__sample_u64(b, name, l->v, count[k]);
+	}
+	return err;
+}
+
+static int tcp_samples(struct prom_buf *b, const char *name, enum tcp_field f,
+		       const struct topo_tcp_edge *e)
+{
+	const struct topo_tcp_stats *s = &e->s;
+	const uint64_t dir_v[2][2] = { { s->resets_sent, s->resets_received },
+				       { s->bytes_sent, s->bytes_received } };
+	struct labels l;
+	unsigned base;
+	int err = 0;
+
+	labels__tcp_edge(&l, e);
+	base = l.n;
+	switch (f) {
+	case T_CONNECT:
+		return outcome_samples(b, name, &l, s->connects, connect__name,
+				       TOPO_TCP_CONNECT__COUNT);
+	case T_CONNS:
+		return outcome_samples(b, name, &l, s->conns, tcp_outcome__name,
+				       TCP_OUTCOME__COUNT);
+	case T_RESETS:
+	case T_BYTES:
+		for (unsigned d = 0; d < 2 && !err; d++) {
+			l.n = base;
+			labels__add(&l, "direction", tcp_directions[d]);
+			err = prom__sample_u64(b, name, l.v, dir_v[f == T_BYTES][d]);
+		}
+		return err;
+	case T_CONNECT_DUR:
+		if (!s->connects[TOPO_TCP_ESTABLISHED])
+			return 0;
+		return histogram(b, name, &l, s->connect_bucket, topo_tcp_connect_le,
+				 TOPO_TCP_CONNECT_NBOUNDS + 1, (double)s->connect_ns / 1e9,
+				 s->connects[TOPO_TCP_ESTABLISHED]);
+	case T_RTT:
+		if (!s->rtt_count)
+			return 0;
+		return histogram(b, name, &l, s->rtt_bucket, topo_tcp_rtt_le,
+				 TOPO_TCP_RTT_NBOUNDS + 1, (double)s->rtt_us / 1e6, s->rtt_count);
+	case T_SRTT:
+		return s->srtt_us ? prom__sample_double(b, name, l.v, (double)s->srtt_us / 1e6) : 0;
+	case T_ACCEPT:
+		return prom__sample_u64(b, name, l.v, s->accepts);
+	case T_RETRANS:
+	default:
+		return prom__sample_u64(b, name, l.v, s->retransmits);
+	}
+}
+
+int topo_tcp__prom(const struct topo *t, struct prom_buf *b)
+{
+	static const struct {
+		const char *name, *type, *help;
+		enum tcp_field f;
+	} fams[] = {
+		{ "agent_tcp_connect_total", "counter", "Connects this host's clients made, "
+		  "by outcome (established, refused, timedout, aborted, failed).", T_CONNECT },
+		{ "agent_tcp_connect_duration_seconds", "histogram", "From the SYN sent to "
+		  "established, of established connects.", T_CONNECT_DUR },
+		{ "agent_tcp_accept_total", "counter", "Connections this host's servers "
+		  "accepted.", T_ACCEPT },
+		{ "agent_tcp_connections_total", "counter", "Connections that ended, once "
+		  "each, by outcome.", T_CONNS },
+		{ "agent_tcp_retransmit_total", "counter", "Segments retransmitted, by both "
+		  "ends seen on this host.", T_RETRANS },
+		{ "agent_tcp_resets_total", "counter", "Resets sent and received by the ends "
+		  "seen on this host.", T_RESETS },
+		{ "agent_tcp_bytes_total", "counter", "Bytes client to server (sent) and back "
+		  "(received), once per connection.", T_BYTES },
+		{ "agent_tcp_srtt_seconds", "gauge", "The smoothed RTT of the edge's last "
+		  "connection that measured one, at its close.", T_SRTT },
+		{ "agent_tcp_rtt_seconds", "histogram", "The smoothed RTT of each end's "
+		  "connection at its close.", T_RTT },
+	};
+	int err = 0;
+
+	for (size_t i = 0; i < sizeof(fams) / sizeof(fams[0]) && !err; i++) {
+		err = prom__family(b, fams[i].name, fams[i].type, fams[i].help);
+		topo_foreach(const struct topo_tcp_edge, e, &t->tcp_edges) {
+			if (err)
+				break;
+			err = tcp_samples(b, fams[i].name, fams[i].f, e);
+		}
+	}
 	return err;
 }

@@ -16,7 +16,7 @@
 /* Overflow series and edges, keyed by (protocol, class) alone. */
 #define TOPO_OVERFLOW_KEYS (REQ_PROTO_MAX * TOPO_CLASS_MAX)
 
-static int table__init(struct topo_table *t, uint32_t cap)
+int topo_table__init(struct topo_table *t, uint32_t cap)
 {
 	uint32_t n = 16;
 
@@ -32,7 +32,7 @@ static int table__init(struct topo_table *t, uint32_t cap)
 	return 0;
 }
 
-static void table__insert(struct topo_table *t, struct topo_node *n, uint64_t h)
+void topo_table__insert(struct topo_table *t, struct topo_node *n, uint64_t h)
 {
 	struct topo_node **b = &t->bucket[h & t->mask];
 
@@ -45,7 +45,7 @@ static void table__insert(struct topo_table *t, struct topo_node *n, uint64_t h)
 	t->n++;
 }
 
-static void table__free(struct topo_table *t)
+void topo_table__free(struct topo_table *t)
 {
 	struct topo_node *n = t->head, *next;
 
@@ -92,7 +92,7 @@ int topo_entity__get(struct topo *t, const struct topo_name *n, struct topo_enti
 		return -ENOMEM;
 	e->id = t->entities.n;
 	e->name = *n;
-	table__insert(&t->entities, &e->node, h);
+	topo_table__insert(&t->entities, &e->node, h);
 	*out = e;
 	return 0;
 }
@@ -128,7 +128,7 @@ static int content__get(struct topo *t, struct topo_entity *ent, uint8_t proto,
 	c->len = (uint16_t)strlen(text);
 	memcpy(c->text, text, c->len + 1u);
 	ent->n_contents[proto]++;
-	table__insert(&t->contents, &c->node, h);
+	topo_table__insert(&t->contents, &c->node, h);
 	*out = c;
 	return 0;
 }
@@ -179,7 +179,7 @@ static int series__get(struct topo *t, struct topo_entity *ent, struct topo_cont
 		s->content = content;
 		s->proto = proto;
 		s->cls = cls;
-		table__insert(&t->series, &s->node, h);
+		topo_table__insert(&t->series, &s->node, h);
 	}
 	*out = s;
 	return 0;
@@ -222,7 +222,7 @@ static int edge__get(struct topo *t, struct topo_entity *src, struct topo_entity
 		e->dst = dst;
 		e->proto = proto;
 		e->cls = cls;
-		table__insert(&t->edges, &e->node, h);
+		topo_table__insert(&t->edges, &e->node, h);
 	}
 	*out = e;
 	return 0;
@@ -367,10 +367,11 @@ struct topo *topo__new(const struct topo_limits *lim)
 	t->seed = hash__seed();
 	t->other = calloc(1, sizeof(*t->other));
 	if (!t->other || topo_cache__init(t) ||
-	    table__init(&t->entities, t->lim.max_entities + 1) ||
-	    table__init(&t->contents, t->lim.max_series) ||
-	    table__init(&t->series, (uint32_t)(t->lim.max_series + over)) ||
-	    table__init(&t->edges, (uint32_t)(t->lim.max_edges + over))) {
+	    topo_table__init(&t->entities, t->lim.max_entities + 1) ||
+	    topo_table__init(&t->contents, t->lim.max_series) ||
+	    topo_table__init(&t->series, (uint32_t)(t->lim.max_series + over)) ||
+	    topo_table__init(&t->edges, (uint32_t)(t->lim.max_edges + over)) ||
+	    topo_table__init(&t->tcp_edges, t->lim.max_edges + 1)) {
 		free(t->other);
 		t->other = NULL;
 		topo__free(t);
@@ -379,7 +380,7 @@ struct topo *topo__new(const struct topo_limits *lim)
 	}
 	topo_name__other(&other);
 	t->other->name = other;
-	table__insert(&t->entities, &t->other->node, name__hash(&other, t->seed));
+	topo_table__insert(&t->entities, &t->other->node, name__hash(&other, t->seed));
 	return t;
 }
 
@@ -387,12 +388,13 @@ void topo__free(struct topo *t)
 {
 	if (!t)
 		return;
-	table__free(&t->entities);
-	table__free(&t->contents);
+	topo_table__free(&t->entities);
+	topo_table__free(&t->contents);
 	topo_foreach(struct topo_series, s, &t->series)
 		free(s->cpu);
-	table__free(&t->series);
-	table__free(&t->edges);
+	topo_table__free(&t->series);
+	topo_table__free(&t->edges);
+	topo_table__free(&t->tcp_edges);
 	free(t->cache);
 	free(t);
 }
@@ -404,4 +406,5 @@ void topo__counters(const struct topo *t, struct topo_counters *c)
 	c->n_contents = t->contents.n;
 	c->n_series = t->series.n;
 	c->n_edges = t->edges.n;
+	c->n_tcp_edges = t->tcp_edges.n;
 }

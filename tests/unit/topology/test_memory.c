@@ -1,6 +1,7 @@
 /* The tables' memory at the default caps: userspace/topology/README.md
- * (Bounds) and README.md promise "about 8 MB at most". Every cap is filled
- * with distinct values and passed at least twice over, every (protocol,
+ * (Bounds) and README.md promise "about 8 MB at most" for the request
+ * tables, and about 2.4 MB more for the TCP edges' (TCP health). Every cap
+ * is filled with distinct values and passed at least twice over, every (protocol,
  * class) a record can take is sent to the overflow series and edge, and the
  * heap the topology holds is read from malloc (mallinfo2: bytes in use,
  * mmapped ones included). Past the caps a batch of new values must not grow
@@ -11,8 +12,10 @@
 #include "topo_int.h"
 #include "topo_rec.h"
 
-/* The line this test holds the tables to: "about 8 MB". */
+/* The line this test holds the request tables to: "about 8 MB"; and the
+ * TCP edges' table beside them: "about 2.4 MB". */
 #define TOPO_MEM_BOUND 8500000
+#define TOPO_MEM_TCP_BOUND 2500000
 
 /* Containers serving some of the entities (their pod names make the
  * entities' names long, as real ones are). */
@@ -146,6 +149,27 @@ static int more(struct topo *t, int n)
 	return bad;
 }
 
+/* TCP records of connections from host process "c<CLI>" to 10.NET.<SRV>:80,
+ * N of them, CLI and SRV running through 100 x 100: at NET 1 every end is an
+ * entity fill() made, so the edges are new and the cap is what stops them. */
+static int tcp_fill(struct topo *t, int net, int n)
+{
+	char ip[32];
+	int bad = 0;
+
+	for (int i = 0; i < n; i++) {
+		int cli = (i / 100) % 100, srv = i % 100;
+		struct tcp_record r;
+
+		snprintf(ip, sizeof(ip), "10.%d.%d.%d", net, (srv >> 8) & 255, srv & 255);
+		r = rec__tcp("192.168.0.1", ip, 80, REQ_SIDE_CLIENT, (uint8_t)(i % 6));
+		snprintf(r.client.comm, sizeof(r.client.comm), "c%d", cli + (i / 10000) * 100);
+		r.srtt_us = (uint32_t)i;
+		bad += topo__add_tcp(t, &r) != 0;
+	}
+	return bad;
+}
+
 /* The bytes malloc takes for an object of SIZE, overhead included. */
 static size_t chunk_of(size_t size)
 {
@@ -161,7 +185,7 @@ static size_t chunk_of(size_t size)
 int main(void)
 {
 	unsigned keys = overflow_keys();
-	size_t base, empty, full, after;
+	size_t base, empty, full, full_tcp, after;
 	struct topo_counters c, c2;
 	struct topo *t;
 
@@ -188,8 +212,13 @@ int main(void)
 	empty = heap__used() - base;
 	CHECK_INT(fill(t), 0);
 	full = heap__used() - base;
+	/* every TCP edge: twice the 5000 */
+	CHECK_INT(tcp_fill(t, 1, 10000), 0);
+	full_tcp = heap__used() - base;
 	topo__counters(t, &c);
 	CHECK_INT(more(t, 20000), 0);
+	/* past the caps: clients and servers new, or entities now "other" */
+	CHECK_INT(tcp_fill(t, 5, 20000), 0);
 	after = heap__used() - base;
 	topo__counters(t, &c2);
 
@@ -204,12 +233,18 @@ int main(void)
 	CHECK_INT(c.n_edges - t->edges_over, TOPO_DEFAULT_EDGES);
 	CHECK_INT(t->series_over, keys);
 	CHECK_INT(t->edges_over, keys);
+	CHECK_INT(c.n_tcp_edges, TOPO_DEFAULT_EDGES + 1);	/* and other -> other */
+	CHECK_INT(c.n_capped_tcp_edge, 10000 - TOPO_DEFAULT_EDGES);
 	/* the batch was counted, into what was there */
 	CHECK_INT(c2.n_counted, c.n_counted + 20000);
 	CHECK_INT(c2.n_entities, c.n_entities);
 	CHECK_INT(c2.n_contents, c.n_contents);
 	CHECK_INT(c2.n_series, c.n_series);
 	CHECK_INT(c2.n_edges, c.n_edges);
+	CHECK_INT(c2.n_tcp_edges, c.n_tcp_edges);
+	/* half the batch from a known client to a new server (now "other"):
+	 * capped; half from "other" to "other", which is that edge's own */
+	CHECK_INT(c2.n_capped_tcp_edge, c.n_capped_tcp_edge + 10000);
 
 	if (!base && !full) {
 		printf("mallinfo2 reports nothing (valgrind?): memory not measured\n");
@@ -224,6 +259,8 @@ int main(void)
 	size_t cc = chunk_of(sizeof(struct topo_content));
 	size_t cs = chunk_of(sizeof(struct topo_series));
 	size_t cd = chunk_of(sizeof(struct topo_edge));
+	size_t ct = chunk_of(sizeof(struct topo_tcp_edge));
+	size_t tcp = c.n_tcp_edges * ct;
 	size_t ents = (c.n_entities - 1) * ce, conts = c.n_contents * cc;
 	size_t sers = c.n_series * cs, edges = c.n_edges * cd;
 	/* all 9 x 45 overflow keys held, though records reach only KEYS */
@@ -237,12 +274,15 @@ int main(void)
 
 	CHECK(full <= TOPO_MEM_BOUND);
 	CHECK(worst <= TOPO_MEM_BOUND);
+	CHECK(tcp <= TOPO_MEM_TCP_BOUND);
 	/* every byte is accounted for by the kinds above */
 	CHECK_EQ(full, empty + ents + conts + sers + edges);
+	CHECK_EQ(full_tcp, full + tcp);
 	/* past the caps nothing more is allocated */
-	CHECK_EQ(after, full);
+	CHECK_EQ(after, full_tcp);
 
-	printf("chunks: entity %zu, content %zu, series %zu, edge %zu bytes\n", ce, cc, cs, cd);
+	printf("chunks: entity %zu, content %zu, series %zu, edge %zu, TCP edge %zu bytes\n", ce,
+	       cc, cs, cd, ct);
 	printf("empty tables (buckets, cache, other entity): %zu bytes\n", empty);
 	printf("full: %zu bytes: entities %zu (%llu), contents %zu (%llu), series %zu (%llu), "
 	       "edges %zu (%llu)\n", full, ents, (unsigned long long)c.n_entities - 1, conts,
@@ -250,8 +290,10 @@ int main(void)
 	       (unsigned long long)c.n_edges);
 	printf("overflow keys reached: %u of %d; worst case with all: %zu bytes\n", keys,
 	       REQ_PROTO_MAX * TOPO_CLASS_MAX, worst);
-	printf("README formula: %zu bytes; 20000 more records: %+zd bytes\n", readme,
-	       (ssize_t)(after - full));
+	printf("TCP edges: %zu bytes (%llu); all: %zu bytes\n", tcp,
+	       (unsigned long long)c.n_tcp_edges, full_tcp);
+	printf("README formula: %zu bytes; 20000 more requests and 20000 TCP records: %+zd "
+	       "bytes\n", readme, (ssize_t)(after - full_tcp));
 	topo__free(t);
 	free(warm);
 	return t_report();

@@ -250,7 +250,16 @@ struct tcp_conn {
 	__u32 rst_sent, rst_recv;
 	__s32 err;		/* the socket's error at the move to CLOSE */
 	__u8 side;		/* 1 client, 2 server */
-	__u8 pad[7];
+	/* the tuple (client -> server) as TCP_CLOSE carries it, taken at the
+	 * move to CLOSE: a client's port and address are let go there */
+	__u8 tlen;		/* 13 (IPv4), 37 (IPv6); 0 not taken */
+	__u8 tuple[37];
+	__u8 pad[5];
+	/* the tcp_sock's counts at the move to CLOSE (an abort's disconnect
+	 * clears them before the socket goes): data bytes acknowledged and
+	 * received (no SYN or FIN), segments retransmitted, srtt (us) */
+	__u64 sent, received;
+	__u32 retrans, srtt_us;
 };
 /* A listening socket: its network namespace and port. */
 struct tcp_lkey {

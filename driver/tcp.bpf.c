@@ -86,7 +86,8 @@ static __always_inline bool tcp__v4mapped(const __u8 *ip)
 static __always_inline __u32 tcp__tuple(__u8 *p, const struct sock *sk, __u8 side)
 {
 	__u8 lip[16] = {}, rip[16] = {};
-	__u16 lport = BPF_CORE_READ(sk, __sk_common.skc_num);
+	/* inet_sport, not skc_num: the move to CLOSE lets the port go first */
+	__u16 lport = bpf_ntohs(BPF_CORE_READ((const struct inet_sock *)sk, inet_sport));
 	__u16 rport = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
 	__u16 fam = BPF_CORE_READ(sk, __sk_common.skc_family);
 	__u32 alen = 4;
@@ -125,6 +126,33 @@ static __always_inline __u32 tcp__tuple(__u8 *p, const struct sock *sk, __u8 sid
 	return 37;
 }
 
+#define TCP_SOCK_DONE 1		/* enum sock_flags: a FIN came in */
+#define TCP_SEND_SHUTDOWN 2
+
+/* The tcp_sock's counts into C, as they are at the move to CLOSE. The kernel
+ * counts a SYN and a FIN in the sequence space: this end's SYN (a client's:
+ * a server's starts past its SYN-ACK) is taken off what the peer
+ * acknowledged, and a FIN acknowledged or received off its side. */
+static __always_inline void tcp__snapshot(struct tcp_conn *c, const struct sock *sk)
+{
+	const struct tcp_sock *tp = (const struct tcp_sock *)sk;
+	__u64 sent = BPF_CORE_READ(tp, bytes_acked), rcvd = BPF_CORE_READ(tp, bytes_received);
+	unsigned long flags = BPF_CORE_READ(sk, __sk_common.skc_flags);
+	__u8 shut = BPF_CORE_READ(sk, sk_shutdown);
+
+	if (c->side == 1 && c->est && sent)
+		sent--;
+	if ((shut & TCP_SEND_SHUTDOWN) && sent &&
+	    BPF_CORE_READ(tp, snd_una) == BPF_CORE_READ(tp, write_seq))
+		sent--;
+	if ((flags & (1ul << TCP_SOCK_DONE)) && rcvd)
+		rcvd--;
+	c->sent = sent;
+	c->received = rcvd;
+	c->retrans = BPF_CORE_READ(tp, total_retrans);
+	c->srtt_us = BPF_CORE_READ(tp, srtt_us) >> 3;
+}
+
 /* How the connection ended, from what its entry kept. */
 static __always_inline __u8 tcp__outcome(const struct tcp_conn *c)
 {
@@ -140,9 +168,8 @@ static __always_inline __u8 tcp__outcome(const struct tcp_conn *c)
 }
 
 /* Sends connection C of socket SK as one TCP_CLOSE event. */
-static __always_inline void tcp__emit(void *ctx, const struct sock *sk, const struct tcp_conn *c)
+static __always_inline void tcp__emit(void *ctx, const struct sock *sk, struct tcp_conn *c)
 {
-	const struct tcp_sock *tp = (const struct tcp_sock *)sk;
 	__u8 buf[TCP_FRAME_MAX] = {};
 	struct ppm_evt_hdr *h = (struct ppm_evt_hdr *)buf;
 	__u64 end = c->closed ? c->closed : tcp__now();
@@ -151,7 +178,14 @@ static __always_inline void tcp__emit(void *ctx, const struct sock *sk, const st
 	__u32 tlen;
 	long err;
 
-	tlen = tcp__tuple(&buf[TCP_TUPLE_OFF], sk, c->side);
+	if (!c->closed)
+		tcp__snapshot(c, sk);
+	if (c->tlen == 13 || c->tlen == 37) {
+		__builtin_memcpy(&buf[TCP_TUPLE_OFF], c->tuple, sizeof(c->tuple));
+		tlen = c->tlen;
+	} else {
+		tlen = tcp__tuple(&buf[TCP_TUPLE_OFF], sk, c->side);
+	}
 	lens[TCP_NPARAMS - 1] = tlen;
 	h->ts = settings.boot_time + end;
 	h->tid = c->pid;
@@ -163,12 +197,12 @@ static __always_inline void tcp__emit(void *ctx, const struct sock *sk, const st
 	p[8] = c->side;
 	p[9] = tcp__outcome(c);
 	put64(p + 10, settings.boot_time + c->start);
-	put64(p + 18, c->est ? c->est - c->start : 0);
+	put64(p + 18, c->est && c->side == 1 ? c->est - c->start : 0);
 	put64(p + 26, end - c->start);
-	put64(p + 34, BPF_CORE_READ(tp, bytes_acked));
-	put64(p + 42, BPF_CORE_READ(tp, bytes_received));
-	put32(p + 50, BPF_CORE_READ(tp, total_retrans));
-	put32(p + 54, BPF_CORE_READ(tp, srtt_us) >> 3);
+	put64(p + 34, c->sent);
+	put64(p + 42, c->received);
+	put32(p + 50, c->retrans);
+	put32(p + 54, c->srtt_us);
 	put32(p + 58, c->rst_sent);
 	put32(p + 62, c->rst_recv);
 	/* one of two constant lengths, which the verifier checks against BUF */
@@ -243,6 +277,8 @@ int BPF_PROG(tcp_state, const struct sock *sk, const int oldstate, const int new
 			 * connect's return) before the socket goes */
 			c->closed = tcp__now();
 			c->err = BPF_CORE_READ(sk, sk_err);
+			c->tlen = tcp__tuple(c->tuple, sk, c->side);
+			tcp__snapshot(c, sk);
 		}
 		return 0;
 	}

@@ -66,7 +66,7 @@ struct agent {
 	bool tls_on;
 	struct tls_watch_counters tls_seen;
 	struct filter *kplan;		/* --requests: what the kernel is planned from */
-	struct topo *topo;		/* --requests with --metrics or --service-map */
+	struct topo *topo;		/* --requests with --metrics or --service-map, --tcp --metrics */
 	struct prof_clock *prof;	/* --profile without --requests */
 	struct profile_out *pout;	/* --profile-out */
 	uint64_t prof_bad;		/* ... its CPU_SLICES events that did not decode */
@@ -102,6 +102,20 @@ void agent__requests_tls_stop(struct agent *a);
 void agent__requests_describe(const struct agent *a);
 void agent__requests_finish(struct agent *a);
 void agent__write_map(struct agent *a);
+
+/* --tcp's lines: a record per TCP connection, its JSON the raw numbers */
+#define FORMAT_TCP_HEAD "*%evt.outputtime %tcp.side %proc.name (%proc.pid) %tcp.client -> " \
+			"%tcp.server %tcp.outcome "
+#define FORMAT_TCP FORMAT_TCP_HEAD "dur=%tcp.duration.human connect=%tcp.connect " \
+		   "srtt=%tcp.srtt retrans=%tcp.retransmits rst_out=%tcp.resets.sent " \
+		   "rst_in=%tcp.resets.received sent=%tcp.bytes.sent received=%tcp.bytes.received"
+#define FORMAT_TCP_JSON FORMAT_TCP_HEAD "%tcp.duration %tcp.connect %tcp.srtt %tcp.retransmits " \
+			"%tcp.resets.sent %tcp.resets.received %tcp.bytes.sent %tcp.bytes.received"
+
+/* mode_tcp.c: --tcp, and TCP health's records under --requests --metrics. */
+int agent__tcp_plan(struct agent *a, struct capture_live_opts *lo);
+int agent__tcp_open(struct agent *a);
+int agent__tcp_event(struct agent *a, const struct ievt *ev, const struct capture_event *cev);
 
 /* mode_profile.c: --profile without --requests (the plan live only). */
 int agent__profile_plan(struct agent *a, struct capture_live_opts *lo);

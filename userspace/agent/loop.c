@@ -70,7 +70,7 @@ static void agent__tick_at(struct agent *a, uint64_t ts)
 bool agent__count_only(const struct agent *a)
 {
 	return !a->o.read_file && !a->flt && !a->outs.n && !record__active(&a->rec) &&
-	       !a->metrics && !a->o.requests && !a->o.profile;
+	       !a->metrics && !a->o.requests && !a->o.profile && !a->o.tcp;
 }
 
 /* One event of a count-only run. */
@@ -117,6 +117,21 @@ static int agent__event(struct agent *a, const struct capture_event *cev, bool c
 	/* Old drivers' per-process CPU samples: internal, sysdig never shows them. */
 	if (ev.type == PPME_PROCINFO_E)
 		return 0;
+	/* TCP health's records: --tcp's, or counted under --requests */
+	if (ev.type == PPME_TCP_CLOSE_E && (a->o.tcp || a->topo)) {
+		if (a->req && (err = record__event(&a->rec, &ev, cev))) {
+			a->reported = true;
+			return err;
+		}
+		return agent__tcp_event(a, &ev, cev);
+	}
+	/* --tcp: the other events keep the tables right; -w keeps them so that
+	 * -r names the processes again */
+	if (a->o.tcp) {
+		if ((err = record__event(&a->rec, &ev, cev)))
+			a->reported = true;
+		return err;
+	}
 	/* --requests or --profile: -w keeps every event they read, so that -r
 	 * makes the same records or accounts again */
 	if ((a->prof || a->req) && (err = record__event(&a->rec, &ev, cev))) {

@@ -47,6 +47,8 @@ int agent__requests_plan(struct agent *a, struct capture_live_opts *lo)
 	/* HTTP/2 connections whole, so that no header block is cut (the
 	 * most the driver takes, whatever -s says) */
 	lo->h2_snaplen = REQ_MODE_H2_SNAPLEN;
+	/* TCP health for the metrics (agent_tcp_*), unless --no-tcp */
+	lo->tcp = (a->o.metrics || a->o.service_map) && !a->o.no_tcp;
 	/* the threads whose socket I/O is sent: those that serve requests */
 	if (a->o.profile)
 		lo->profile = PROF_FOLLOW_SENT;

@@ -61,6 +61,12 @@ const char options_usage[] =
 "                     \"Requests\"). Only socket I/O leaves the kernel; the\n"
 "                     snaplen defaults to 2048. -w writes the events the\n"
 "                     records come from; -r FILE --requests makes them again\n"
+"  --tcp              print one record per TCP connection of this host that\n"
+"                     ended (outcome, connect time, retransmits, srtt,\n"
+"                     resets, bytes), kept in the kernel from its SYN to its\n"
+"                     close; the filter and -p take tcp.* fields (README,\n"
+"                     \"TCP health\"); with --metrics, the agent_tcp_* metrics\n"
+"  --no-tcp           with --requests: no TCP health (agent_tcp_* metrics)\n"
 "  --no-tls           with --requests: no uprobes on the TLS libraries (TLS\n"
 "                     connections are then paired as bytes, labelled tls)\n"
 "  --service-map FILE with --requests: write the service map to FILE.json\n"
@@ -121,7 +127,7 @@ const char options_usage[] =
 
 enum { OPT_FILTER = 256, OPT_RING, OPT_UNBUF, OPT_VERSION, OPT_DROP_FAILED, OPT_OUTPUT,
        OPT_QUEUE, OPT_FLUSH, OPT_BATCH_BYTES, OPT_BATCH_MS, OPT_METRICS, OPT_NO_KFILTER,
-       OPT_EXIT_ONLY, OPT_NO_EXIT_ONLY, OPT_ENGINE, OPT_REQUESTS, OPT_PROFILE, OPT_PROFILE_OUT,
+       OPT_EXIT_ONLY, OPT_NO_EXIT_ONLY, OPT_ENGINE, OPT_REQUESTS, OPT_TCP, OPT_NO_TCP, OPT_PROFILE, OPT_PROFILE_OUT,
        OPT_PROFILE_THRESHOLD, OPT_PROFILE_HZ, OPT_SERVICE_MAP,
        OPT_REQ_TIMEOUT, OPT_NO_TLS };
 
@@ -148,6 +154,8 @@ static const struct option longopts[] = {
 	{ "no-tls", no_argument, NULL, OPT_NO_TLS },
 	{ "engine", required_argument, NULL, OPT_ENGINE },
 	{ "requests", no_argument, NULL, OPT_REQUESTS },
+	{ "tcp", no_argument, NULL, OPT_TCP },
+	{ "no-tcp", no_argument, NULL, OPT_NO_TCP },
 	{ "profile", no_argument, NULL, OPT_PROFILE },
 	{ "profile-out", required_argument, NULL, OPT_PROFILE_OUT },
 	{ "profile-threshold", required_argument, NULL, OPT_PROFILE_THRESHOLD },
@@ -368,6 +376,12 @@ int options__parse(int argc, char **argv, struct agent_opts *o, char *err, size_
 		case OPT_REQUESTS:
 			o->requests = true;
 			break;
+		case OPT_TCP:
+			o->tcp = true;
+			break;
+		case OPT_NO_TCP:
+			o->no_tcp = true;
+			break;
 		case OPT_NO_TLS:
 			o->no_tls = true;
 			break;
@@ -477,6 +491,13 @@ int options__parse(int argc, char **argv, struct agent_opts *o, char *err, size_
 	if ((o->profile_out || o->profile_threshold) && !(o->requests && o->profile))
 		return bad(err, errlen, "%s writes slow requests' timelines: give --requests "
 			   "--profile too", o->profile_out ? "--profile-out" : "--profile-threshold");
+	if (o->tcp && (o->requests || o->profile))
+		return bad(err, errlen, "--tcp prints TCP records, %s its own records: give one "
+			   "(--requests --metrics counts TCP health too)",
+			   o->requests ? "--requests" : "--profile");
+	if (o->no_tcp && (!o->requests || o->tcp))
+		return bad(err, errlen, "--no-tcp leaves TCP health out of --requests: give "
+			   "--requests, without --tcp%s", "");
 	if ((o->service_map || o->request_timeout_ns || o->no_tls) && !o->requests)
 		return bad(err, errlen, "%s works on request records: give --requests too",
 			   o->service_map ? "--service-map" : o->no_tls ? "--no-tls" :

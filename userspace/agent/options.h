@@ -48,6 +48,8 @@ struct agent_opts {
 	uint32_t batch_ms;	/* --batch-ms (http), 0: default */
 	const char *metrics;	/* --metrics ADDR:PORT, NULL: off */
 	bool requests;		/* --requests: request records instead of events */
+	bool tcp;		/* --tcp: TCP connection records instead of events */
+	bool no_tcp;		/* --no-tcp: --requests --metrics without TCP health */
 	bool no_tls;		/* --no-tls: request mode without its TLS probes */
 	bool profile;		/* --profile: requests' CPU breakdown */
 	const char *profile_out;	/* --profile-out DIR: slow requests' timelines */

@@ -18,6 +18,8 @@ const char *agent__format(const struct agent_opts *o)
 		return o->format;
 	if (o->requests)
 		return o->json ? FORMAT_REQUEST_JSON : FORMAT_REQUEST;
+	if (o->tcp)
+		return o->json ? FORMAT_TCP_JSON : FORMAT_TCP;
 	return FORMAT_DEFAULT;
 }
 
@@ -81,6 +83,9 @@ static bool agent__exit_only(const struct agent_opts *o)
 		return o->exit_only;
 	/* request records are timed from exits (README, "Requests") */
 	if (o->requests)
+		return true;
+	/* --tcp prints only its own events, which have no enter/exit pair */
+	if (o->tcp)
 		return true;
 	return o->quiet && !o->n_outputs && !o->write_file;
 }
@@ -192,7 +197,7 @@ int agent__start(struct agent *a)
 	if (a->o.read_file)
 		return agent__start_file(a) ?: record__open(&a->rec, &a->o) ?:
 		       record__start(&a->rec, a->in) ?:
-		       (a->o.requests ? agent__requests_open(a) : 0) ?:
+		       (a->o.requests ? agent__requests_open(a) : 0) ?: agent__tcp_open(a) ?:
 		       (a->o.profile && !a->o.requests ? agent__profile_open(a) : 0);
 	if ((err = preflight__check(a->o.ring_pages, agent__perf_rings(a), msg, sizeof(msg)))) {
 		agent__say("%s", msg);
@@ -202,6 +207,8 @@ int agent__start(struct agent *a)
 	if (a->o.requests && (err = agent__requests_plan(a, &lo)))
 		return err;
 	if (a->o.profile && !a->o.requests && (err = agent__profile_plan(a, &lo)))
+		return err;
+	if (a->o.tcp && (err = agent__tcp_plan(a, &lo)))
 		return err;
 	a->kf = agent_kf__plan(a->kplan ? a->kplan : a->flt, &ko);
 	if (!a->kf) {
@@ -226,6 +233,8 @@ int agent__start(struct agent *a)
 	field_ctx__init(&a->fctx, inspector__threads(a->in));
 	agent__buffer_options(a);
 	if (a->o.requests && (err = agent__requests_open(a)))
+		return err;
+	if ((err = agent__tcp_open(a)))
 		return err;
 	lo.syscalls = agent_kf__syscalls(a->kf);
 	lo.per_thread = agent_kf__per_thread(a->kf);

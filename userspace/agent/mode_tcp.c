@@ -1,0 +1,102 @@
+/* TCP health's records (the driver's TCP_CLOSE events, one per connection of
+ * this host that ended): --tcp prints and filters them with tcp.* fields, and
+ * with --metrics counts them per edge; --requests --metrics (unless --no-tcp)
+ * counts them too, unfiltered, beside the requests (topology's agent_tcp_*). */
+#include <errno.h>
+#include <string.h>
+
+#include "agent.h"
+#include "say.h"
+#include "tcp_event.h"
+
+/* The kernel sends the records and what names threads (the kernel plan adds
+ * clone, exec and their kin); the filter's process tests narrow those. */
+#define TCP_MODE_EVENTS "evt.type=tcpclose"
+
+int agent__tcp_plan(struct agent *a, struct capture_live_opts *lo)
+{
+	struct filter_error ferr = { 0 };
+	struct sbuf expr;
+
+	sbuf__init(&expr);
+	sbuf__append(&expr, TCP_MODE_EVENTS, strlen(TCP_MODE_EVENTS));
+	if (a->o.filter) {
+		sbuf__append(&expr, " and (", 6);
+		sbuf__append(&expr, a->o.filter, strlen(a->o.filter));
+		sbuf__append(&expr, ")", 2);
+	} else {
+		sbuf__append(&expr, "", 1);
+	}
+	a->kplan = expr.err ? NULL : filter__compile(expr.buf, &ferr);
+	sbuf__free(&expr);
+	if (!a->kplan) {
+		agent__say("cannot plan TCP health's kernel filter: %s",
+			   ferr.msg[0] ? ferr.msg : strerror(ENOMEM));
+		return -EINVAL;
+	}
+	lo->tcp = true;
+	return 0;
+}
+
+/* --tcp --metrics: the TCP edges (request mode makes its own topology). */
+int agent__tcp_open(struct agent *a)
+{
+	if (!a->o.tcp || !a->o.metrics)
+		return 0;
+	a->topo = topo__new(NULL);
+	if (!a->topo) {
+		agent__say("cannot set up the TCP metrics: %s", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+/* The local end's process, as the thread table knows the event's thread
+ * (the connecting or listening process; none when the driver knew none). */
+static void tcp__local(struct tcp_record *r, const struct ievt *ev)
+{
+	struct req_end *e = r->side == REQ_SIDE_SERVER ? &r->server : &r->client;
+	const struct thread_info *ti = e->pid ? ev->thread : NULL;
+
+	if (!ti)
+		return;
+	memcpy(e->comm, ti->comm, sizeof(e->comm));
+	e->comm[sizeof(e->comm) - 1] = 0;
+	e->container = ti->container;
+}
+
+/* One TCP_CLOSE event CEV, parsed as EV. 0, 1 once -n is reached, or -errno. */
+int agent__tcp_event(struct agent *a, const struct ievt *ev, const struct capture_event *cev)
+{
+	struct tcp_record r;
+	int err;
+
+	if (tcp_record__decode(&r, &ev->params, ev->ts)) {
+		a->tally.malformed++;
+		return 0;
+	}
+	tcp__local(&r, ev);
+	if (!a->o.tcp) {
+		/* --requests: counted whatever the filter, which tests requests */
+		if (a->topo && topo__add_tcp(a->topo, &r))
+			a->tally.topo_errors++;
+		return 0;
+	}
+	a->fctx.tcp = &r;
+	if (a->flt && !filter__match(a->flt, ev, &a->fctx)) {
+		a->fctx.tcp = NULL;
+		if ((err = record__filtered(&a->rec, ev->type, cev)))
+			a->reported = true;
+		return err;
+	}
+	a->tally.matched++;
+	if (a->topo && topo__add_tcp(a->topo, &r))
+		a->tally.topo_errors++;
+	if ((err = record__event(&a->rec, ev, cev))) {
+		a->reported = true;
+	} else if (a->outs.n) {
+		err = agent__emit(a, ev);
+	}
+	a->fctx.tcp = NULL;
+	return err ? err : agent__n_reached(a);
+}

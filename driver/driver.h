@@ -247,19 +247,26 @@ struct tcp_conn {
 	__u64 est;		/* boot ns: established; 0 not (yet) */
 	__u64 closed;		/* boot ns: moved to CLOSE; 0 not yet */
 	__u32 pid;		/* host tgid; 0 not known */
+	char comm[16];		/* its name at the SYN or the listen */
 	__u32 rst_sent, rst_recv;
 	__s32 err;		/* the socket's error at the move to CLOSE */
 	__u8 side;		/* 1 client, 2 server */
+	__u8 fin;		/* this end sent its FIN (FIN_WAIT1 or LAST_ACK) */
 	/* the tuple (client -> server) as TCP_CLOSE carries it, taken at the
 	 * move to CLOSE: a client's port and address are let go there */
 	__u8 tlen;		/* 13 (IPv4), 37 (IPv6); 0 not taken */
 	__u8 tuple[37];
-	__u8 pad[5];
+	__u8 pad[4];
 	/* the tcp_sock's counts at the move to CLOSE (an abort's disconnect
 	 * clears them before the socket goes): data bytes acknowledged and
 	 * received (no SYN or FIN), segments retransmitted, srtt (us) */
 	__u64 sent, received;
 	__u32 retrans, srtt_us;
+};
+/* A listening socket's process. */
+struct tcp_listener {
+	__u32 pid;		/* host tgid */
+	char comm[16];
 };
 /* A listening socket: its network namespace and port. */
 struct tcp_lkey {

@@ -13,7 +13,9 @@ enum {
 	TCP_ST_ESTABLISHED = 1,
 	TCP_ST_SYN_SENT = 2,
 	TCP_ST_SYN_RECV = 3,
+	TCP_ST_FIN_WAIT1 = 4,
 	TCP_ST_CLOSE = 7,
+	TCP_ST_LAST_ACK = 9,
 	TCP_ST_LISTEN = 10,
 };
 #define TCP_IPPROTO 6
@@ -23,11 +25,11 @@ enum {
 #define TCP_ETIMEDOUT 110
 #define TCP_ECONNREFUSED 111
 
-/* The TCP_CLOSE event: header, 13 lengths, the fixed params, the tuple last
- * (13 bytes for IPv4, 37 for IPv6). */
-#define TCP_NPARAMS 13
+/* The TCP_CLOSE event: header, 14 lengths, the fixed params (the comm's 16
+ * bytes last), the tuple last (13 bytes for IPv4, 37 for IPv6). */
+#define TCP_NPARAMS 14
 #define TCP_FIXED_OFF (PPM_HDR_LEN + TCP_NPARAMS * 2)
-#define TCP_FIXED_LEN (8 + 1 + 1 + 8 * 5 + 4 * 4)
+#define TCP_FIXED_LEN (8 + 1 + 1 + 8 * 5 + 4 * 4 + 16)
 #define TCP_TUPLE_OFF (TCP_FIXED_OFF + TCP_FIXED_LEN)
 #define TCP_FRAME_MAX (TCP_TUPLE_OFF + 37)
 _Static_assert(PPME_TCP_CLOSE_E_NPARAMS == TCP_NPARAMS, "TCP_CLOSE's params as built here");
@@ -43,8 +45,10 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, TCP_LISTENERS);
 	__type(key, struct tcp_lkey);
-	__type(value, __u32);			/* host tgid */
+	__type(value, struct tcp_listener);
 } tcp_listeners SEC(".maps");
+
+static const struct tcp_conn tcp_zero;
 
 static __always_inline __u64 tcp__now(void)
 {
@@ -127,23 +131,21 @@ static __always_inline __u32 tcp__tuple(__u8 *p, const struct sock *sk, __u8 sid
 }
 
 #define TCP_SOCK_DONE 1		/* enum sock_flags: a FIN came in */
-#define TCP_SEND_SHUTDOWN 2
 
 /* The tcp_sock's counts into C, as they are at the move to CLOSE. The kernel
  * counts a SYN and a FIN in the sequence space: this end's SYN (a client's:
  * a server's starts past its SYN-ACK) is taken off what the peer
- * acknowledged, and a FIN acknowledged or received off its side. */
+ * acknowledged, and a FIN acknowledged (one this end sent, all its bytes
+ * acknowledged) or received off its side. */
 static __always_inline void tcp__snapshot(struct tcp_conn *c, const struct sock *sk)
 {
 	const struct tcp_sock *tp = (const struct tcp_sock *)sk;
 	__u64 sent = BPF_CORE_READ(tp, bytes_acked), rcvd = BPF_CORE_READ(tp, bytes_received);
 	unsigned long flags = BPF_CORE_READ(sk, __sk_common.skc_flags);
-	__u8 shut = BPF_CORE_READ(sk, sk_shutdown);
 
 	if (c->side == 1 && c->est && sent)
 		sent--;
-	if ((shut & TCP_SEND_SHUTDOWN) && sent &&
-	    BPF_CORE_READ(tp, snd_una) == BPF_CORE_READ(tp, write_seq))
+	if (c->fin && sent && BPF_CORE_READ(tp, snd_una) == BPF_CORE_READ(tp, write_seq))
 		sent--;
 	if ((flags & (1ul << TCP_SOCK_DONE)) && rcvd)
 		rcvd--;
@@ -174,7 +176,7 @@ static __always_inline void tcp__emit(void *ctx, const struct sock *sk, struct t
 	struct ppm_evt_hdr *h = (struct ppm_evt_hdr *)buf;
 	__u64 end = c->closed ? c->closed : tcp__now();
 	__u8 *p = &buf[TCP_FIXED_OFF];
-	__u16 lens[TCP_NPARAMS] = { 8, 1, 1, 8, 8, 8, 8, 8, 4, 4, 4, 4, 0 };
+	__u16 lens[TCP_NPARAMS] = { 8, 1, 1, 8, 8, 8, 8, 8, 4, 4, 4, 4, 16, 0 };
 	__u32 tlen;
 	long err;
 
@@ -205,6 +207,7 @@ static __always_inline void tcp__emit(void *ctx, const struct sock *sk, struct t
 	put32(p + 54, c->srtt_us);
 	put32(p + 58, c->rst_sent);
 	put32(p + 62, c->rst_recv);
+	__builtin_memcpy(p + 66, c->comm, 16);
 	/* one of two constant lengths, which the verifier checks against BUF */
 	if (tlen == 13)
 		err = frame__output(ctx, buf, TCP_TUPLE_OFF + 13);
@@ -213,52 +216,72 @@ static __always_inline void tcp__emit(void *ctx, const struct sock *sk, struct t
 	frame__account(err, PPME_TCP_CLOSE_E, 0, 1);
 }
 
-/* A new connection of SK, this end's SIDE, of process PID. An entry left
- * there by the socket's earlier connection (connect again after a failure)
- * is sent first. */
-static __always_inline void tcp__begin(void *ctx, const struct sock *sk, __u8 side, __u32 pid)
+/* A new connection of SK, this end's SIDE, of process PID named COMM (NULL:
+ * not known). An entry left there by the socket's earlier connection
+ * (connect again after a failure) is sent first. */
+static __always_inline void tcp__begin(void *ctx, const struct sock *sk, __u8 side, __u32 pid,
+				       const char *comm)
 {
 	__u64 key = (__u64)sk;
-	struct tcp_conn c = {}, *old;
+	struct tcp_conn *c;
 
 	if (pid && pid == settings.own_tgid)
 		return;
-	old = bpf_map_lookup_elem(&tcp_conns, &key);
-	if (old && old->closed)
-		tcp__emit(ctx, sk, old);
-	c.start = tcp__now();
-	c.pid = pid;
-	c.side = side;
-	if (bpf_map_update_elem(&tcp_conns, &key, &c, BPF_ANY))
+	c = bpf_map_lookup_elem(&tcp_conns, &key);
+	if (c && c->closed)
+		tcp__emit(ctx, sk, c);
+	/* made zero from a constant, then filled in place: the entry is too
+	 * big to build beside the frame on the stack */
+	if (bpf_map_update_elem(&tcp_conns, &key, &tcp_zero, BPF_ANY) ||
+	    !(c = bpf_map_lookup_elem(&tcp_conns, &key))) {
 		COUNT(n_tcp_untracked);
+		return;
+	}
+	c->start = tcp__now();
+	c->pid = pid;
+	c->side = side;
+	if (comm)
+		__builtin_memcpy(c->comm, comm, sizeof(c->comm));
 }
 
 SEC("tp_btf/inet_sock_set_state")
 int BPF_PROG(tcp_state, const struct sock *sk, const int oldstate, const int newstate)
 {
+	struct tcp_listener me = {}, *lp;
 	struct tcp_lkey lk;
 	struct tcp_conn *c;
 	__u64 key = (__u64)sk;
-	__u32 pid, *lp;
 
 	if (!tcp__wanted(sk))
 		return 0;
 	switch (newstate) {
 	case TCP_ST_LISTEN:
 		/* listen(): the process is the task making the call */
-		pid = bpf_get_current_pid_tgid() >> 32;
+		me.pid = bpf_get_current_pid_tgid() >> 32;
+		bpf_get_current_comm(me.comm, sizeof(me.comm));
 		tcp__lkey(sk, &lk);
-		bpf_map_update_elem(&tcp_listeners, &lk, &pid, BPF_ANY);
+		bpf_map_update_elem(&tcp_listeners, &lk, &me, BPF_ANY);
 		return 0;
 	case TCP_ST_SYN_SENT:
 		/* connect() (or a Fast Open send): the task making the call */
-		tcp__begin(ctx, sk, 1, bpf_get_current_pid_tgid() >> 32);
+		bpf_get_current_comm(me.comm, sizeof(me.comm));
+		tcp__begin(ctx, sk, 1, bpf_get_current_pid_tgid() >> 32, me.comm);
 		return 0;
 	case TCP_ST_SYN_RECV:
 		/* made from a listener, whose port it still has here */
 		tcp__lkey(sk, &lk);
 		lp = bpf_map_lookup_elem(&tcp_listeners, &lk);
-		tcp__begin(ctx, sk, 2, lp ? *lp : 0);
+		if (lp)
+			tcp__begin(ctx, sk, 2, lp->pid, lp->comm);
+		else
+			tcp__begin(ctx, sk, 2, 0, NULL);
+		return 0;
+	case TCP_ST_FIN_WAIT1:
+	case TCP_ST_LAST_ACK:
+		/* this end's FIN is queued: its sequence number is counted */
+		c = bpf_map_lookup_elem(&tcp_conns, &key);
+		if (c)
+			c->fin = 1;
 		return 0;
 	case TCP_ST_ESTABLISHED:
 		c = bpf_map_lookup_elem(&tcp_conns, &key);

@@ -51,8 +51,9 @@ int agent__tcp_open(struct agent *a)
 	return 0;
 }
 
-/* The local end's process, as the thread table knows the event's thread
- * (the connecting or listening process; none when the driver knew none). */
+/* The local end's container, as the thread table knows the event's thread
+ * (the connecting or listening process, while it runs); its name from the
+ * table too, where the driver had none. */
 static void tcp__local(struct tcp_record *r, const struct ievt *ev)
 {
 	struct req_end *e = r->side == REQ_SIDE_SERVER ? &r->server : &r->client;
@@ -60,8 +61,10 @@ static void tcp__local(struct tcp_record *r, const struct ievt *ev)
 
 	if (!ti)
 		return;
-	memcpy(e->comm, ti->comm, sizeof(e->comm));
-	e->comm[sizeof(e->comm) - 1] = 0;
+	if (!e->comm[0]) {
+		memcpy(e->comm, ti->comm, sizeof(e->comm));
+		e->comm[sizeof(e->comm) - 1] = 0;
+	}
 	e->container = ti->container;
 }
 

@@ -8,9 +8,9 @@
 
 /* The params' lengths, in the event's order (proto/events.def); the tuple's
  * is checked by its family. */
-static const uint16_t tcp_param_len[] = { 8, 1, 1, 8, 8, 8, 8, 8, 4, 4, 4, 4 };
+static const uint16_t tcp_param_len[] = { 8, 1, 1, 8, 8, 8, 8, 8, 4, 4, 4, 4, 16 };
 enum { P_PID, P_SIDE, P_OUTCOME, P_START, P_CONNECT, P_DURATION, P_SENT, P_RECEIVED,
-       P_RETRANS, P_SRTT, P_RST_SENT, P_RST_RECV, P_TUPLE, P__COUNT };
+       P_RETRANS, P_SRTT, P_RST_SENT, P_RST_RECV, P_COMM, P_TUPLE, P__COUNT };
 _Static_assert(sizeof(tcp_param_len) / sizeof(tcp_param_len[0]) == P_TUPLE,
 	       "a length per fixed param");
 _Static_assert(PPME_TCP_CLOSE_E_NPARAMS == P__COUNT, "TCP_CLOSE's params");
@@ -66,5 +66,8 @@ int tcp_record__decode(struct tcp_record *r, const struct schema_params *pp, uin
 	local->local = true;
 	local->pid = (int64_t)schema__u64(pp->val[P_PID]);
 	local->tid = local->pid;
+	/* 16 bytes, NUL-padded: at most 15 of a name */
+	memcpy(local->comm, pp->val[P_COMM], sizeof(local->comm));
+	local->comm[sizeof(local->comm) - 1] = 0;
 	return 0;
 }

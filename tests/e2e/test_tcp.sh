@@ -1,0 +1,226 @@
+#!/usr/bin/env bash
+# TCP health (issue 35), against the kernel's own counters, in a network
+# namespace of the test's own (its loopback only, MTU 1500 so that segments
+# are real-sized), with the agent's --tcp -j records:
+# - nginx serves a file to curl through a loopback that drops 5% of the
+#   packets (iptables' statistic match; no netem here): the records'
+#   retransmits add up to the namespace's TcpRetransSegs (nstat), exactly;
+# - connects to a closed port are refused, and connects whose SYNs are
+#   dropped time out (tcp_syn_retries 1), each counted exactly, with the
+#   SYNs' retransmits (TcpRetransSegs);
+# - clients that abort established connections (SO_LINGER 0): the resets
+#   sent and received add up to TcpOutRsts, the reset records to
+#   TcpEstabResets, and each end's srtt at the close is what ss -ti showed
+#   of its idle socket just before (within 10%);
+# - the records name the processes (curl and nginx, python3).
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib_servers.sh"
+need_live
+need_pkgs nginx-light curl iproute2 iptables
+NS=agent-tcp-$$
+cleanup_tcp() {
+	ip netns pids "$NS" 2>/dev/null | xargs -r kill -9 2>/dev/null
+	ip netns del "$NS" 2>/dev/null
+	cleanup_e2e
+}
+trap cleanup_tcp EXIT
+inns() { ip netns exec "$NS" "$@"; }
+
+ip netns add "$NS" && inns ip link set lo mtu 1500 && inns ip link set lo up
+expect "a namespace of its own with a 1500-byte loopback" \
+	bash -c "ip netns exec $NS ip link show lo | grep -q 'mtu 1500'" || { finish; exit 1; }
+# a connect whose SYNs go unanswered gives up after 1 + 2 s
+inns sysctl -qw net.ipv4.tcp_syn_retries=1
+inns iptables -w -A INPUT -p tcp --dport 18602 --syn -j DROP
+expect "iptables can drop in the namespace" [ $? = 0 ] || { finish; exit 1; }
+
+# nstat's counters of the namespace: NAME VALUE lines, absolute (-a) and
+# not kept as history (-s).
+counters() { inns nstat -asz TcpRetransSegs TcpOutRsts TcpEstabResets TcpAttemptFails >"$1"; }
+delta() {	# delta BEFORE AFTER NAME
+	echo $(($(awk -v n="$3" '$1 == n { print $2 }' "$2") - $(awk -v n="$3" '$1 == n { print $2 }' "$1")))
+}
+
+mkdir -p "$SRV/www" "$SRV/logs"
+head -c 4000000 /dev/urandom >"$SRV/www/big"
+{ ngx_head "$SRV"; cat <<EOF
+access_log $SRV/logs/access.log;
+server { listen 127.0.0.1:18600; root $SRV/www; }
+}
+EOF
+} >"$SRV/nginx.conf"
+
+FMT='*%tcp.side %tcp.outcome %tcp.established %tcp.client %tcp.server %tcp.sport %tcp.cport'
+FMT+=' %tcp.duration %tcp.connect %tcp.srtt %tcp.retransmits %tcp.resets.sent'
+FMT+=' %tcp.resets.received %tcp.bytes.sent %tcp.bytes.received %tcp.client.proc %tcp.server.proc'
+FMT+=' %tcp.client.pid %tcp.server.pid'
+start_agent "$TMP/tcp.json" "$TMP/tcp.err" --tcp -j -p "$FMT" \
+	'tcp.sport in (18600, 18601, 18602, 18603)' ||
+	{ echo "FAIL: the agent did not start"; cat "$TMP/tcp.err"; finish; exit 1; }
+
+# 1. A lossy transfer: nginx to curl, 5% of the packets either way dropped.
+srv_start nginx ip netns exec "$NS" nginx -c "$SRV/nginx.conf" -p "$SRV"
+ngx=$SRV_PID
+listening() { inns ss -Hltn 'sport = :18600' | grep -q .; }
+wait_for 15 listening
+counters "$TMP/c0"
+inns iptables -w -A INPUT -p tcp --dport 18600 -m statistic --mode random --probability 0.05 -j DROP
+inns iptables -w -A INPUT -p tcp --sport 18600 -m statistic --mode random --probability 0.05 -j DROP
+ok=0
+for i in 1 2 3 4; do
+	inns curl -s -m 30 -o "$TMP/got" http://127.0.0.1:18600/big && cmp -s "$TMP/got" "$SRV/www/big" &&
+		ok=$((ok + 1))
+done
+expect "curl fetched the file 4 times through the loss" [ "$ok" = 4 ]
+inns iptables -w -D INPUT -p tcp --dport 18600 -m statistic --mode random --probability 0.05 -j DROP
+inns iptables -w -D INPUT -p tcp --sport 18600 -m statistic --mode random --probability 0.05 -j DROP
+# every connection closed (TIME-WAIT sockets send nothing more)
+settled() { ! inns ss -Htan | grep -vE '^(LISTEN|TIME-WAIT)' | grep -q .; }
+wait_for 30 settled
+counters "$TMP/c1"
+
+# 2. Refused: 20 connects to a port nobody listens on.
+inns python3 -c '
+import socket
+for _ in range(20):
+    s = socket.socket()
+    try:
+        s.connect(("127.0.0.1", 18601))
+    except ConnectionRefusedError:
+        pass
+    s.close()
+'
+counters "$TMP/c2"
+
+# 3. Timed out: 5 connects whose SYNs are dropped, at once.
+inns python3 -c '
+import socket, threading
+def one():
+    s = socket.socket()
+    try:
+        s.connect(("127.0.0.1", 18602))
+    except OSError:
+        pass
+    s.close()
+ts = [threading.Thread(target=one) for _ in range(5)]
+[t.start() for t in ts]
+[t.join() for t in ts]
+'
+wait_for 30 settled
+counters "$TMP/c3"
+
+# 4. Resets: 10 established connections, an echo each, idle for a second
+# (no delayed ACK left to move srtt), ss -ti of both ends, then each client
+# aborts (SO_LINGER 0: a reset, no more RTT samples).
+inns python3 - "$TMP/ss" <<'PY'
+import socket, struct, subprocess, sys, time
+l = socket.socket()
+l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+l.bind(("127.0.0.1", 18603))
+l.listen(16)
+pairs = []
+for _ in range(10):
+    c = socket.create_connection(("127.0.0.1", 18603), timeout=10)
+    a, _ = l.accept()
+    c.sendall(b"x" * 3000)
+    got = b""
+    while len(got) < 3000:
+        got += a.recv(65536)
+    a.sendall(got)
+    back = b""
+    while len(back) < 3000:
+        back += c.recv(65536)
+    pairs.append((c, a))
+time.sleep(1)
+with open(sys.argv[1], "w") as f:
+    f.write(subprocess.run(["ss", "-Htin", "state", "established"], capture_output=True,
+                           text=True).stdout)
+for c, a in pairs:
+    c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    c.close()
+time.sleep(0.3)
+for c, a in pairs:
+    a.close()
+l.close()
+PY
+wait_for 30 settled
+counters "$TMP/c4"
+srv_stop "$ngx"
+sleep 1
+stop_agent
+expect "the agent ended cleanly" grep -qE '^agent: dropped 0 ' "$TMP/tcp.err" ||
+	tail -5 "$TMP/tcp.err"
+
+python3 - "$TMP" "$(delta "$TMP/c0" "$TMP/c1" TcpRetransSegs)" \
+	"$(delta "$TMP/c1" "$TMP/c2" TcpOutRsts)" "$(delta "$TMP/c2" "$TMP/c3" TcpRetransSegs)" \
+	"$(delta "$TMP/c3" "$TMP/c4" TcpOutRsts)" "$(delta "$TMP/c3" "$TMP/c4" TcpEstabResets)" \
+	<<'PY' >"$TMP/checks"
+import json, re, sys
+tmp, retrans1, rsts2, retrans3, rsts4, estab4 = sys.argv[1], *map(int, sys.argv[2:])
+recs = [json.loads(l) for l in open(tmp + "/tcp.json") if l.startswith("{")]
+def by(port): return [r for r in recs if r.get("tcp.sport") == port]
+def out(ok, what): print(("ok" if ok else "FAIL") + ": " + what)
+# 1
+r1 = by(18600)
+cl = [r for r in r1 if r["tcp.side"] == "client"]
+sv = [r for r in r1 if r["tcp.side"] == "server"]
+out(len(cl) == 4 and len(sv) == 4, "the transfer: 4 client and 4 server records (%d, %d)" % (len(cl), len(sv)))
+got = sum(r["tcp.retransmits"] for r in r1)
+out(got == retrans1 and got > 0,
+    "the transfer's retransmits: %d in the records, TcpRetransSegs grew by %d" % (got, retrans1))
+out(all(r["tcp.bytes.received"] >= 4000000 for r in cl), "each curl received the 4 MB file")
+out(all(r.get("tcp.client.proc") == "curl" for r in cl) and
+    all(r.get("tcp.server.proc") == "nginx" for r in sv) and
+    len({r.get("tcp.server.pid") for r in sv}) == 1, "the ends are curl and nginx (one process)")
+out(all(r["tcp.outcome"] == "closed" and r["tcp.connect"] > 0 for r in cl), "curl's connects were established and closed")
+# 2
+r2 = by(18601)
+out(len(r2) == 20 and all(r["tcp.outcome"] == "refused" and r["tcp.side"] == "client" and
+                          r["tcp.resets.received"] == 1 and not r["tcp.established"] for r in r2),
+    "20 refused connects, each with its reset (%d records)" % len(r2))
+out(rsts2 == 20, "TcpOutRsts grew by 20 (%d)" % rsts2)
+# 3
+r3 = by(18602)
+out(len(r3) == 5 and all(r["tcp.outcome"] == "timedout" for r in r3),
+    "5 timed-out connects (%d records: %s)" % (len(r3), sorted({r["tcp.outcome"] for r in r3})))
+got = sum(r["tcp.retransmits"] for r in r3)
+out(got == retrans3 and got >= 5, "their SYN retransmits: %d in the records, TcpRetransSegs +%d" % (got, retrans3))
+out(all(2.5e9 < r["tcp.duration"] < 10e9 for r in r3), "each gave up after about 3 s")
+# 4
+r4 = by(18603)
+cl = [r for r in r4 if r["tcp.side"] == "client"]
+sv = [r for r in r4 if r["tcp.side"] == "server"]
+out(len(cl) == 10 and len(sv) == 10 and all(r["tcp.outcome"] == "reset" for r in r4),
+    "10 aborted connections, both ends reset (%d, %d records)" % (len(cl), len(sv)))
+sent = sum(r["tcp.resets.sent"] for r in r4)
+rcvd = sum(r["tcp.resets.received"] for r in r4)
+out(sent == rsts4 == 10 and rcvd == 10,
+    "resets: %d sent and %d received in the records, TcpOutRsts +%d" % (sent, rcvd, rsts4))
+out(estab4 == len(r4), "TcpEstabResets +%d, %d reset records" % (estab4, len(r4)))
+out(all(r["tcp.bytes.sent"] == 3000 and r["tcp.bytes.received"] == 3000 for r in r4),
+    "each end sent and received its 3000 bytes")
+# ss -ti of each established socket: local, peer, rtt:SRTT(ms)/...
+ss = {}
+lines = open(tmp + "/ss").read().splitlines()
+for i, line in enumerate(lines):
+    m = re.match(r"\s*\d+\s+\d+\s+\S+:(\d+)\s+\S+:(\d+)", line)
+    rtt = re.search(r"\brtt:([\d.]+)/", lines[i + 1]) if m and i + 1 < len(lines) else None
+    if m and rtt:
+        ss[(int(m.group(1)), int(m.group(2)))] = float(rtt.group(1)) * 1e6   # ms to ns
+bad = []
+for r in r4:
+    c, s = r["tcp.cport"], r["tcp.sport"]
+    key = (c, s) if r["tcp.side"] == "client" else (s, c)
+    want = ss.get(key)
+    if want is None or "tcp.srtt" not in r or abs(r["tcp.srtt"] - want) > 0.1 * want + 1000:
+        bad.append((r["tcp.side"], key, r.get("tcp.srtt"), want))
+out(len(ss) == 20 and not bad, "srtt at the close within 10%% of ss -ti's rtt, all 20 ends (%d seen; off: %s)"
+    % (len(ss), bad[:3]))
+out(all(r.get("tcp.client.proc" if r["tcp.side"] == "client" else "tcp.server.proc") ==
+        "python3" for r in r4), "the ends are python3's")
+PY
+cat "$TMP/checks"
+n=$(grep -c '^ok' "$TMP/checks"); f=$(grep -c '^FAIL' "$TMP/checks")
+checks=$((checks + n + f)); failures=$((failures + f))
+expect "the checks ran" [ $((n + f)) -ge 14 ]
+finish

@@ -228,10 +228,11 @@ static uint64_t stream__input(struct pairer *p, struct pair_conn *c, const struc
 	*buf = io->data;
 	*blen = dl;
 	*len = io->len;
-	if (!c->carry_len || c->carry_dir != io->dir) {
-		c->carry_len = 0;
+	/* the other direction's carried bytes wait for its next read: a Kafka
+	 * broker reads a request's head, answers the one before, then reads
+	 * the rest */
+	if (!c->carry_len || c->carry_dir != io->dir)
 		return ts;
-	}
 	if (p->scratch_cap < PAIR_CARRY + dl) {
 		uint8_t *n = realloc(p->scratch, PAIR_CARRY + dl);
 
@@ -565,7 +566,8 @@ static void stream__response(struct pairer *p, struct pair_conn *c, const struct
 			return;
 		if (flip || !c->last_dir)
 			p->c.n_unmatched++;
-		c->carry_len = 0;
+		if (c->carry_dir == io->dir)
+			c->carry_len = 0;
 		return;
 	}
 	if (flip && c->req_need == PAIR_LEN_OPEN)

@@ -210,6 +210,46 @@ static void test_split(void)
 	pair__free(p);
 }
 
+/* Reads and writes as librdkafka's broker and client make them: a request's
+ * 12-byte head, then its rest; a response's 8-byte head, then its rest; the
+ * other direction's bytes in between (the answer to the request before, the
+ * next request): each head waits for its rest. */
+static void test_interleaved(void)
+{
+	static const int16_t ok[] = { 0 }, err[] = { 10 };
+	struct pairer *p = fresh(0);
+	struct req_io s = tcp(500, 5, true, 40005, 9092);
+	struct req_io c = tcp(501, 6, false, 40006, 9092);
+	struct kw a, b, ra, rb;
+
+	kw_produce(&a, 7, 1, "agent-test", -1, 200);
+	kw_produce(&b, 7, 2, "agent-test", -1, 200);
+	kw_produce_resp(&ra, 7, 1, "agent-test", ok, 1);
+	kw_produce_resp(&rb, 7, 2, "agent-test", err, 1);
+	io_bin(p, s, REQ_DIR_IN, 1000, a.b, 12, 12);
+	io_bin(p, s, REQ_DIR_IN, 1001, a.b + 12, a.n - 12, a.n - 12);
+	io_bin(p, s, REQ_DIR_IN, 1002, b.b, 12, 12);
+	io_bin(p, s, REQ_DIR_OUT, 1100, ra.b, ra.n, ra.n);
+	io_bin(p, s, REQ_DIR_IN, 1101, b.b + 12, b.n - 12, b.n - 12);
+	io_bin(p, s, REQ_DIR_OUT, 1200, rb.b, rb.n, rb.n);
+	CHECK_INT(nrec, 2);
+	rec(0, "Produce", "agent-test", 0, a.n, ra.n);
+	rec(1, "Produce", "agent-test", 10, b.n, rb.n);
+	CHECK_INT(recs[1].duration, 198);
+
+	io_bin(p, c, REQ_DIR_OUT, 2000, a.b, a.n, a.n);
+	io_bin(p, c, REQ_DIR_IN, 2100, ra.b, 8, 8);
+	io_bin(p, c, REQ_DIR_OUT, 2101, b.b, b.n, b.n);
+	io_bin(p, c, REQ_DIR_IN, 2102, ra.b + 8, ra.n - 8, ra.n - 8);
+	io_bin(p, c, REQ_DIR_IN, 2200, rb.b, 8, 8);
+	io_bin(p, c, REQ_DIR_IN, 2201, rb.b + 8, rb.n - 8, rb.n - 8);
+	CHECK_INT(nrec, 4);
+	rec(2, "Produce", "agent-test", 0, a.n, ra.n);
+	rec(3, "Produce", "agent-test", 10, b.n, rb.n);
+	CHECK_INT(recs[2].side, REQ_SIDE_CLIENT);
+	pair__free(p);
+}
+
 /* Other protocols' connections are not taken for Kafka: Redis and HTTP
  * keep theirs; bytes that are no request stay unknown. */
 static void test_not_kafka(void)
@@ -239,6 +279,7 @@ int main(void)
 	test_server();
 	test_client_acks0();
 	test_split();
+	test_interleaved();
 	test_not_kafka();
 	return t_report();
 }

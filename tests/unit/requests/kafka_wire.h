@@ -1,8 +1,9 @@
 /* Kafka messages for the tests, laid out field by field as the protocol's
  * message schemas say (kafka.apache.org/protocol): requests of Produce,
- * Fetch, Metadata and ApiVersions and their responses, in the versions
- * librdkafka 2.0 speaks (Produce v7, Fetch v11, Metadata v4, ApiVersions v3)
- * and flexible ones (Produce v9, Fetch v12, Metadata v9 and v12). */
+ * Fetch, Metadata and ApiVersions and their responses, in versions near
+ * those librdkafka 2.0 speaks (Produce v7, Fetch v11, Metadata v2,
+ * ApiVersions v3), older ones and flexible ones (Produce v9, Fetch v12,
+ * Metadata v9 and v12). */
 #ifndef UNIT_KAFKA_WIRE_H
 #define UNIT_KAFKA_WIRE_H
 

@@ -1,7 +1,8 @@
 /* kafka__parse and kafka__parse_response on messages laid out by the
  * protocol's schemas (kafka_wire.h): requests and responses of several APIs
- * and versions, flexible ones included, every prefix of them, then cut,
- * hostile and other protocols' bytes. Every parse runs on a copy of exactly
+ * and versions, flexible ones included, every prefix of them; on messages
+ * librdkafka and its mock broker sent; then cut, hostile and other
+ * protocols' bytes. Every parse runs on a copy of exactly
  * LEN bytes, so that valgrind and ASan see any read past it. */
 #include <errno.h>
 #include <stdint.h>
@@ -224,6 +225,68 @@ static void test_responses(void)
 	check_resp(n, kafka__api_of(8, 7), 46, -1);
 }
 
+/* librdkafka 2.0.2 and its mock broker (Debian 12), as strace saw their
+ * sendmsg calls in e2e_req_kafka's kprod: a producer's first ApiVersions
+ * (v3, which the mock lacks: 35), Metadata v2 of agent-test and of a topic
+ * the broker calls unknown (3), a Produce v7 of ten records, a Produce
+ * response with the error the test pushed (10), and a Fetch v11. */
+static const char rd_apiversions[] = "\x00\x00\x00+\x00\x12\x00\x03\x00\x00\x00\x01"
+	"\x00\x0ekprod-producer\x00\x0blibrdkafka\x06" "2.0.2\x00";
+static const char rd_apiversions_35[] = "\x00\x00\x00\x11\x00\x00\x00\x01\x00#\x01\x00\x12"
+	"\x00\x00\x00\x02\x00\x00\x00\x00";
+static const char rd_metadata[] = "\x00\x00\x00(\x00\x03\x00\x02\x00\x00\x00\x03\x00\x0e"
+	"kprod-producer\x00\x00\x00\x01\x00\x0a" "agent-test";
+static const char rd_metadata_resp[] = "\x00\x00\x00k\x00\x00\x00\x03\x00\x00\x00\x01"
+	"\x00\x00\x00\x01\x00\x09" "127.0.0.1\x00\x00\xb5\x09\xff\xff\x00\x17mockCluster"
+	"155e98443e50\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x0a" "agent-test\x00\x00"
+	"\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x01\x00\x00\x00"
+	"\x01\x00\x00\x00\x01\x00\x00\x00\x01";
+static const char rd_metadata_missing[] = "\x00\x00\x00+\x00\x03\x00\x02\x00\x00\x00\x1a"
+	"\x00\x0ekprod-producer\x00\x00\x00\x01\x00\x0d" "agent-missing";
+static const char rd_metadata_3[] = "\x00\x00\x00T\x00\x00\x00\x1a\x00\x00\x00\x01\x00\x00"
+	"\x00\x01\x00\x09" "127.0.0.1\x00\x00\xb5\x09\xff\xff\x00\x17mockCluster155e98443e50"
+	"\x00\x00\x00\x00\x00\x00\x00\x01\x00\x03\x00\x0d" "agent-missing\x00\x00\x00\x00\x00";
+static const char rd_produce[] = "\x00\x00\x01\x19\x00\x00\x00\x07\x00\x00\x00\x04\x00\x0e"
+	"kprod-producer\xff\xff\xff\xff\x00\x00u0\x00\x00\x00\x01\x00\x0a" "agent-test\x00\x00"
+	"\x00\x01\x00\x00\x00\x00\x00\x00\x00\xdd\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"
+	"\x00\xd1\x00\x00\x00\x00\x02\x1b\x81mx\x00\x00\x00\x00\x00\x09\x00\x00\x01\xa2\x1c"
+	"\x0b\x83\xf5\x00\x00\x01\xa2\x1c\x0b\x83\xf6\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff"
+	"\xff\xff\xff\xff\x00\x00\x00\x0a\x1e\x00\x00\x00\x01\x12message 0\x00\x1e\x00\x00\x02"
+	"\x01\x12message 1\x00\x1e\x00\x00\x04\x01\x12message 2\x00\x1e\x00\x02\x06\x01\x12"
+	"message 3\x00\x1e\x00\x02\x08\x01\x12message 4\x00\x1e\x00\x02\x0a\x01\x12message 5"
+	"\x00\x1e\x00\x02\x0c\x01\x12message 6\x00\x1e\x00\x02\x0e\x01\x12message 7\x00\x1e"
+	"\x00\x02\x10\x01\x12message 8\x00\x1e\x00\x02\x12\x01\x12message 9\x00";
+static const char rd_produce_10[] = "\x00\x00\x00:\x00\x00\x00\x18\x00\x00\x00\x01\x00\x0a"
+	"agent-test\x00\x00\x00\x01\x00\x00\x00\x00\x00\x0a\xff\xff\xff\xff\xff\xff\xff\xff"
+	"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x00\x00\x00\x00";
+static const char rd_fetch[] = "\x00\x00\x00g\x00\x01\x00\x0b\x00\x00\x00\x08\x00\x0e"
+	"kprod-consumer\xff\xff\xff\xff\x00\x00\x00" "d\x00\x00\x00\x01\x03 \x00\x00\x01\x00"
+	"\x00\x00\x00\xff\xff\xff\xff\x00\x00\x00\x01\x00\x0a" "agent-test\x00\x00\x00\x01\x00"
+	"\x00\x00\x00\xff\xff\xff\xff\x00\x00\x00\x00\x00\x00\x00\x1e\xff\xff\xff\xff\xff\xff"
+	"\xff\xff\x00\x00\x01,\x00\x00\x00\x00\x00\x00";
+
+/* Message M (N bytes) into W: its length. */
+static size_t rd(const char *m, size_t n)
+{
+	memcpy(w.b, m, n);
+	return n;
+}
+
+static void test_librdkafka(void)
+{
+#define RD(m) rd(m, sizeof(m) - 1)
+	check_req(RD(rd_apiversions), "ApiVersions", "", 1, kafka__api_of(18, 3));
+	check_resp(RD(rd_apiversions_35), kafka__api_of(18, 3), 1, 35);
+	check_req(RD(rd_metadata), "Metadata", "agent-test", 3, kafka__api_of(3, 2));
+	check_resp(RD(rd_metadata_resp), kafka__api_of(3, 2), 3, 0);
+	check_req(RD(rd_metadata_missing), "Metadata", "agent-missing", 26, kafka__api_of(3, 2));
+	check_resp(RD(rd_metadata_3), kafka__api_of(3, 2), 26, 3);
+	check_req(RD(rd_produce), "Produce", "agent-test", 4, kafka__api_of(0, 7));
+	check_resp(RD(rd_produce_10), kafka__api_of(0, 7), 24, 10);
+	check_req(RD(rd_fetch), "Fetch", "agent-test", 8, kafka__api_of(1, 11));
+#undef RD
+}
+
 static void test_hostile(void)
 {
 	size_t n;
@@ -339,6 +402,7 @@ int main(void)
 {
 	test_requests();
 	test_responses();
+	test_librdkafka();
 	test_hostile();
 	test_foreign();
 	return t_report();

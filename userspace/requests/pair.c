@@ -1,8 +1,9 @@
 /* The pairing's state machine. A TCP connection alternates between bytes in
  * the request direction (client to server) and bytes in the response
  * direction. Protocols whose every message states its length (HTTP, Redis,
- * DNS over TCP) are walked message by message, so pipelined requests are
- * counted one by one and a response ends at its last byte; for the others
+ * Kafka, DNS over TCP) are walked message by message, so pipelined requests
+ * are counted one by one and a response ends at its last byte (a Kafka
+ * response goes to the request of its correlation id); for the others
  * (MySQL, PostgreSQL, TLS, unknown bytes) a burst in one direction is one
  * request or one response, and a response ends where the next request begins
  * (or at close, or when the connection stays idle). MySQL's server speaks

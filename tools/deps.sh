@@ -14,9 +14,12 @@ set -euo pipefail
 # nghttp2-client (h2load), python3-grpcio: HTTP/2 and gRPC clients (e2e).
 # libcapstone-dev: decodes Go programs' functions for the Go TLS probes' RETs;
 # golang-go: the Go TLS programs the e2e test builds.
+# librdkafka-dev: the Kafka client whose mock cluster (a broker inside the
+# client's process) tests/e2e/kafka/kprod.c talks to (e2e_req_kafka).
 pkgs=(meson ninja-build pkg-config python3 gcc clang llvm bpftool
       libbpf-dev libelf-dev zlib1g-dev libjson-c-dev libcurl4-openssl-dev libmicrohttpd-dev
-      libssl-dev libgnutls28-dev libnghttp2-dev libcapstone-dev golang-go nghttp2-client python3-grpcio valgrind sysdig prometheus linux-perf)
+      libssl-dev libgnutls28-dev libnghttp2-dev libcapstone-dev golang-go nghttp2-client python3-grpcio valgrind sysdig prometheus linux-perf
+      librdkafka-dev)
 
 # Installs those of its arguments that are missing.
 install_missing() {

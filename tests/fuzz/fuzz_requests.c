@@ -3,13 +3,16 @@
  * UBSan, the contract of req_head.h is checked: only 0, -ENOMSG or -EAGAIN,
  * strings terminated inside their arrays, a message length only with a
  * result, the protocol named as the parser's. http__head_end finds a head's
- * end inside the bytes, and the same end when they come in two pieces. */
+ * end inside the bytes, and the same end when they come in two pieces. A
+ * Kafka response is read as the answer to the API and version the first
+ * byte names (bits 1-3: one of eight APIs, bits 4-7: the version). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dns.h"
 #include "http.h"
+#include "kafka.h"
 #include "mysql.h"
 #include "pgsql.h"
 #include "redis.h"
@@ -25,6 +28,15 @@ static int mysql_auth_end(const uint8_t *buf, size_t len, bool request, struct r
 	return mysql__auth_end(buf, len, out);
 }
 
+/* A Kafka response to the request the first byte names (set per input). */
+static uint32_t kafka_api;
+
+static int kafka_response(const uint8_t *buf, size_t len, bool request, struct req_head *out)
+{
+	(void)request;
+	return kafka__parse_response(buf, len, kafka_api, out);
+}
+
 static const struct {
 	parse_fn fn;
 	enum req_proto proto;
@@ -37,6 +49,8 @@ static const struct {
 	{ mysql_auth_end, REQ_PROTO_MYSQL },
 	{ pgsql__parse, REQ_PROTO_PGSQL },
 	{ tls__parse, REQ_PROTO_TLS },
+	{ kafka__parse, REQ_PROTO_KAFKA },
+	{ kafka_response, REQ_PROTO_KAFKA },
 };
 
 static void check(int r, const struct req_head *h, enum req_proto proto)
@@ -72,12 +86,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static const uint16_t kafka_keys[8] = { 0, 1, 3, 18, 12, 10, 11, 22 };
 	uint8_t *buf;
 	bool request;
 
 	if (size < 1)
 		return 0;
 	request = data[0] & 1;
+	kafka_api = kafka__api_of(kafka_keys[(data[0] >> 1) & 7], data[0] >> 4);
 	/* an exact-size copy: a read past the end is an ASan report */
 	buf = malloc(size - 1 ? size - 1 : 1);
 	if (!buf)

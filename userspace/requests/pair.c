@@ -1,8 +1,9 @@
 /* The pairing's state machine. A TCP connection alternates between bytes in
  * the request direction (client to server) and bytes in the response
  * direction. Protocols whose every message states its length (HTTP, Redis,
- * DNS over TCP) are walked message by message, so pipelined requests are
- * counted one by one and a response ends at its last byte; for the others
+ * Kafka, DNS over TCP) are walked message by message, so pipelined requests
+ * are counted one by one and a response ends at its last byte (a Kafka
+ * response goes to the request of its correlation id); for the others
  * (MySQL, PostgreSQL, TLS, unknown bytes) a burst in one direction is one
  * request or one response, and a response ends where the next request begins
  * (or at close, or when the connection stays idle). MySQL's server speaks
@@ -17,6 +18,7 @@
 #include "dns.h"
 #include "h2_frame.h"
 #include "http.h"
+#include "kafka.h"
 #include "mysql.h"
 #include "pair_int.h"
 #include "pgsql.h"
@@ -41,6 +43,7 @@ static int proto__parse(uint8_t proto, bool udp, const uint8_t *b, size_t n, boo
 	case REQ_PROTO_MYSQL: return mysql__parse(b, n, request, h);
 	case REQ_PROTO_PGSQL: return pgsql__parse(b, n, request, h);
 	case REQ_PROTO_TLS: return tls__parse(b, n, request, h);
+	case REQ_PROTO_KAFKA: return kafka__parse(b, n, request, h);
 	}
 	req_head__clear(h);
 	return -ENOMSG;
@@ -53,7 +56,8 @@ static uint8_t proto__detect(bool udp, const uint8_t *b, size_t n, bool request,
 			     struct req_head *h, bool *again)
 {
 	static const uint8_t order[] = { REQ_PROTO_HTTP, REQ_PROTO_TLS, REQ_PROTO_PGSQL,
-					 REQ_PROTO_MYSQL, REQ_PROTO_REDIS, REQ_PROTO_DNS };
+					 REQ_PROTO_MYSQL, REQ_PROTO_REDIS, REQ_PROTO_DNS,
+					 REQ_PROTO_KAFKA };
 	int r;
 
 	*again = false;
@@ -62,6 +66,9 @@ static uint8_t proto__detect(bool udp, const uint8_t *b, size_t n, bool request,
 		return r == 0 ? REQ_PROTO_DNS : REQ_PROTO_NONE;
 	}
 	for (size_t i = 0; i < sizeof(order); i++) {
+		/* a Kafka response is a length and a number: anything */
+		if (order[i] == REQ_PROTO_KAFKA && !request)
+			continue;
 		r = proto__parse(order[i], false, b, n, request, h);
 		if (r == 0)
 			return order[i];
@@ -76,7 +83,8 @@ static uint8_t proto__detect(bool udp, const uint8_t *b, size_t n, bool request,
  * and per response: walked message by message. */
 static bool proto__walks(uint8_t proto)
 {
-	return proto == REQ_PROTO_HTTP || proto == REQ_PROTO_REDIS || proto == REQ_PROTO_DNS;
+	return proto == REQ_PROTO_HTTP || proto == REQ_PROTO_REDIS || proto == REQ_PROTO_DNS ||
+	       proto == REQ_PROTO_KAFKA;
 }
 
 static struct pair_req *q_at(struct pair_conn *c, uint32_t i)
@@ -158,7 +166,7 @@ struct pair_req *pair_req__begin(struct pairer *p, struct pair_conn *c, uint8_t 
 	q->req_bytes = q->resp_bytes = 0;
 	q->resp_need = 0;
 	q->status = -1;
-	q->dns_id = 0;
+	q->dns_id = q->kafka_api = 0;
 	q->proto = proto;
 	q->has_resp = q->resp_done = q->error = q->head_resp = false;
 	q->seq = ++c->seq;
@@ -179,6 +187,7 @@ struct pair_req *pair_req__begin(struct pairer *p, struct pair_conn *c, uint8_t 
 		q->method_len = (uint16_t)req_str__copy(q->method, sizeof(q->method), h->method);
 		q->target_len = (uint16_t)req_str__copy(q->target, sizeof(q->target), h->target);
 		q->dns_id = h->id;
+		q->kafka_api = h->kafka_api;
 		q->head_resp = proto == REQ_PROTO_HTTP && !strcmp(h->method, "HEAD");
 		/* the connection's records name the server asked for, the
 		 * plaintext's too */
@@ -220,10 +229,11 @@ static uint64_t stream__input(struct pairer *p, struct pair_conn *c, const struc
 	*buf = io->data;
 	*blen = dl;
 	*len = io->len;
-	if (!c->carry_len || c->carry_dir != io->dir) {
-		c->carry_len = 0;
+	/* the other direction's carried bytes wait for its next read: a Kafka
+	 * broker reads a request's head, answers the one before, then reads
+	 * the rest */
+	if (!c->carry_len || c->carry_dir != io->dir)
 		return ts;
-	}
 	if (p->scratch_cap < PAIR_CARRY + dl) {
 		uint8_t *n = realloc(p->scratch, PAIR_CARRY + dl);
 
@@ -375,6 +385,39 @@ static struct pair_req *resp__target(struct pair_conn *c)
 	return NULL;
 }
 
+/* A Kafka response starting at B (N captured bytes), correlation id H->id:
+ * the request in flight it answers, from Q (the first unanswered) on. Those
+ * before it have no response (a Produce with acks=0): done as they stand.
+ * H is then the response as its request's API reads it; *AGAIN when N bytes
+ * end before its error code (H: the id alone). No request of that id (begun
+ * before the connection was followed): Q, in order. */
+static struct pair_req *resp__kafka(struct pairer *p, struct pair_conn *c, struct pair_req *q,
+				    const uint8_t *b, size_t n, struct req_head *h, bool *again)
+{
+	uint32_t i = 0, j;
+
+	while (q_at(c, i) != q)
+		i++;
+	for (j = i; j < c->n; j++)
+		if (!q_at(c, j)->resp_done && q_at(c, j)->dns_id == h->id)
+			break;
+	if (j == c->n)
+		return q;
+	for (; i < j; i++) {
+		struct pair_req *x = q_at(c, i);
+
+		if (!x->resp_done && !x->has_resp) {
+			x->resp_done = true;
+			pair_req__release(p, x);
+		}
+	}
+	q = q_at(c, j);
+	*again = kafka__parse_response(b, n, q->kafka_api, h) == -EAGAIN;
+	if (*again)
+		kafka__parse(b, n, false, h);
+	return q;
+}
+
 /* A PostgreSQL response is many messages: an error among the captured ones
  * fails the request. */
 static void resp__pg_error(struct pair_req *q, const uint8_t *b, size_t n)
@@ -524,7 +567,8 @@ static void stream__response(struct pairer *p, struct pair_conn *c, const struct
 			return;
 		if (flip || !c->last_dir)
 			p->c.n_unmatched++;
-		c->carry_len = 0;
+		if (c->carry_dir == io->dir)
+			c->carry_len = 0;
 		return;
 	}
 	if (flip && c->req_need == PAIR_LEN_OPEN)
@@ -564,6 +608,16 @@ static void stream__response(struct pairer *p, struct pair_conn *c, const struct
 			    proto__walks(c->proto) && c->detected &&
 			    stream__carry(c, io->dir, buf + off, blen - off, len - done, ts))
 				break;
+			if (!r && c->proto == REQ_PROTO_KAFKA) {
+				bool again = false;
+
+				q = resp__kafka(p, c, q, buf + off, blen - off, &h, &again);
+				/* its error code in the next read (librdkafka reads
+				 * the length and id first): the head carried to it */
+				if (again && stream__carry(c, io->dir, buf + off, blen - off,
+							   len - done, ts))
+					break;
+			}
 			resp__begin(c, q, off < blen ? buf + off : NULL, off < blen ? blen - off : 0,
 				    off ? ts : ts_carry, r, &h);
 			c->resp_need = q->resp_need;

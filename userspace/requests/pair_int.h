@@ -45,7 +45,8 @@ struct pair_req {
 	uint64_t req_bytes, resp_bytes;
 	uint64_t resp_need;	/* bytes of its response still to come, or PAIR_LEN_OPEN */
 	int32_t status;
-	uint32_t dns_id;
+	uint32_t dns_id;	/* DNS transaction id, Kafka correlation id */
+	uint32_t kafka_api;	/* Kafka: its api key and version (kafka.h) */
 	uint8_t proto;
 	bool has_resp;		/* response bytes seen */
 	bool resp_done;		/* its response's known length was reached */

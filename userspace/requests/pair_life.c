@@ -60,10 +60,11 @@ static void conn__end(struct pairer *p, struct pair_conn *c, bool closed)
 {
 	while (c->n) {
 		struct pair_req *q = &c->q[c->head];
-		bool cut = !q->has_resp || (q->resp_need != PAIR_LEN_OPEN && !q->resp_done &&
-					    q->resp_need);
+		/* (done with no response: a Kafka request answered by none) */
+		bool cut = !q->resp_done &&
+			   (!q->has_resp || (q->resp_need != PAIR_LEN_OPEN && q->resp_need));
 
-		if (!closed && !q->has_resp) {
+		if (!closed && !q->has_resp && !q->resp_done) {
 			p->c.n_open_at_end++;
 			pair_req__release(p, q);
 			c->head = (c->head + 1) % PAIR_PIPELINE;
@@ -120,9 +121,9 @@ void pair__expire(struct pairer *p, uint64_t now)
 		while (c->n) {
 			struct pair_req *q = &c->q[c->head];
 
-			if (!q->has_resp && now > q->ts_start + t)
+			if (!q->has_resp && !q->resp_done && now > q->ts_start + t)
 				pair_emit__req(p, c, q, true, false, q->ts_start + t);
-			else if (q->has_resp && now > c->last_ts + t)
+			else if ((q->has_resp || q->resp_done) && now > c->last_ts + t)
 				pair_emit__req(p, c, q, false, false, 0);
 			else
 				break;

@@ -20,11 +20,12 @@ enum req_proto {
 	REQ_PROTO_TLS,		/* encrypted: paired as bytes only, labelled */
 	REQ_PROTO_HTTP2,	/* HTTP/2, a request per stream */
 	REQ_PROTO_GRPC,		/* HTTP/2 whose content-type is application/grpc */
+	REQ_PROTO_KAFKA,
 	REQ_PROTO_MAX
 };
 
-#define REQ_METHOD_MAX 24	/* HTTP method, Redis command, DNS query type, SQL command */
-#define REQ_TARGET_MAX 256	/* HTTP path (no query), DNS name, SQL text head, Redis key */
+#define REQ_METHOD_MAX 24	/* HTTP method, Redis command, DNS query type, SQL command, Kafka API */
+#define REQ_TARGET_MAX 256	/* HTTP path (no query), DNS name, SQL text head, Redis key, Kafka topic */
 #define REQ_CODE_MAX 24		/* SQLSTATE, MySQL SQL state, Redis error word, gRPC code */
 #define REQ_MESSAGE_MAX 128	/* an error's message: gRPC's grpc-message */
 
@@ -33,8 +34,10 @@ struct req_head {
 	bool request;		/* a request; else a response */
 	bool error;		/* a response saying the request failed */
 	bool len_known;		/* total_len is the whole message */
-	int32_t status;		/* HTTP status, DNS rcode, MySQL error number; -1: none */
-	uint32_t id;		/* DNS transaction id, else 0 */
+	int32_t status;		/* HTTP status, DNS rcode, MySQL or Kafka error number; -1: none */
+	uint32_t id;		/* DNS transaction id, Kafka correlation id, else 0 */
+	uint32_t kafka_api;	/* Kafka request: api key << 16 | version, for its
+				 * response's parse (kafka.h) */
 	bool upgrade_h2c;	/* HTTP: an Upgrade header naming h2c */
 	uint64_t total_len;	/* bytes of the whole message (header and body) when
 				 * len_known: the next pipelined message starts there */

@@ -57,6 +57,7 @@ uint8_t topo_class__of(const struct req_record *r)
 	case REQ_PROTO_REDIS:
 	case REQ_PROTO_MYSQL:
 	case REQ_PROTO_PGSQL:
+	case REQ_PROTO_KAFKA:
 		if (r->error)
 			return TOPO_CLASS_ERROR;
 		/* closed before any reply: neither ok nor error */
@@ -79,6 +80,7 @@ const char *topo__content(const struct req_record *r)
 	case REQ_PROTO_REDIS:
 	case REQ_PROTO_MYSQL:
 	case REQ_PROTO_PGSQL:
+	case REQ_PROTO_KAFKA:
 		return r->method;
 	default:
 		return "";

@@ -74,7 +74,8 @@ static inline void req_refused_at(int line, req_parse_fn parse, const uint8_t *m
 
 /* Typical first bytes of each protocol: HTTP, RESP and DNS by their
  * specifications, MySQL as MariaDB 10.11 sends them, PostgreSQL as psql 15 and
- * its server, TLS as OpenSSL 3.0 (the first bytes of its records). */
+ * its server, TLS as OpenSSL 3.0 (the first bytes of its records), Kafka by
+ * its schemas (a Metadata v4 request, an ApiVersions v0 answer). */
 static const struct req_foreign {
 	enum req_proto proto;
 	bool request;
@@ -115,6 +116,10 @@ static const struct req_foreign {
 	{ REQ_PROTO_TLS, true, REQ_BYTES("\x16\x03\x01\x01\x3b\x01\x00\x01\x37\x03\x03\xae\x50") },
 	{ REQ_PROTO_TLS, false, REQ_BYTES("\x16\x03\x03\x00\x7a\x02\x00\x00\x76\x03\x03\xd1\x93") },
 	{ REQ_PROTO_TLS, true, REQ_BYTES("\x17\x03\x03\x00\x13\xc1\x25\x62\xc5\x3d\xdc\xe3") },
+	{ REQ_PROTO_KAFKA, true, REQ_BYTES("\x00\x00\x00\x19\x00\x03\x00\x04\x00\x00\x00\x02"
+		"\x00\x07rdkafka\x00\x00\x00\x01\x00\x01t\x00") },
+	{ REQ_PROTO_KAFKA, false, REQ_BYTES("\x00\x00\x00\x10\x00\x00\x00\x01\x00\x00\x00\x00"
+		"\x00\x01\x00\x00\x00\x00\x00\x09") },
 };
 
 /* The other protocols' first bytes are refused, both ways. */

@@ -5,8 +5,10 @@
  * process is the same entity here as in the request metrics. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "hash.h"
+#include "ppm_wire.h"
 #include "tcp_record.h"
 #include "topo_int.h"
 
@@ -92,6 +94,18 @@ static unsigned connect__kind(uint8_t outcome)
 	return outcome <= TCP_OUTCOME_RESET ? TOPO_TCP_ESTABLISHED : outcome - TCP_OUTCOME_RESET;
 }
 
+/* A loopback address (127/8, ::1, ::ffff:127/104): the end is on this host,
+ * and its process's own record of the connection comes too. */
+static bool ip__loopback(uint8_t family, const uint8_t *ip)
+{
+	static const uint8_t v6lo[16] = { [15] = 1 };
+	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	if (family == PPM_AF_INET)
+		return ip[0] == 127;
+	return !memcmp(ip, v6lo, 16) || (!memcmp(ip, mapped, 12) && ip[12] == 127);
+}
+
 static void tcp_stats__add(struct topo_tcp_stats *s, const struct tcp_record *r)
 {
 	bool client = r->side == REQ_SIDE_CLIENT;
@@ -111,7 +125,7 @@ static void tcp_stats__add(struct topo_tcp_stats *s, const struct tcp_record *r)
 	}
 	/* a connection between two processes of this host has a record from
 	 * each end: the client's counts it */
-	if (client || !r->client.local) {
+	if (client || !(r->client.local || ip__loopback(r->family, r->client.ip))) {
 		s->conns[r->outcome]++;
 		s->bytes_sent += client ? r->bytes_sent : r->bytes_received;
 		s->bytes_received += client ? r->bytes_received : r->bytes_sent;

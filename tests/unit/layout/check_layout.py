@@ -18,6 +18,7 @@ FLOORS = [
     ["metrics", "capture"],
     ["inspect"],
     ["requests", "profile"],
+    ["tcp"],
     ["capfile", "fields", "topology", "tls"],
     ["filter", "format"],
     ["agent"],

@@ -54,7 +54,7 @@ FMT='*%tcp.side %tcp.outcome %tcp.established %tcp.client %tcp.server %tcp.sport
 FMT+=' %tcp.duration %tcp.connect %tcp.srtt %tcp.retransmits %tcp.resets.sent'
 FMT+=' %tcp.resets.received %tcp.bytes.sent %tcp.bytes.received %tcp.client.proc %tcp.server.proc'
 FMT+=' %tcp.client.pid %tcp.server.pid'
-start_agent "$TMP/tcp.json" "$TMP/tcp.err" --tcp -j -p "$FMT" \
+start_agent "$TMP/tcp.json" "$TMP/tcp.err" --tcp -j -p "$FMT" --metrics 127.0.0.1:18609 \
 	'tcp.sport in (18600, 18601, 18602, 18603)' ||
 	{ echo "FAIL: the agent did not start"; cat "$TMP/tcp.err"; finish; exit 1; }
 
@@ -146,7 +146,9 @@ PY
 wait_for 30 settled
 counters "$TMP/c4"
 srv_stop "$ngx"
-sleep 1
+# the metrics' text is made again once a second
+sleep 2.5
+curl -s -m 5 http://127.0.0.1:18609/metrics >"$TMP/metrics"
 stop_agent
 expect "the agent ended cleanly" grep -qE '^agent: dropped 0 ' "$TMP/tcp.err" ||
 	tail -5 "$TMP/tcp.err"
@@ -218,9 +220,35 @@ out(len(ss) == 20 and not bad, "srtt at the close within 10%% of ss -ti's rtt, a
     % (len(ss), bad[:3]))
 out(all(r.get("tcp.client.proc" if r["tcp.side"] == "client" else "tcp.server.proc") ==
         "python3" for r in r4), "the ends are python3's")
+# the agent_tcp_* metrics: the same counts, summed over the edges
+def metric(name, **labels):
+    n = 0
+    for line in open(tmp + "/metrics"):
+        m = re.match(r"(\w+)\{(.*)\} (\S+)$", line.strip())
+        if not m or m.group(1) != name:
+            continue
+        have = dict(re.findall(r'(\w+)="([^"]*)"', m.group(2)))
+        if all(have.get(k) == v for k, v in labels.items()):
+            n += float(m.group(3))
+    return int(n)
+want = {"refused": 20, "timedout": 5, "established": 14}
+got = {k: metric("agent_tcp_connect_total", outcome=k) for k in want}
+out(got == want, "agent_tcp_connect_total by outcome: %s" % got)
+out(metric("agent_tcp_accept_total") == 14, "agent_tcp_accept_total: %d (14)" % metric("agent_tcp_accept_total"))
+allre = sum(r["tcp.retransmits"] for r in recs)
+out(metric("agent_tcp_retransmit_total") == allre == retrans1 + retrans3,
+    "agent_tcp_retransmit_total: %d, the records %d, TcpRetransSegs %d"
+    % (metric("agent_tcp_retransmit_total"), allre, retrans1 + retrans3))
+out(metric("agent_tcp_resets_total", direction="sent") == 10 and
+    metric("agent_tcp_resets_total", direction="received") == 30,
+    "agent_tcp_resets_total: sent %d (10), received %d (30: 20 refusals, 10 aborts)"
+    % (metric("agent_tcp_resets_total", direction="sent"),
+       metric("agent_tcp_resets_total", direction="received")))
+out(metric("agent_tcp_connections_total") == 39,
+    "agent_tcp_connections_total: %d (39 connections, each once)" % metric("agent_tcp_connections_total"))
 PY
 cat "$TMP/checks"
 n=$(grep -c '^ok' "$TMP/checks"); f=$(grep -c '^FAIL' "$TMP/checks")
 checks=$((checks + n + f)); failures=$((failures + f))
-expect "the checks ran" [ $((n + f)) -ge 14 ]
+expect "the checks ran (21)" [ $((n + f)) -ge 21 ]
 finish

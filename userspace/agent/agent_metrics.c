@@ -228,9 +228,13 @@ static int requests(struct prom_buf *b, const struct agent_counters *c)
 	};
 	int err;
 
-	if (!c->have_pairing)
-		return 0;
-	err = one(b, "agent_requests_paired_total", "counter",
+	/* TCP health's connections the driver had no room for (0 without it) */
+	err = one(b, "agent_tcp_untracked_total", "counter",
+		  "TCP connections TCP health did not keep, its kernel table full: no record.",
+		  c->cap.total.drv_tcp_untracked);
+	if (!err && !c->have_pairing)
+		return c->topo ? topo__prom(c->topo, b) : 0;
+	err = err ?: one(b, "agent_requests_paired_total", "counter",
 		  "Requests paired with their response (or timed out, or cut by a close).",
 		  p->n_requests)
 	   ?: one(b, "agent_request_connections", "gauge", "Connections followed now.",

@@ -34,8 +34,9 @@ void agent__gather(struct agent *a)
 		req_mode__counters(a->req, &c->pairing);
 		req_mode__profile_counters(a->req, &c->profile);
 		c->have_pairing = true;
-		c->topo = a->topo;
 	}
+	/* --requests' metrics, or --tcp's */
+	c->topo = a->topo;
 }
 
 /* The metrics text, rebuilt at most every PUBLISH_MS. */

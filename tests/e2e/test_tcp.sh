@@ -12,7 +12,9 @@
 #   sent and received add up to TcpOutRsts, the reset records to
 #   TcpEstabResets, and each end's srtt at the close is what ss -ti showed
 #   of its idle socket just before (within 10%);
-# - the records name the processes (curl and nginx, python3).
+# - IPv6 on [::1], and IPv4 over an IPv6 socket written as IPv4;
+# - the records name the processes (curl and nginx, python3);
+# - the agent_tcp_* metrics (--metrics) hold the same counts.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_servers.sh"
 need_live
@@ -55,7 +57,7 @@ FMT+=' %tcp.duration %tcp.connect %tcp.srtt %tcp.retransmits %tcp.resets.sent'
 FMT+=' %tcp.resets.received %tcp.bytes.sent %tcp.bytes.received %tcp.client.proc %tcp.server.proc'
 FMT+=' %tcp.client.pid %tcp.server.pid'
 start_agent "$TMP/tcp.json" "$TMP/tcp.err" --tcp -j -p "$FMT" --metrics 127.0.0.1:18609 \
-	'tcp.sport in (18600, 18601, 18602, 18603)' ||
+	'tcp.sport in (18600, 18601, 18602, 18603, 18604)' ||
 	{ echo "FAIL: the agent did not start"; cat "$TMP/tcp.err"; finish; exit 1; }
 
 # 1. A lossy transfer: nginx to curl, 5% of the packets either way dropped.
@@ -145,6 +147,36 @@ l.close()
 PY
 wait_for 30 settled
 counters "$TMP/c4"
+
+# 5. IPv6: 3 connections on [::1], and 2 from an IPv6 socket to IPv4's
+# loopback (::ffff:127.0.0.1, written as IPv4), each 100 bytes each way.
+inns python3 - <<'PY'
+import socket
+for fam, host, lhost in ((socket.AF_INET6, "::1", "::1"),
+                         (socket.AF_INET6, "::ffff:127.0.0.1", "::")):
+    l = socket.socket(socket.AF_INET6)
+    l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if lhost == "::":
+        l.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+    l.bind((lhost, 18604))
+    l.listen(8)
+    for _ in range(3 if host == "::1" else 2):
+        c = socket.socket(fam)
+        c.connect((host, 18604))
+        a, _ = l.accept()
+        c.sendall(b"q" * 100)
+        got = b""
+        while len(got) < 100:
+            got += a.recv(1000)
+        a.sendall(got)
+        back = b""
+        while len(back) < 100:
+            back += c.recv(1000)
+        c.close()
+        a.close()
+    l.close()
+PY
+wait_for 30 settled
 srv_stop "$ngx"
 # the metrics' text is made again once a second
 sleep 2.5
@@ -220,6 +252,18 @@ out(len(ss) == 20 and not bad, "srtt at the close within 10%% of ss -ti's rtt, a
     % (len(ss), bad[:3]))
 out(all(r.get("tcp.client.proc" if r["tcp.side"] == "client" else "tcp.server.proc") ==
         "python3" for r in r4), "the ends are python3's")
+# 5
+r5 = by(18604)
+v6 = [r for r in r5 if r["tcp.server"].startswith("[::1]:")]
+v4 = [r for r in r5 if r["tcp.server"] == "127.0.0.1:18604"]
+out(len(v6) == 6 and len(v4) == 4 and len(r5) == 10,
+    "IPv6: 6 records on [::1], 4 of IPv4 over IPv6 sockets written as IPv4 (%d, %d of %d)"
+    % (len(v6), len(v4), len(r5)))
+out(all(r["tcp.client"] == "[::1]:%d" % r["tcp.cport"] for r in v6) and
+    all(r["tcp.client"] == "127.0.0.1:%d" % r["tcp.cport"] for r in v4),
+    "their client ends' addresses")
+out(all(r["tcp.outcome"] == "closed" and r["tcp.bytes.sent"] == 100 and
+        r["tcp.bytes.received"] == 100 for r in r5), "each closed after 100 bytes each way")
 # the agent_tcp_* metrics: the same counts, summed over the edges
 def metric(name, **labels):
     n = 0
@@ -231,10 +275,10 @@ def metric(name, **labels):
         if all(have.get(k) == v for k, v in labels.items()):
             n += float(m.group(3))
     return int(n)
-want = {"refused": 20, "timedout": 5, "established": 14}
+want = {"refused": 20, "timedout": 5, "established": 19}
 got = {k: metric("agent_tcp_connect_total", outcome=k) for k in want}
 out(got == want, "agent_tcp_connect_total by outcome: %s" % got)
-out(metric("agent_tcp_accept_total") == 14, "agent_tcp_accept_total: %d (14)" % metric("agent_tcp_accept_total"))
+out(metric("agent_tcp_accept_total") == 19, "agent_tcp_accept_total: %d (19)" % metric("agent_tcp_accept_total"))
 allre = sum(r["tcp.retransmits"] for r in recs)
 out(metric("agent_tcp_retransmit_total") == allre == retrans1 + retrans3,
     "agent_tcp_retransmit_total: %d, the records %d, TcpRetransSegs %d"
@@ -244,11 +288,11 @@ out(metric("agent_tcp_resets_total", direction="sent") == 10 and
     "agent_tcp_resets_total: sent %d (10), received %d (30: 20 refusals, 10 aborts)"
     % (metric("agent_tcp_resets_total", direction="sent"),
        metric("agent_tcp_resets_total", direction="received")))
-out(metric("agent_tcp_connections_total") == 39,
-    "agent_tcp_connections_total: %d (39 connections, each once)" % metric("agent_tcp_connections_total"))
+out(metric("agent_tcp_connections_total") == 44,
+    "agent_tcp_connections_total: %d (44 connections, each once)" % metric("agent_tcp_connections_total"))
 PY
 cat "$TMP/checks"
 n=$(grep -c '^ok' "$TMP/checks"); f=$(grep -c '^FAIL' "$TMP/checks")
 checks=$((checks + n + f)); failures=$((failures + f))
-expect "the checks ran (21)" [ $((n + f)) -ge 21 ]
+expect "the checks ran (24)" [ $((n + f)) -ge 24 ]
 finish

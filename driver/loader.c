@@ -975,6 +975,21 @@ int driver__set_sock_families(struct driver *d, uint32_t mask)
 	return 0;
 }
 
+int driver__tcp_listener(struct driver *d, uint32_t netns, uint16_t port, uint32_t pid,
+			 const char *comm)
+{
+	struct tcp_lkey k = { .netns = netns, .port = port };
+	struct tcp_listener v = { .pid = pid };
+
+	if (!d->loaded || !d->tcp)
+		return -EINVAL;
+	strncpy(v.comm, comm, sizeof(v.comm) - 1);
+	if (bpf_map__update_elem(d->skel->maps.tcp_listeners, &k, sizeof(k), &v, sizeof(v),
+				 BPF_NOEXIST))
+		return errno == E2BIG ? -ENOSPC : -errno;
+	return 0;
+}
+
 int driver__sock_quiet(struct driver *d, const struct sock_quiet_key *k, bool on)
 {
 	int fd = bpf_map__fd(d->skel->maps.quiet_socks);

@@ -176,6 +176,13 @@ int driver__set_capture(struct driver *d, bool on);
 int driver__set_snaplen(struct driver *d, uint32_t snaplen);
 /* driver_config.sock_families, before or after load, while the driver runs. */
 int driver__set_sock_families(struct driver *d, uint32_t mask);
+/* TCP health: the process of a port that listened before the driver saw it
+ * do so (the /proc scan's), so that the connections made from it name their
+ * server; one the kernel already keeps is left as it is (-EEXIST). NETNS is
+ * the namespace's inode number, PORT in host order, COMM up to 15 bytes.
+ * -EINVAL without TCP health, -ENOSPC with its table full. */
+int driver__tcp_listener(struct driver *d, uint32_t netns, uint16_t port, uint32_t pid,
+			 const char *comm);
 /* Request mode: the socket I/O of the TCP client end K (driver.h) stays in
  * the kernel (ON, counted in n_quiet), or leaves it again (!ON). Looked at
  * in exit-only capture only, on kernels with the typed fd walk (6.17+);

@@ -13,7 +13,8 @@
 #   TcpEstabResets, and each end's srtt at the close is what ss -ti showed
 #   of its idle socket just before (within 10%);
 # - IPv6 on [::1], and IPv4 over an IPv6 socket written as IPv4;
-# - the records name the processes (curl and nginx, python3);
+# - the records name the processes (curl and nginx, python3), a server
+#   listening before the agent started too (the agent's /proc scan);
 # - the agent_tcp_* metrics (--metrics) hold the same counts.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_servers.sh"
@@ -52,13 +53,40 @@ server { listen 127.0.0.1:18600; root $SRV/www; }
 EOF
 } >"$SRV/nginx.conf"
 
+# 0. A server listening before the agent starts: the agent's /proc scan
+# names its port's process for the kernel.
+inns python3 - >"$TMP/old.pid" <<'PY' &
+import os, socket, sys
+l = socket.socket()
+l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+l.bind(("127.0.0.1", 18605))
+l.listen(8)
+print(os.getpid(), flush=True)
+l.settimeout(60)
+for _ in range(3):
+    a, _ = l.accept()
+    a.sendall(a.recv(100))
+    a.close()
+PY
+wait_for 15 test -s "$TMP/old.pid"
 FMT='*%tcp.side %tcp.outcome %tcp.established %tcp.client %tcp.server %tcp.sport %tcp.cport'
 FMT+=' %tcp.duration %tcp.connect %tcp.srtt %tcp.retransmits %tcp.resets.sent'
 FMT+=' %tcp.resets.received %tcp.bytes.sent %tcp.bytes.received %tcp.client.proc %tcp.server.proc'
 FMT+=' %tcp.client.pid %tcp.server.pid'
 start_agent "$TMP/tcp.json" "$TMP/tcp.err" --tcp -j -p "$FMT" --metrics 127.0.0.1:18609 \
-	'tcp.sport in (18600, 18601, 18602, 18603, 18604)' ||
+	'tcp.sport in (18600, 18601, 18602, 18603, 18604, 18605)' ||
 	{ echo "FAIL: the agent did not start"; cat "$TMP/tcp.err"; finish; exit 1; }
+
+expect "the agent named the listening ports it found running" \
+	grep -qE 'TCP health: [1-9][0-9]* listening ports' "$TMP/tcp.err"
+inns python3 -c '
+import socket
+for _ in range(3):
+    c = socket.create_connection(("127.0.0.1", 18605), timeout=10)
+    c.sendall(b"hello")
+    c.recv(100)
+    c.close()
+'
 
 # 1. A lossy transfer: nginx to curl, 5% of the packets either way dropped.
 srv_start nginx ip netns exec "$NS" nginx -c "$SRV/nginx.conf" -p "$SRV"
@@ -264,6 +292,13 @@ out(all(r["tcp.client"] == "[::1]:%d" % r["tcp.cport"] for r in v6) and
     "their client ends' addresses")
 out(all(r["tcp.outcome"] == "closed" and r["tcp.bytes.sent"] == 100 and
         r["tcp.bytes.received"] == 100 for r in r5), "each closed after 100 bytes each way")
+# 0
+oldpid = int(open(tmp + "/old.pid").read())
+sv = [r for r in by(18605) if r["tcp.side"] == "server"]
+out(len(sv) == 3 and all(r.get("tcp.server.pid") == oldpid and r.get("tcp.server.proc") == "python3"
+                         for r in sv),
+    "a server older than the agent: its 3 connections name it (pid %d): %s"
+    % (oldpid, [(r.get("tcp.server.proc"), r.get("tcp.server.pid")) for r in sv]))
 # the agent_tcp_* metrics: the same counts, summed over the edges
 def metric(name, **labels):
     n = 0
@@ -275,10 +310,10 @@ def metric(name, **labels):
         if all(have.get(k) == v for k, v in labels.items()):
             n += float(m.group(3))
     return int(n)
-want = {"refused": 20, "timedout": 5, "established": 19}
+want = {"refused": 20, "timedout": 5, "established": 22}
 got = {k: metric("agent_tcp_connect_total", outcome=k) for k in want}
 out(got == want, "agent_tcp_connect_total by outcome: %s" % got)
-out(metric("agent_tcp_accept_total") == 19, "agent_tcp_accept_total: %d (19)" % metric("agent_tcp_accept_total"))
+out(metric("agent_tcp_accept_total") == 22, "agent_tcp_accept_total: %d (22)" % metric("agent_tcp_accept_total"))
 allre = sum(r["tcp.retransmits"] for r in recs)
 out(metric("agent_tcp_retransmit_total") == allre == retrans1 + retrans3,
     "agent_tcp_retransmit_total: %d, the records %d, TcpRetransSegs %d"
@@ -288,11 +323,11 @@ out(metric("agent_tcp_resets_total", direction="sent") == 10 and
     "agent_tcp_resets_total: sent %d (10), received %d (30: 20 refusals, 10 aborts)"
     % (metric("agent_tcp_resets_total", direction="sent"),
        metric("agent_tcp_resets_total", direction="received")))
-out(metric("agent_tcp_connections_total") == 44,
-    "agent_tcp_connections_total: %d (44 connections, each once)" % metric("agent_tcp_connections_total"))
+out(metric("agent_tcp_connections_total") == 47,
+    "agent_tcp_connections_total: %d (47 connections, each once)" % metric("agent_tcp_connections_total"))
 PY
 cat "$TMP/checks"
 n=$(grep -c '^ok' "$TMP/checks"); f=$(grep -c '^FAIL' "$TMP/checks")
 checks=$((checks + n + f)); failures=$((failures + f))
-expect "the checks ran (24)" [ $((n + f)) -ge 24 ]
+expect "the checks ran (25)" [ $((n + f)) -ge 25 ]
 finish

@@ -115,6 +115,7 @@ void agent__write_map(struct agent *a);
 /* mode_tcp.c: --tcp, and TCP health's records under --requests --metrics. */
 int agent__tcp_plan(struct agent *a, struct capture_live_opts *lo);
 int agent__tcp_open(struct agent *a);
+void agent__tcp_seed(struct agent *a);
 int agent__tcp_event(struct agent *a, const struct ievt *ev, const struct capture_event *cev);
 
 /* mode_profile.c: --profile without --requests (the plan live only). */

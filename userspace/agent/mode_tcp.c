@@ -3,7 +3,12 @@
  * with --metrics counts them per edge; --requests --metrics (unless --no-tcp)
  * counts them too, unfiltered, beside the requests (topology's agent_tcp_*). */
 #include <errno.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "agent.h"
 #include "say.h"
@@ -49,6 +54,63 @@ int agent__tcp_open(struct agent *a)
 		return -errno;
 	}
 	return 0;
+}
+
+/* The listening TCP sockets of the /proc scan, to the driver: their port's
+ * process, for the connections accepted from them (the kernel learns only
+ * the listens it sees happen). */
+struct tcp_seed {
+	struct driver *d;
+	uint32_t netns;
+	const struct thread_info *ti;
+	const char *root;	/* HOST_ROOT, where the host's /proc is */
+	unsigned n;
+};
+
+static int tcp__seed_fd(struct fd_info *fi, void *ctx)
+{
+	struct tcp_seed *s = ctx;
+	static const uint8_t none[16];
+
+	/* listening or only bound: (dip, dport) is its own address */
+	if ((fi->type == FDT_IPV4_SOCK || fi->type == FDT_IPV6_SOCK) &&
+	    fi->l4proto == IPPROTO_TCP && fi->is_server && fi->dport && !fi->sport &&
+	    !memcmp(fi->sip, none, sizeof(none)) &&
+	    !driver__tcp_listener(s->d, s->netns, fi->dport, (uint32_t)s->ti->pid, s->ti->comm))
+		s->n++;
+	return 0;
+}
+
+static int tcp__seed_thread(struct thread_info *ti, void *ctx)
+{
+	struct tcp_seed *s = ctx;
+	char path[64];
+	struct stat sb;
+
+	/* each process once, through its main thread's fd table */
+	if (ti->tid != ti->pid || !ti->fds)
+		return 0;
+	snprintf(path, sizeof(path), "%s/proc/%" PRId64 "/ns/net", s->root, ti->pid);
+	if (stat(path, &sb))
+		return 0;
+	s->netns = (uint32_t)sb.st_ino;
+	s->ti = ti;
+	fd_table__for_each(ti->fds, tcp__seed_fd, s);
+	return 0;
+}
+
+/* Live, TCP health on: the listeners the /proc scan found. */
+void agent__tcp_seed(struct agent *a)
+{
+	const char *root = getenv("HOST_ROOT");
+	struct tcp_seed s = { .d = capture__driver(a->cap), .root = root ? root : "" };
+	struct capture_stats st;
+
+	if (!s.d || !a->in || capture__stats(a->cap, &st) || !st.tcp)
+		return;
+	inspector__for_each_thread(a->in, tcp__seed_thread, &s);
+	if (a->o.verbose)
+		agent__say("TCP health: %u listening ports of running processes named", s.n);
 }
 
 /* The local end's container, as the thread table knows the event's thread

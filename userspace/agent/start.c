@@ -262,6 +262,7 @@ int agent__start(struct agent *a)
 	 * start from the /proc scan, as userspace's tables do. */
 	agent__requests_quiet(a);
 	agent__requests_tls(a);
+	agent__tcp_seed(a);
 	if (capture__driver(a->cap))
 		driver__set_capture(capture__driver(a->cap), true);
 	startup__done(a->startup);

@@ -76,6 +76,7 @@ struct capture_stats {
 	const char *mode;	/* "double-map", "slack-copy", "bpf-ringbuf", "synthetic", "file" */
 	bool exit_only;		/* live: the driver runs in exit-only mode */
 	bool tls;		/* live: the TLS probes are loaded (capture_live_opts.tls) */
+	bool tcp;		/* live: TCP health is loaded (capture_live_opts.tcp) */
 	uint64_t last_ts;	/* time of the last event handed out (epoch ns; live only) */
 };
 

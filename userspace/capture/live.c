@@ -33,6 +33,7 @@ struct live {
 	int ncpu_possible;
 	bool exit_only;
 	bool tls;
+	bool tcp;
 	/* Exit-only capture: the enter event rebuilt for an exit event whose
 	 * enter event the driver left out, handed out first; then HELD, the
 	 * exit event, without a look at the rings. */
@@ -162,6 +163,7 @@ static int live_setup(struct live *l, const struct capture_live_opts *o)
 	l->exit_only = cfg.exit_only;
 	cfg.tls = cfg.tls && cfg.exit_only;
 	l->tls = cfg.tls;
+	l->tcp = cfg.tcp;
 	err = driver__configure(l->drv, &cfg);
 	if (!err)
 		err = driver__load(l->drv);
@@ -261,6 +263,7 @@ static int live_stats(void *e, struct capture_stats *st)
 		return err;
 	st->exit_only = l->exit_only;
 	st->tls = l->tls;
+	st->tcp = l->tcp;
 	for (int c = 0; c < CAPTURE_MAX_CPUS; c++) {
 		st->cpu[c].n_evts += l->synth_evts[c];
 		st->cpu[c].n_bytes += l->synth_bytes[c];

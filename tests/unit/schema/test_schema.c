@@ -18,9 +18,15 @@ static void test_codes(void)
 	CHECK(PPME_SYSCALL_EXECVE_19_X == 293 && PPME_SYSCALL_CLONE_20_X == 223);
 	CHECK(PPME_PROCEXIT_1_E == 186 && PPME_SYSCALL_CLONE3_X == 335);
 	CHECK(PPM_SYSDIG_EVENT_MAX == 336 && PPME_SYSCALL_MEMFD_CREATE_E == PPM_SYSDIG_EVENT_MAX);
-	CHECK(PPM_EVENT_MAX == 378 && PPME_CPU_SLICES_E == 364 && PPME_CPU_SAMPLE_E == 366 &&
+	CHECK(PPM_EVENT_MAX == 380 && PPME_CPU_SLICES_E == 364 && PPME_CPU_SAMPLE_E == 366 &&
 	      PPME_FD_NAME_E == 368 && PPME_TLS_READ_E == 370 && PPME_TLS_WRITE_E == 372 &&
-	      PPME_SOCK_RECV_X == 375 && PPME_SOCK_SEND_X == 377);
+	      PPME_SOCK_RECV_X == 375 && PPME_SOCK_SEND_X == 377 && PPME_TCP_CLOSE_E == 378);
+	/* TCP health's record: an enter event alone, its tuple last */
+	CHECK(schema_events[PPME_TCP_CLOSE_E + 1].flags & EF_UNUSED);
+	CHECK(schema_events[PPME_TCP_CLOSE_E].nparams == 14 &&
+	      schema_events[PPME_TCP_CLOSE_E].params[0].type == PT_PID &&
+	      schema_events[PPME_TCP_CLOSE_E].params[12].type == PT_CHARBUF &&
+	      schema_events[PPME_TCP_CLOSE_E].params[13].type == PT_SOCKTUPLE);
 	/* compact socket I/O: exit events alone (their enter codes unused),
 	 * res first and the fd second, as the parser finds them, and a read's
 	 * or a write's category */

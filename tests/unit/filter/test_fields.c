@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "t_check.h"
+#include "t_field.h"
 #include "container.h"
 #include "fields.h"
 #include "req_record.h"
@@ -16,21 +17,7 @@ static struct sbuf out;
 /* FIELD of EV as -p prints it, or "<NA>". */
 static const char *F(const char *field, const struct ievt *ev)
 {
-	struct filter_error err;
-	struct field_ref ref;
-	struct field_value v;
-
-	sbuf__reset(&out);
-	if (field_ref__parse(field, 1, 0, &ref, &err)) {
-		fprintf(stderr, "bad field %s: %s\n", field, err.msg);
-		return "<BAD FIELD>";
-	}
-	if (field__extract(&ref, ev, &ctx, 0, &v) == 0)
-		field__render(&ref, &v, &ctx, &out);
-	else
-		sbuf__puts(&out, "<NA>");
-	field_ref__fini(&ref);
-	return sbuf__cstr(&out);
+	return t_field(&ctx, &out, field, ev);
 }
 
 static int T(const char *field, const struct ievt *ev)

@@ -84,14 +84,15 @@ static int tcp__seed_fd(struct fd_info *fi, void *ctx)
 static int tcp__seed_thread(struct thread_info *ti, void *ctx)
 {
 	struct tcp_seed *s = ctx;
-	char path[64];
+	char path[512];
 	struct stat sb;
+	int n;
 
 	/* each process once, through its main thread's fd table */
 	if (ti->tid != ti->pid || !ti->fds)
 		return 0;
-	snprintf(path, sizeof(path), "%s/proc/%" PRId64 "/ns/net", s->root, ti->pid);
-	if (stat(path, &sb))
+	n = snprintf(path, sizeof(path), "%s/proc/%" PRId64 "/ns/net", s->root, ti->pid);
+	if (n < 0 || (size_t)n >= sizeof(path) || stat(path, &sb))
 		return 0;
 	s->netns = (uint32_t)sb.st_ino;
 	s->ti = ti;

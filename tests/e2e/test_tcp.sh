@@ -15,7 +15,8 @@
 # - IPv6 on [::1], and IPv4 over an IPv6 socket written as IPv4;
 # - the records name the processes (curl and nginx, python3), a server
 #   listening before the agent started too (the agent's /proc scan);
-# - the agent_tcp_* metrics (--metrics) hold the same counts.
+# - the agent_tcp_* metrics (--metrics) hold the same counts, and request
+#   mode (--requests --metrics) counts TCP health beside the requests.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_servers.sh"
 need_live
@@ -46,6 +47,7 @@ delta() {	# delta BEFORE AFTER NAME
 
 mkdir -p "$SRV/www" "$SRV/logs"
 head -c 4000000 /dev/urandom >"$SRV/www/big"
+echo hello >"$SRV/www/index.html"
 { ngx_head "$SRV"; cat <<EOF
 access_log $SRV/logs/access.log;
 server { listen 127.0.0.1:18600; root $SRV/www; }
@@ -326,6 +328,41 @@ out(metric("agent_tcp_resets_total", direction="sent") == 10 and
 out(metric("agent_tcp_connections_total") == 47,
     "agent_tcp_connections_total: %d (47 connections, each once)" % metric("agent_tcp_connections_total"))
 PY
+# 6. Request mode counts TCP health too (--requests --metrics): 5 refused
+# connects and 4 HTTP requests to nginx, each on its own connection.
+srv_start nginx2 ip netns exec "$NS" nginx -c "$SRV/nginx.conf" -p "$SRV"
+ngx=$SRV_PID
+wait_for 15 listening
+start_agent "$TMP/req.out" "$TMP/req.err" --requests -q --metrics 127.0.0.1:18610 ||
+	{ echo "FAIL: the request-mode agent did not start"; cat "$TMP/req.err"; }
+inns python3 -c '
+import socket
+for _ in range(5):
+    s = socket.socket()
+    try:
+        s.connect(("127.0.0.1", 18601))
+    except ConnectionRefusedError:
+        pass
+    s.close()
+'
+for i in 1 2 3 4; do inns curl -s -m 10 -o /dev/null http://127.0.0.1:18600/index.html; done
+wait_for 30 settled
+srv_stop "$ngx"
+sleep 2.5
+curl -s -m 5 http://127.0.0.1:18610/metrics >"$TMP/req.metrics"
+stop_agent
+sample() {	# sample FAMILY LABEL=VALUE: the sum of FAMILY's samples that have the label
+	awk -v f="$1" -v l="$2" 'index($0, f "{") == 1 && index($0, l) { n += $NF } END { print n + 0 }' \
+		"$TMP/req.metrics"
+}
+refused=$(sample agent_tcp_connect_total 'outcome="refused"')
+accepted=$(sample agent_tcp_accept_total 'dst_process="nginx"')
+requests=$(sample agent_request_total 'process="nginx"')
+echo "request mode: refused connects $refused, accepted by nginx $accepted, nginx's requests $requests"
+expect "--requests --metrics: agent_tcp_connect_total counts the 5 refused connects" [ "$refused" = 5 ]
+expect "--requests --metrics: agent_tcp_accept_total counts nginx's 4 connections" [ "$accepted" = 4 ]
+expect "--requests --metrics: the 4 requests beside them" [ "$requests" = 4 ]
+
 cat "$TMP/checks"
 n=$(grep -c '^ok' "$TMP/checks"); f=$(grep -c '^FAIL' "$TMP/checks")
 checks=$((checks + n + f)); failures=$((failures + f))

@@ -125,10 +125,14 @@ rb_agent_done() {
 	case $name in requests | before) sleep 1.5
 		served=$(rb_metric "127.0.0.1:$RB_MPORT" agent_request_total "process=\"$RB_SERVER\"") ;;
 	esac
+	# a script's rb_counted NAME before|after: its own counts, before and
+	# after the agent stops (printed by the second)
+	declare -F rb_counted >/dev/null && rb_counted "$name" before
 	rb_agent_stop
 	RB_EXTRA=$(printf '; agent %.2f s CPU, %s s per 100k, dropped %s' \
 		"$(awk -v t=$t -v hz="$RB_TCK" 'BEGIN { print t / hz }')" \
 		"$(rb_cpu_per_100k $t "$RB_COUNT")" "$(rb_dropped "$RB_ERR")")
+	declare -F rb_counted >/dev/null && RB_EXTRA="$RB_EXTRA$(rb_counted "$name" after)"
 	case $name in requests | before) ;; *) return 0 ;; esac
 	paired=$(rb_paired "$RB_ERR")
 	RB_EXTRA="$RB_EXTRA; load tool $RB_COUNT done, agent counted $served at $RB_SERVER ($((served - RB_COUNT))), paired $paired records host-wide ($((paired - RB_COUNT)) vs 1 per request)"

@@ -402,6 +402,20 @@ static int kf__drop_file_fds(uint8_t sc[SYSCALL_TABLE_SIZE])
 	return n;
 }
 
+/* --tcp: the calls whose events name or rename threads stay; the rest leave
+ * the set. Returns how many were dropped. */
+static int kf__threads_only(uint8_t sc[SYSCALL_TABLE_SIZE])
+{
+	int n = 0;
+
+	for (unsigned nr = 0; nr < SYSCALL_TABLE_SIZE; nr++)
+		if (sc[nr] && trigger__of(schema_syscall_routes[nr].exit_event, true) == KF_T_NONE) {
+			sc[nr] = 0;
+			n++;
+		}
+	return n;
+}
+
 struct agent_kf *agent_kf__plan(const struct filter *flt, const struct agent_kf_opts *o)
 {
 	struct agent_kf *k = calloc(1, sizeof(*k));
@@ -425,6 +439,8 @@ struct agent_kf *agent_kf__plan(const struct filter *flt, const struct agent_kf_
 	}
 	if (o->requests)
 		n -= kf__drop_file_fds(k->sc);
+	if (o->threads_only)
+		n -= kf__threads_only(k->sc);
 	k->all = n == SYSCALL_TABLE_SIZE;
 	memcpy(k->sc_alone, k->sc, sizeof(k->sc));
 	/* a per-thread part that cannot be planned leaves the syscalls alone */

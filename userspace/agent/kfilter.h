@@ -20,6 +20,11 @@ struct agent_kf_opts {
 	 * are not loaded (only sockets' fds matter, and a server that opens a
 	 * file per request would pay a frame for each) */
 	bool requests;
+	/* --tcp: only the calls that keep the thread table right (clone, exec,
+	 * the credential calls) are loaded: a TCP record names its process by
+	 * pid, no fd of it is read, and a connect storm would pay a frame for
+	 * each socket, connect, accept and close */
+	bool threads_only;
 };
 
 /* Before the driver loads: what filter FLT (NULL: everything) needs of it, the

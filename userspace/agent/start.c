@@ -176,7 +176,8 @@ int agent__start(struct agent *a)
 				    .host_root = getenv("HOST_ROOT"),
 				    /* file opens stay in the kernel: --profile-out
 				     * has the files waited on named by the driver */
-				    .requests = a->o.requests || a->o.profile };
+				    .requests = a->o.requests || a->o.profile,
+				    .threads_only = a->o.tcp };
 	struct capture_live_opts lo = {
 		.ring_pages = a->o.ring_pages,
 		.snaplen = a->o.snaplen,

@@ -252,6 +252,12 @@ int BPF_PROG(tcp_state, const struct sock *sk, const int oldstate, const int new
 	struct tcp_conn *c;
 	__u64 key = (__u64)sk;
 
+	/* FIN_WAIT2, CLOSE_WAIT, CLOSING: nothing to keep; gone before the
+	 * socket is read */
+	if (newstate != TCP_ST_LISTEN && newstate != TCP_ST_SYN_SENT && newstate != TCP_ST_SYN_RECV &&
+	    newstate != TCP_ST_ESTABLISHED && newstate != TCP_ST_FIN_WAIT1 &&
+	    newstate != TCP_ST_LAST_ACK && newstate != TCP_ST_CLOSE)
+		return 0;
 	if (!tcp__wanted(sk))
 		return 0;
 	switch (newstate) {

@@ -13,6 +13,7 @@
 #   TcpEstabResets, and each end's srtt at the close is what ss -ti showed
 #   of its idle socket just before (within 10%);
 # - IPv6 on [::1], and IPv4 over an IPv6 socket written as IPv4;
+# - -r of the live agent's -w file prints the same records;
 # - the records name the processes (curl and nginx, python3), a server
 #   listening before the agent started too (the agent's /proc scan);
 # - the agent_tcp_* metrics (--metrics) hold the same counts, and request
@@ -76,6 +77,7 @@ FMT+=' %tcp.duration %tcp.connect %tcp.srtt %tcp.retransmits %tcp.resets.sent'
 FMT+=' %tcp.resets.received %tcp.bytes.sent %tcp.bytes.received %tcp.client.proc %tcp.server.proc'
 FMT+=' %tcp.client.pid %tcp.server.pid'
 start_agent "$TMP/tcp.json" "$TMP/tcp.err" --tcp -j -p "$FMT" --metrics 127.0.0.1:18609 \
+	-w "$TMP/tcp.scap" \
 	'tcp.sport in (18600, 18601, 18602, 18603, 18604, 18605)' ||
 	{ echo "FAIL: the agent did not start"; cat "$TMP/tcp.err"; finish; exit 1; }
 
@@ -328,6 +330,12 @@ out(metric("agent_tcp_resets_total", direction="sent") == 10 and
 out(metric("agent_tcp_connections_total") == 47,
     "agent_tcp_connections_total: %d (47 connections, each once)" % metric("agent_tcp_connections_total"))
 PY
+# The -w file makes the same records again: -r FILE --tcp, no kernel.
+"$AGENT" -r "$TMP/tcp.scap" --tcp -j -p "$FMT" \
+	'tcp.sport in (18600, 18601, 18602, 18603, 18604, 18605)' >"$TMP/replay.json" 2>"$TMP/replay.err"
+expect "-r of the -w file prints the same $(grep -c . "$TMP/tcp.json") records" \
+	cmp -s <(grep '^{' "$TMP/tcp.json") <(grep '^{' "$TMP/replay.json")
+
 # 6. Request mode counts TCP health too (--requests --metrics): 5 refused
 # connects and 4 HTTP requests to nginx, each on its own connection.
 srv_start nginx2 ip netns exec "$NS" nginx -c "$SRV/nginx.conf" -p "$SRV"

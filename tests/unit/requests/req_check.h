@@ -1,4 +1,4 @@
-/* Checks the request parsers' tests share (mysql, pgsql, tls): a parse of an
+/* Checks the request parsers' tests share (every parser's): a parse of an
  * exact-size heap copy (so that valgrind or ASan sees a read past LEN), every
  * prefix of a message, a refusal, and the other protocols' first bytes. */
 #ifndef UNIT_REQ_CHECK_H

@@ -54,7 +54,9 @@ struct req_head {
 };
 
 /* Every parser, PROTO__parse(buf, len, request, out):
- *   REQUEST says which way the bytes go (client to server: a request).
+ *   REQUEST says which way the bytes go (client to server: a request); a
+ *   protocol whose messages say which they are (Dubbo, RocketMQ: either side
+ *   may send requests) reports that in OUT->request instead.
  *   0: BUF starts a message of this protocol; OUT is filled as far as the
  *      LEN bytes go (strings NUL-terminated and cut to their size).
  *   -ENOMSG: BUF cannot start a message of this protocol.

@@ -116,6 +116,58 @@ static void test_dubbo_oneway(void)
 	pair__free(p);
 }
 
+/* A consumer's three calls in one write answered in one read, in another
+ * order; then the same over RocketMQ. */
+static void test_one_read(void)
+{
+	struct pairer *p = fresh(0);
+	struct req_io c = tcp(200, 8, false, 40004, 20880);
+	size_t q[3], r[3];
+	struct rw w;
+
+	blen = 0;
+	for (int i = 0; i < 3; i++) {
+		static const char *const m[3] = { "a", "bb", "ccc" };
+
+		q[i] = dw_call(&w, 100 + i, true, DEMO, m[i], "x");
+		add(&w);
+	}
+	io_bin(p, c, REQ_DIR_OUT, 1000, buf, blen, blen);
+	blen = 0;
+	r[1] = dw_reply(&w, 101, 20, 0x91, "B");
+	add(&w);
+	r[2] = dw_reply(&w, 102, 80, 0, "server error");
+	add(&w);
+	r[0] = dw_reply(&w, 100, 20, 0x92, NULL);
+	add(&w);
+	io_bin(p, c, REQ_DIR_IN, 1100, buf, blen, blen);
+	CHECK_INT(nrec, 3);
+	rec(0, REQ_PROTO_DUBBO, "a", DEMO, 20, "", q[0], r[0]);
+	rec(1, REQ_PROTO_DUBBO, "bb", DEMO, 20, "", q[1], r[1]);
+	rec(2, REQ_PROTO_DUBBO, "ccc", DEMO, 80, "SERVER_ERROR", q[2], r[2]);
+	pair__free(p);
+
+	p = fresh(0);
+	c = tcp(200, 9, false, 40005, 9876);
+	blen = 0;
+	for (int i = 0; i < 3; i++) {
+		q[i] = mq_json(&w, 105, "\"topic\":\"T\"", 0, (uint32_t)(7 + i), NULL, "");
+		add(&w);
+	}
+	io_bin(p, c, REQ_DIR_OUT, 1000, buf, blen, blen);
+	blen = 0;
+	for (int i = 2; i >= 0; i--) {
+		r[i] = mq_json(&w, i == 1 ? 17 : 0, "", 1, (uint32_t)(7 + i), NULL, "{}");
+		add(&w);
+	}
+	io_bin(p, c, REQ_DIR_IN, 1100, buf, blen, blen);
+	CHECK_INT(nrec, 3);
+	rec(0, REQ_PROTO_ROCKETMQ, "GET_ROUTEINFO_BY_TOPIC", "T", 0, "", q[0], r[0]);
+	rec(1, REQ_PROTO_ROCKETMQ, "GET_ROUTEINFO_BY_TOPIC", "T", 17, "TOPIC_NOT_EXIST", q[1], r[1]);
+	rec(2, REQ_PROTO_ROCKETMQ, "GET_ROUTEINFO_BY_TOPIC", "T", 0, "", q[2], r[2]);
+	pair__free(p);
+}
+
 /* A call and its answer split over two reads at every byte; a call cut at
  * the snaplen. */
 static void test_dubbo_split(void)
@@ -249,6 +301,7 @@ int main(void)
 {
 	test_dubbo_server();
 	test_dubbo_oneway();
+	test_one_read();
 	test_dubbo_split();
 	test_mq_server();
 	test_mq_split();

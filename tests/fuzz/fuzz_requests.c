@@ -5,18 +5,21 @@
  * result, the protocol named as the parser's. http__head_end finds a head's
  * end inside the bytes, and the same end when they come in two pieces. A
  * Kafka response is read as the answer to the API and version the first
- * byte names (bits 1-3: one of eight APIs, bits 4-7: the version). */
+ * byte names (bits 1-3: one of eight APIs, bits 4-7: the version). Dubbo and
+ * RocketMQ say themselves whether a message is a request: read either way. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dns.h"
+#include "dubbo.h"
 #include "http.h"
 #include "kafka.h"
 #include "mysql.h"
 #include "pgsql.h"
 #include "redis.h"
 #include "req_head.h"
+#include "rocketmq.h"
 #include "tls.h"
 
 typedef int (*parse_fn)(const uint8_t *buf, size_t len, bool request, struct req_head *out);
@@ -51,6 +54,8 @@ static const struct {
 	{ tls__parse, REQ_PROTO_TLS },
 	{ kafka__parse, REQ_PROTO_KAFKA },
 	{ kafka_response, REQ_PROTO_KAFKA },
+	{ dubbo__parse, REQ_PROTO_DUBBO },
+	{ rocketmq__parse, REQ_PROTO_ROCKETMQ },
 };
 
 static void check(int r, const struct req_head *h, enum req_proto proto)
@@ -64,6 +69,9 @@ static void check(int r, const struct req_head *h, enum req_proto proto)
 	if (r == 0 && h->proto != proto)
 		__builtin_trap();
 	if (r == 0 && h->len_known && h->total_len == 0)
+		__builtin_trap();
+	/* one-way is said of requests only */
+	if (r == 0 && h->no_resp && !h->request)
 		__builtin_trap();
 }
 

@@ -118,7 +118,8 @@ int profile_out__thresholds(const char *spec, uint64_t *out, char *err, size_t e
 bad:
 	snprintf(err, errlen, "--profile-threshold takes a duration (100ms) or PROTO=DURATION "
 		 "pairs by commas (http=100ms,redis=5ms; protocols http, dns, redis, mysql, pgsql, "
-		 "tls, http2, grpc, kafka, other; units ns, us, ms, s), not '%s'", spec);
+		 "tls, http2, grpc, kafka, dubbo, rocketmq, other; units ns, us, ms, s), not '%s'",
+		 spec);
 	return -EINVAL;
 }
 

@@ -310,26 +310,30 @@ const struct field_info field_table[] = {
 
 	F("req.protocol", F_REQ_PROTOCOL, FT_STRING, FARG_NONE, FF_EXTENSION, C_REQ,
 	  "the protocol found in the first bytes: http, http2, grpc (HTTP/2 carrying "
-	  "application/grpc), dns, redis, mysql, pgsql, tls, kafka, or unknown (paired as "
-	  "bytes only)."),
+	  "application/grpc), dns, redis, mysql, pgsql, tls, kafka, dubbo, rocketmq, or "
+	  "unknown (paired as bytes only)."),
 	F("req.side", F_REQ_SIDE, FT_STRING, FARG_NONE, FF_EXTENSION, C_REQ,
 	  "client or server: the side of the connection this record was seen on."),
 	F("req.method", F_REQ_METHOD, FT_STRING, FARG_NONE, FF_EXTENSION, C_REQ,
 	  "HTTP method (HTTP/2's :method), Redis command, DNS query type, SQL command "
-	  "(QUERY, PARSE...), Kafka API (Produce, Fetch...)."),
+	  "(QUERY, PARSE...), Kafka API (Produce, Fetch...), Dubbo method (sayHello, "
+	  "heartbeat), RocketMQ request code (SEND_MESSAGE, PULL_MESSAGE...)."),
 	F("req.path", F_REQ_PATH, FT_STRING, FARG_NONE, FF_EXTENSION, C_REQ,
 	  "HTTP path without the query (HTTP/2's :path; gRPC's /package.Service/Method), "
-	  "DNS query name, Redis key, SQL text head, Kafka topic (Produce, Fetch, Metadata)."),
+	  "DNS query name, Redis key, SQL text head, Kafka topic (Produce, Fetch, Metadata), "
+	  "Dubbo service, RocketMQ topic."),
 	F("req.status", F_REQ_STATUS, FT_INT64, FARG_NONE, FF_EXTENSION, C_REQ,
 	  "HTTP status, gRPC status (grpc-status), DNS rcode, MySQL error number, Kafka "
-	  "error code; absent when there is none."),
+	  "error code, Dubbo status byte, RocketMQ response code; absent when there is none."),
 	F("req.error", F_REQ_ERROR, FT_BOOL, FARG_NONE, FF_EXTENSION, C_REQ,
 	  "the response says the request failed (HTTP 5xx, a DNS rcode other than "
 	  "NOERROR, a gRPC status other than OK, Redis error reply, MySQL ERR, PostgreSQL "
-	  "ErrorResponse, a Kafka error code other than 0)."),
+	  "ErrorResponse, a Kafka error code other than 0, a Dubbo status other than OK or "
+	  "an exception, a RocketMQ response code other than SUCCESS but a pull's no-news)."),
 	F("req.code", F_REQ_CODE, FT_STRING, FARG_NONE, FF_EXTENSION, C_REQ,
 	  "PostgreSQL SQLSTATE, MySQL SQL state, Redis error word, gRPC status name "
-	  "(OK, NOT_FOUND...), Kafka error code (3)."),
+	  "(OK, NOT_FOUND...), Kafka error code (3), Dubbo status (SERVICE_ERROR, "
+	  "EXCEPTION), RocketMQ response code (TOPIC_NOT_EXIST)."),
 	F("req.message", F_REQ_MESSAGE, FT_STRING, FARG_NONE, FF_EXTENSION, C_REQ,
 	  "gRPC's grpc-message from the trailers (an error's text, percent-encoding "
 	  "undone, at most 127 bytes); absent when there is none."),

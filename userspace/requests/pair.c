@@ -16,6 +16,7 @@
 
 #include "container.h"
 #include "dns.h"
+#include "dubbo.h"
 #include "h2_frame.h"
 #include "http.h"
 #include "kafka.h"
@@ -23,6 +24,7 @@
 #include "pair_int.h"
 #include "pgsql.h"
 #include "redis.h"
+#include "rocketmq.h"
 #include "tls.h"
 
 #ifndef IPPROTO_TCP
@@ -44,6 +46,8 @@ static int proto__parse(uint8_t proto, bool udp, const uint8_t *b, size_t n, boo
 	case REQ_PROTO_PGSQL: return pgsql__parse(b, n, request, h);
 	case REQ_PROTO_TLS: return tls__parse(b, n, request, h);
 	case REQ_PROTO_KAFKA: return kafka__parse(b, n, request, h);
+	case REQ_PROTO_DUBBO: return dubbo__parse(b, n, request, h);
+	case REQ_PROTO_ROCKETMQ: return rocketmq__parse(b, n, request, h);
 	}
 	req_head__clear(h);
 	return -ENOMSG;
@@ -55,9 +59,9 @@ static int proto__parse(uint8_t proto, bool udp, const uint8_t *b, size_t n, boo
 static uint8_t proto__detect(bool udp, const uint8_t *b, size_t n, bool request,
 			     struct req_head *h, bool *again)
 {
-	static const uint8_t order[] = { REQ_PROTO_HTTP, REQ_PROTO_TLS, REQ_PROTO_PGSQL,
-					 REQ_PROTO_MYSQL, REQ_PROTO_REDIS, REQ_PROTO_DNS,
-					 REQ_PROTO_KAFKA };
+	static const uint8_t order[] = { REQ_PROTO_HTTP, REQ_PROTO_TLS, REQ_PROTO_DUBBO,
+					 REQ_PROTO_PGSQL, REQ_PROTO_MYSQL, REQ_PROTO_REDIS,
+					 REQ_PROTO_DNS, REQ_PROTO_ROCKETMQ, REQ_PROTO_KAFKA };
 	int r;
 
 	*again = false;
@@ -84,7 +88,15 @@ static uint8_t proto__detect(bool udp, const uint8_t *b, size_t n, bool request,
 static bool proto__walks(uint8_t proto)
 {
 	return proto == REQ_PROTO_HTTP || proto == REQ_PROTO_REDIS || proto == REQ_PROTO_DNS ||
-	       proto == REQ_PROTO_KAFKA;
+	       proto == REQ_PROTO_KAFKA || proto == REQ_PROTO_DUBBO || proto == REQ_PROTO_ROCKETMQ;
+}
+
+/* Protocols whose every message says whether it is a request and carries an
+ * id its response repeats: answered in any order, and either side may send
+ * requests (a Dubbo heartbeat, a RocketMQ broker's transaction check). */
+static bool proto__by_id(uint8_t proto)
+{
+	return proto == REQ_PROTO_DUBBO || proto == REQ_PROTO_ROCKETMQ;
 }
 
 static struct pair_req *q_at(struct pair_conn *c, uint32_t i)
@@ -207,7 +219,9 @@ static void conn__settle(struct pairer *p, struct pair_conn *c, bool all, uint64
 	while (c->n) {
 		struct pair_req *q = q_at(c, 0);
 
-		if (!q->has_resp) {
+		if (q->resp_done) {
+			/* answered by none (one-way) */
+		} else if (!q->has_resp) {
 			if (!all)
 				break;
 			q->has_resp = true;
@@ -217,6 +231,14 @@ static void conn__settle(struct pairer *p, struct pair_conn *c, bool all, uint64
 		}
 		pair_emit__req(p, c, q, false, false, 0);
 	}
+}
+
+/* The done requests at the head of the queue (one-way ones, answered by
+ * none): reported in order. */
+static void conn__done(struct pairer *p, struct pair_conn *c)
+{
+	while (c->n && q_at(c, 0)->resp_done)
+		pair_emit__req(p, c, q_at(c, 0), false, false, 0);
 }
 
 /* Sets up BUF/BLEN/LEN for bytes of direction DIR: carried bytes of that
@@ -312,8 +334,11 @@ static void stream__request(struct pairer *p, struct pair_conn *c, const struct 
 		c->resp_lost = false;
 		if (c->req_need == PAIR_LEN_OPEN)
 			c->req_need = 0;
-		if (c->resp_need == PAIR_LEN_OPEN)
+		if (c->resp_need == PAIR_LEN_OPEN) {
 			c->resp_need = 0;
+			c->resp_seq = 0;
+			c->resp_other = false;
+		}
 	}
 	/* carried bytes began their message earlier */
 	ts = stream__input(p, c, io, ts_read, &buf, &blen, &len);
@@ -333,6 +358,9 @@ static void stream__request(struct pairer *p, struct pair_conn *c, const struct 
 			off = done < blen ? (size_t)done : blen;
 			if (c->req_need != PAIR_LEN_OPEN)
 				c->req_need -= take;
+			/* one-way requests wholly read go out, in order */
+			if (!c->req_need)
+				conn__done(p, c);
 			continue;
 		}
 		if (off >= blen) {
@@ -356,18 +384,30 @@ static void stream__request(struct pairer *p, struct pair_conn *c, const struct 
 				c->detected = true;
 			}
 		}
-		/* a walked message whose header the read cut: kept for the next */
-		if ((again || (!r && proto__walks(proto) && !h.len_known)) &&
+		/* a walked message whose header the read cut: kept for the next
+		 * (a Dubbo call's method comes after its path, in the body) */
+		if ((again || (!r && proto__walks(proto) && !h.len_known) || (!r && h.head_cut)) &&
 		    stream__carry(c, io->dir, buf + off, blen - off, len - done,
 				  off ? ts_read : ts))
 			break;
 		/* (an upgraded connection's bytes are no protocol's) */
 		if (r && c->detected && c->proto != REQ_PROTO_NONE)
 			p->c.n_unparsed++;
+		if (!r && proto__by_id(proto) && !h.request) {
+			/* a response the other way (to a request of the server's):
+			 * its bytes are the newest request's, no record */
+			c->req_need = h.total_len;
+			ts = ts_read;
+			continue;
+		}
 		/* (past PAIR_PIPELINE no request begins: the bytes go to the newest) */
-		pair_req__begin(p, c, proto, ts, r ? NULL : &h, io->tid);
+		q = pair_req__begin(p, c, proto, ts, r ? NULL : &h, io->tid);
 		if (!r && proto == REQ_PROTO_MYSQL)
 			auth__begin(c, &h);
+		if (!r && h.no_resp && q) {
+			q->resp_done = true;
+			pair_req__release(p, q);
+		}
 		ts = ts_read;
 		if (!r && proto__walks(proto) && h.len_known && h.total_len)
 			c->req_need = h.total_len;
@@ -376,13 +416,37 @@ static void stream__request(struct pairer *p, struct pair_conn *c, const struct 
 	}
 }
 
-/* The first request in flight whose response has not ended. */
+/* The request in flight whose response message is in progress: the one an
+ * id matched (resp_seq), else the first whose response has not ended. */
 static struct pair_req *resp__target(struct pair_conn *c)
 {
-	for (uint32_t i = 0; i < c->n; i++)
-		if (!q_at(c, i)->resp_done)
-			return q_at(c, i);
-	return NULL;
+	struct pair_req *first = NULL;
+
+	for (uint32_t i = 0; i < c->n; i++) {
+		struct pair_req *x = q_at(c, i);
+
+		if (x->resp_done)
+			continue;
+		if (!c->resp_seq || x->seq == c->resp_seq)
+			return x;
+		if (!first)
+			first = x;
+	}
+	return first;
+}
+
+/* Dubbo's and RocketMQ's responses come in any order: the request in flight
+ * with the id ID, else (begun before the connection was followed, or the id
+ * past the captured bytes) Q, the first unanswered. */
+static struct pair_req *resp__by_id(struct pair_conn *c, struct pair_req *q, uint32_t id)
+{
+	for (uint32_t i = 0; i < c->n; i++) {
+		struct pair_req *x = q_at(c, i);
+
+		if (!x->resp_done && !x->has_resp && x->dns_id == id)
+			return x;
+	}
+	return q;
 }
 
 /* A Kafka response starting at B (N captured bytes), correlation id H->id:
@@ -603,11 +667,22 @@ static void stream__response(struct pairer *p, struct pair_conn *c, const struct
 							  false, &h) : -ENOMSG;
 
 			/* (a 101's whole head says what the connection becomes) */
-			if ((r == -EAGAIN ||
+			if ((r == -EAGAIN || (!r && h.head_cut) ||
 			     (!r && c->proto == REQ_PROTO_HTTP && h.status == 101 && !h.len_known)) &&
 			    proto__walks(c->proto) && c->detected &&
 			    stream__carry(c, io->dir, buf + off, blen - off, len - done, ts))
 				break;
+			if (!r && proto__by_id(c->proto) && h.request) {
+				/* a request the other way (a peer's heartbeat, a
+				 * broker's check): its bytes go with Q's, no record */
+				c->resp_need = h.total_len;
+				c->resp_other = true;
+				goto take;
+			}
+			if (!r && proto__by_id(c->proto)) {
+				q = resp__by_id(c, q, h.id);
+				c->resp_seq = q->seq;
+			}
 			if (!r && c->proto == REQ_PROTO_KAFKA) {
 				bool again = false;
 
@@ -625,13 +700,17 @@ static void stream__response(struct pairer *p, struct pair_conn *c, const struct
 		if (c->resp_scan)
 			c->resp_need = resp__scan(c, off < blen ? buf + off : NULL,
 						  off < blen ? blen - off : 0, len - done);
+take:
 		{
 			uint64_t take = len - done < c->resp_need ? len - done : c->resp_need;
 
-			q->resp_bytes += take;
-			q->ts_last_resp = ts;
-			if (c->side == REQ_SIDE_SERVER)
-				pair_cpu__write(p, q, io->tid);
+			/* (a request the other way is no part of Q's response) */
+			if (!c->resp_other) {
+				q->resp_bytes += take;
+				q->ts_last_resp = ts;
+				if (c->side == REQ_SIDE_SERVER)
+					pair_cpu__write(p, q, io->tid);
+			}
 			done += take;
 			off = done < blen ? (size_t)done : blen;
 			if (c->resp_need != PAIR_LEN_OPEN) {
@@ -639,6 +718,13 @@ static void stream__response(struct pairer *p, struct pair_conn *c, const struct
 				if (!c->resp_need && c->h2_upgrade) {
 					stream__upgrade(p, c, q, io, buf, blen, off, len - done);
 					return;
+				}
+				if (!c->resp_need) {
+					c->resp_seq = 0;
+					if (c->resp_other) {
+						c->resp_other = false;
+						continue;
+					}
 				}
 				/* an interim response ended: the next message is Q's too */
 				if (!c->resp_need && q->has_resp) {
@@ -753,6 +839,8 @@ static bool conn__quiet(struct pairer *p, struct pair_conn *c)
 		pair_req__release(p, q_at(c, i));
 	c->head = c->n = 0;
 	c->req_need = c->resp_need = 0;
+	c->resp_seq = 0;
+	c->resp_other = false;
 	c->resp_scan = 0;
 	c->h2_upgrade = false;
 	c->carry_len = 0;
@@ -826,6 +914,8 @@ static void conn__tls_begin(struct pairer *p, struct pair_conn *c)
 	c->detected = false;
 	c->last_dir = 0;
 	c->req_need = c->resp_need = 0;
+	c->resp_seq = 0;
+	c->resp_other = false;
 	c->resp_lost = false;
 	c->resp_scan = 0;
 	c->h2_upgrade = false;

@@ -139,6 +139,9 @@ struct pair_conn {
 	uint64_t req_need;	/* bytes of the current request still to come, PAIR_LEN_OPEN, or 0 */
 	uint32_t seq;		/* requests begun on it */
 	uint64_t resp_need;	/* the same for the current response message */
+	uint32_t resp_seq;	/* the request (seq) an id gave the response message in
+				 * progress (Dubbo, RocketMQ), 0: the first unanswered */
+	bool resp_other;	/* ... that message is a request the other way */
 	bool resp_lost;		/* a response message's end was not found: the burst
 				 * answers every request in flight */
 	uint8_t resp_scan;	/* an HTTP interim response whose head a read cut:

@@ -20,6 +20,7 @@ const char *req_proto__name(enum req_proto p)
 		[REQ_PROTO_REDIS] = "redis", [REQ_PROTO_MYSQL] = "mysql",
 		[REQ_PROTO_PGSQL] = "pgsql", [REQ_PROTO_TLS] = "tls",
 		[REQ_PROTO_HTTP2] = "http2", [REQ_PROTO_GRPC] = "grpc", [REQ_PROTO_KAFKA] = "kafka",
+		[REQ_PROTO_DUBBO] = "dubbo", [REQ_PROTO_ROCKETMQ] = "rocketmq",
 	};
 
 	return (unsigned)p < REQ_PROTO_MAX ? names[p] : "unknown";

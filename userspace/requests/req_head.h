@@ -21,11 +21,13 @@ enum req_proto {
 	REQ_PROTO_HTTP2,	/* HTTP/2, a request per stream */
 	REQ_PROTO_GRPC,		/* HTTP/2 whose content-type is application/grpc */
 	REQ_PROTO_KAFKA,
+	REQ_PROTO_DUBBO,	/* Dubbo 2 (dubbo://), magic 0xdabb */
+	REQ_PROTO_ROCKETMQ,	/* RocketMQ's remoting protocol */
 	REQ_PROTO_MAX
 };
 
-#define REQ_METHOD_MAX 24	/* HTTP method, Redis command, DNS query type, SQL command, Kafka API */
-#define REQ_TARGET_MAX 256	/* HTTP path (no query), DNS name, SQL text head, Redis key, Kafka topic */
+#define REQ_METHOD_MAX 24	/* ..., Kafka API, Dubbo method, RocketMQ code */
+#define REQ_TARGET_MAX 256	/* ..., Kafka or RocketMQ topic, Dubbo service */
 #define REQ_CODE_MAX 24		/* SQLSTATE, MySQL SQL state, Redis error word, gRPC code */
 #define REQ_MESSAGE_MAX 128	/* an error's message: gRPC's grpc-message */
 
@@ -35,7 +37,12 @@ struct req_head {
 	bool error;		/* a response saying the request failed */
 	bool len_known;		/* total_len is the whole message */
 	int32_t status;		/* HTTP status, DNS rcode, MySQL or Kafka error number; -1: none */
-	uint32_t id;		/* DNS transaction id, Kafka correlation id, else 0 */
+	uint32_t id;		/* DNS transaction id, Kafka correlation id, Dubbo
+				 * request id (its low 32 bits), RocketMQ opaque */
+	bool no_resp;		/* a request answered by none (Dubbo, RocketMQ one-way) */
+	bool head_cut;		/* the bytes end before all the message's names and
+				 * status are read (Dubbo, RocketMQ: the pairing
+				 * carries a short read's to the next) */
 	uint32_t kafka_api;	/* Kafka request: api key << 16 | version, for its
 				 * response's parse (kafka.h) */
 	bool upgrade_h2c;	/* HTTP: an Upgrade header naming h2c */
@@ -47,7 +54,9 @@ struct req_head {
 };
 
 /* Every parser, PROTO__parse(buf, len, request, out):
- *   REQUEST says which way the bytes go (client to server: a request).
+ *   REQUEST says which way the bytes go (client to server: a request); a
+ *   protocol whose messages say which they are (Dubbo, RocketMQ: either side
+ *   may send requests) reports that in OUT->request instead.
  *   0: BUF starts a message of this protocol; OUT is filled as far as the
  *      LEN bytes go (strings NUL-terminated and cut to their size).
  *   -ENOMSG: BUF cannot start a message of this protocol.

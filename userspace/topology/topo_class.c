@@ -58,6 +58,8 @@ uint8_t topo_class__of(const struct req_record *r)
 	case REQ_PROTO_MYSQL:
 	case REQ_PROTO_PGSQL:
 	case REQ_PROTO_KAFKA:
+	case REQ_PROTO_DUBBO:
+	case REQ_PROTO_ROCKETMQ:
 		if (r->error)
 			return TOPO_CLASS_ERROR;
 		/* closed before any reply: neither ok nor error */
@@ -81,6 +83,8 @@ const char *topo__content(const struct req_record *r)
 	case REQ_PROTO_MYSQL:
 	case REQ_PROTO_PGSQL:
 	case REQ_PROTO_KAFKA:
+	case REQ_PROTO_DUBBO:
+	case REQ_PROTO_ROCKETMQ:
 		return r->method;
 	default:
 		return "";

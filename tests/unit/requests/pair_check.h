@@ -56,6 +56,13 @@ static void io_do(struct pairer *p, struct req_io io, uint8_t dir, uint64_t ts, 
 	CHECK_INT(pair__io(p, &io), 0);
 }
 
+/* One syscall moving N bytes from AT, CAP of them captured. */
+static inline void io_bin(struct pairer *p, struct req_io io, uint8_t dir, uint64_t ts,
+			  const uint8_t *at, size_t n, size_t cap)
+{
+	io_do(p, io, dir, ts, 0, (const char *)at, cap < n ? cap : n, n);
+}
+
 #define IN(p, io, ts, s) io_do(p, io, REQ_DIR_IN, ts, 0, s, strlen(s), 0)
 #define OUT(p, io, ts, s) io_do(p, io, REQ_DIR_OUT, ts, 0, s, strlen(s), 0)
 

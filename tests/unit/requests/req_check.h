@@ -1,4 +1,4 @@
-/* Checks the request parsers' tests share (mysql, pgsql, tls): a parse of an
+/* Checks the request parsers' tests share (every parser's): a parse of an
  * exact-size heap copy (so that valgrind or ASan sees a read past LEN), every
  * prefix of a message, a refusal, and the other protocols' first bytes. */
 #ifndef UNIT_REQ_CHECK_H
@@ -57,6 +57,63 @@ static inline void req_prefixes_at(int line, req_parse_fn parse, const uint8_t *
 }
 #define req_prefixes(parse, msg, n, request) req_prefixes_at(__LINE__, parse, msg, n, request)
 
+/* Every prefix of MSG (N bytes) of a protocol whose message names come
+ * after its length (Dubbo, RocketMQ): -EAGAIN below MIN bytes, then 0 with
+ * the whole message's direction and length, each other field either the
+ * whole message's or not known yet (empty, 0, -1). */
+static inline void req_prefixes_known_at(int line, req_parse_fn parse, const uint8_t *msg,
+					 size_t n, const struct req_head *full, size_t min)
+{
+	int failed = t_failed;
+	struct req_head p;
+
+	for (size_t k = 0; k <= n; k++) {
+		int r = req_parse(parse, msg, k, full->request, &p);
+
+		if (k < min) {
+			CHECK_INT(r, -EAGAIN);
+			continue;
+		}
+		CHECK_INT(r, 0);
+		CHECK_INT(p.proto, full->proto);
+		CHECK_INT(p.request, full->request);
+		CHECK(p.id == 0 || p.id == full->id);
+		CHECK(!p.no_resp || full->no_resp);
+		CHECK(p.status == -1 || p.status == full->status);
+		CHECK(!p.error || full->error);
+		CHECK(p.len_known && p.total_len == full->total_len);
+		CHECK(!p.method[0] || !strcmp(p.method, full->method));
+		CHECK(!p.target[0] || !strcmp(p.target, full->target));
+		CHECK(!p.code[0] || !strcmp(p.code, full->code));
+	}
+	if (t_failed != failed)
+		fprintf(stderr, "  (prefixes of line %d)\n", line);
+}
+
+/* MSG (N bytes) as WANT says (its protocol, direction, id, one-way,
+ * status, error, names), its length N; then its prefixes as above. */
+static inline void req_check_known_at(int line, req_parse_fn parse, const uint8_t *msg, size_t n,
+				      const struct req_head *want, size_t min)
+{
+	int failed = t_failed;
+	struct req_head h;
+
+	CHECK_INT(req_parse(parse, msg, n, want->request, &h), 0);
+	CHECK_INT(h.proto, want->proto);
+	CHECK_INT(h.request, want->request);
+	CHECK_INT(h.id, want->id);
+	CHECK_INT(h.no_resp, want->no_resp);
+	CHECK_INT(h.status, want->status);
+	CHECK_INT(h.error, want->error);
+	CHECK_STR(h.method, want->method);
+	CHECK_STR(h.target, want->target);
+	CHECK_STR(h.code, want->code);
+	CHECK(h.len_known && h.total_len == n);
+	req_prefixes_known_at(line, parse, msg, n, &h, min);
+	if (t_failed != failed)
+		fprintf(stderr, "  (message of line %d)\n", line);
+}
+
 /* -ENOMSG, OUT cleared. LINE: the caller's line (or the foreign entry's index). */
 static inline void req_refused_at(int line, req_parse_fn parse, const uint8_t *msg, size_t n,
 				  bool request)
@@ -75,7 +132,9 @@ static inline void req_refused_at(int line, req_parse_fn parse, const uint8_t *m
 /* Typical first bytes of each protocol: HTTP, RESP and DNS by their
  * specifications, MySQL as MariaDB 10.11 sends them, PostgreSQL as psql 15 and
  * its server, TLS as OpenSSL 3.0 (the first bytes of its records), Kafka by
- * its schemas (a Metadata v4 request, an ApiVersions v0 answer). */
+ * its schemas (a Metadata v4 request, an ApiVersions v0 answer), Dubbo and
+ * RocketMQ by their specifications (a Hessian2 call and its answer; a JSON
+ * SEND_MESSAGE, a binary SUCCESS). */
 static const struct req_foreign {
 	enum req_proto proto;
 	bool request;
@@ -120,6 +179,14 @@ static const struct req_foreign {
 		"\x00\x07rdkafka\x00\x00\x00\x01\x00\x01t\x00") },
 	{ REQ_PROTO_KAFKA, false, REQ_BYTES("\x00\x00\x00\x10\x00\x00\x00\x01\x00\x00\x00\x00"
 		"\x00\x01\x00\x00\x00\x00\x00\x09") },
+	{ REQ_PROTO_DUBBO, true, REQ_BYTES("\xda\xbb\xc2\x00\x00\x00\x00\x00\x00\x00\x00\x07"
+		"\x00\x00\x00\xf0\x05" "2.0.2\x30\x21org.apache.dubbo.demo.DemoService") },
+	{ REQ_PROTO_DUBBO, false, REQ_BYTES("\xda\xbb\x02\x14\x00\x00\x00\x00\x00\x00\x00\x07"
+		"\x00\x00\x00\x0d\x91\x0bHello world") },
+	{ REQ_PROTO_ROCKETMQ, true, REQ_BYTES("\x00\x00\x00\xa0\x00\x00\x00\x90"
+		"{\"code\":10,\"extFields\":{\"topic\":\"TopicTest\"") },
+	{ REQ_PROTO_ROCKETMQ, false, REQ_BYTES("\x00\x00\x00\x19\x01\x00\x00\x15\x00\x00\x00\x01\xc5"
+		"\x00\x00\x00\x15\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00") },
 };
 
 /* The other protocols' first bytes are refused, both ways. */

@@ -8,6 +8,7 @@
 
 #include "../common/t_check.h"
 #include "dns.h"
+#include "req_check.h"
 
 static struct req_head h;
 
@@ -353,6 +354,8 @@ int main(void)
 	test_names();
 	test_header();
 	test_others();
+	req_refuse_foreign(dns__parse, REQ_PROTO_DNS);
+	req_refuse_foreign(dns__parse_tcp, REQ_PROTO_DNS);
 	test_random();
 	return t_report();
 }

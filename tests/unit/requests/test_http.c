@@ -10,6 +10,7 @@
 
 #include "../common/t_check.h"
 #include "http.h"
+#include "req_check.h"
 
 static const char cap_get[] =
 	"GET /api/v1/users?id=7&x=y HTTP/1.1\r\n"
@@ -606,6 +607,7 @@ int main(void)
 	test_prefixes();
 	test_pipelined();
 	test_others();
+	req_refuse_foreign(http__parse, REQ_PROTO_HTTP);
 	test_start_lines();
 	test_lengths();
 	test_mutations();

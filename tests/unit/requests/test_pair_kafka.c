@@ -20,13 +20,6 @@ static void add(const struct kw *w)
 	blen += w->n;
 }
 
-/* One syscall moving N bytes from AT, CAP of them captured. */
-static void io_bin(struct pairer *p, struct req_io io, uint8_t dir, uint64_t ts, const uint8_t *at,
-		   size_t n, size_t cap)
-{
-	io_do(p, io, dir, ts, 0, (const char *)at, cap < n ? cap : n, n);
-}
-
 static void rec_at(int line, int i, const char *method, const char *target, int status,
 		   uint64_t req, uint64_t resp)
 {

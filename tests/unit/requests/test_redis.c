@@ -8,6 +8,7 @@
 
 #include "../common/t_check.h"
 #include "redis.h"
+#include "req_check.h"
 
 static struct req_head h;
 
@@ -405,6 +406,7 @@ int main(void)
 	test_replies();
 	test_hostile();
 	test_others();
+	req_refuse_foreign(redis__parse, REQ_PROTO_REDIS);
 	test_random();
 	return t_report();
 }

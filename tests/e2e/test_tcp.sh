@@ -113,17 +113,22 @@ settled() { ! inns ss -Htan | grep -vE '^(LISTEN|TIME-WAIT)' | grep -q .; }
 wait_for 30 settled
 counters "$TMP/c1"
 
-# 2. Refused: 20 connects to a port nobody listens on.
-inns python3 -c '
-import socket
-for _ in range(20):
+# refuse N: N connects to a port nobody listens on.
+refuse() {
+	inns python3 -c '
+import socket, sys
+for _ in range(int(sys.argv[1])):
     s = socket.socket()
     try:
         s.connect(("127.0.0.1", 18601))
     except ConnectionRefusedError:
         pass
     s.close()
-'
+' "$1"
+}
+
+# 2. Refused: 20 connects to a port nobody listens on.
+refuse 20
 counters "$TMP/c2"
 
 # 3. Timed out: 5 connects whose SYNs are dropped, at once.
@@ -343,16 +348,7 @@ ngx=$SRV_PID
 wait_for 15 listening
 start_agent "$TMP/req.out" "$TMP/req.err" --requests -q --metrics 127.0.0.1:18610 ||
 	{ echo "FAIL: the request-mode agent did not start"; cat "$TMP/req.err"; }
-inns python3 -c '
-import socket
-for _ in range(5):
-    s = socket.socket()
-    try:
-        s.connect(("127.0.0.1", 18601))
-    except ConnectionRefusedError:
-        pass
-    s.close()
-'
+refuse 5
 for i in 1 2 3 4; do inns curl -s -m 10 -o /dev/null http://127.0.0.1:18600/index.html; done
 wait_for 30 settled
 srv_stop "$ngx"

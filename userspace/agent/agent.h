@@ -93,6 +93,11 @@ int agent__start(struct agent *a);
 /* mode_file.c: -r. */
 int agent__start_file(struct agent *a);
 
+/* mode_plan.c: a mode's EVENTS (a filter expression) and the user's filter
+ * as the filter the kernel is planned from (a->kplan); WHAT names the mode in
+ * the error said. 0 or -EINVAL. */
+int agent__mode_kplan(struct agent *a, const char *events, const char *what);
+
 /* mode_requests.c: --requests. */
 int agent__requests_plan(struct agent *a, struct capture_live_opts *lo);
 int agent__requests_open(struct agent *a);

@@ -25,25 +25,10 @@
 
 int agent__profile_plan(struct agent *a, struct capture_live_opts *lo)
 {
-	struct filter_error ferr = { 0 };
-	struct sbuf expr;
+	int err = agent__mode_kplan(a, PROF_MODE_EVENTS, "profiling");
 
-	sbuf__init(&expr);
-	sbuf__append(&expr, PROF_MODE_EVENTS, strlen(PROF_MODE_EVENTS));
-	if (a->o.filter) {
-		sbuf__append(&expr, " and (", 6);
-		sbuf__append(&expr, a->o.filter, strlen(a->o.filter));
-		sbuf__append(&expr, ")", 2);
-	} else {
-		sbuf__append(&expr, "", 1);
-	}
-	a->kplan = expr.err ? NULL : filter__compile(expr.buf, &ferr);
-	sbuf__free(&expr);
-	if (!a->kplan) {
-		agent__say("cannot plan profiling's kernel filter: %s",
-			   ferr.msg[0] ? ferr.msg : strerror(ENOMEM));
-		return -EINVAL;
-	}
+	if (err)
+		return err;
 	lo->profile = PROF_FOLLOW_ALL;
 	return agent__profile_open(a);
 }

@@ -13,25 +13,10 @@
  * sockets, and captures enough of each buffer for the protocols' headers. */
 int agent__requests_plan(struct agent *a, struct capture_live_opts *lo)
 {
-	struct filter_error ferr = { 0 };
-	struct sbuf expr;
+	int err = agent__mode_kplan(a, REQ_MODE_SYSCALLS, "request mode");
 
-	sbuf__init(&expr);
-	sbuf__append(&expr, REQ_MODE_SYSCALLS, strlen(REQ_MODE_SYSCALLS));
-	if (a->o.filter) {
-		sbuf__append(&expr, " and (", 6);
-		sbuf__append(&expr, a->o.filter, strlen(a->o.filter));
-		sbuf__append(&expr, ")", 2);	/* with the NUL */
-	} else {
-		sbuf__append(&expr, "", 1);
-	}
-	a->kplan = expr.err ? NULL : filter__compile(expr.buf, &ferr);
-	sbuf__free(&expr);
-	if (!a->kplan) {
-		agent__say("cannot plan request mode's kernel filter: %s",
-			   ferr.msg[0] ? ferr.msg : strerror(ENOMEM));
-		return -EINVAL;
-	}
+	if (err)
+		return err;
 	if (!a->o.snaplen_given) {
 		lo->snaplen = REQ_MODE_SNAPLEN;
 		lo->snaplen_given = true;

@@ -11,7 +11,14 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_servers.sh"
 need_live
-KPROD=${KPROD:?KPROD must name the kprod program}
+KPROD=${KPROD-}
+if [ -z "$KPROD" ]; then
+	# meson found no librdkafka when it configured the build
+	if [ -n "${AGENT_REQUIRE_LIVE:-}" ]; then
+		echo "FAIL: kprod was not built: librdkafka-dev is missing (tools/deps.sh installs it)"; exit 1
+	fi
+	echo "skip: kprod was not built: librdkafka-dev is missing (tools/deps.sh installs it)"; exit 77
+fi
 t0=$SECONDS
 
 expect "the agent starts in request mode" req_agent_start "req.protocol=kafka"

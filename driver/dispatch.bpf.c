@@ -258,7 +258,7 @@ static __always_inline int sock_tp__run(void *ctx, struct sock *sk, long ret, in
 	if (!s)
 		return 0;
 	s->stamp = 0;
-	return sockio__fill(ctx, sockio__event(id), SOCKIO_NPARAMS, ret, 1);
+	return sockio__fill(ctx, sockio__event(id), SOCKIO_NPARAMS, ret, 1, sk);
 }
 
 SEC("tp_btf/sock_recv_length")

@@ -37,6 +37,20 @@ static __always_inline int fd__sock_family(long fd)
 	return BPF_CORE_READ(sock, sk, __sk_common.skc_family);
 }
 
+/* The socket behind FD in the current task by probe reads (untyped: read its
+ * fields with BPF_CORE_READ), or NULL. For the fillers, which are no typed
+ * programs and cannot use the typed walk below. */
+static __always_inline struct sock *fd__sock_probe(long fd)
+{
+	struct file *f = fd__file(fd);
+	struct socket *sock;
+
+	if (!f || (BPF_CORE_READ(f, f_inode, i_mode) & FD_S_IFMT) != FD_S_IFSOCK)
+		return NULL;
+	sock = BPF_CORE_READ(f, private_data);
+	return BPF_CORE_READ(sock, sk);
+}
+
 /* The same walk by plain loads, for typed (tp_btf) programs only: from the
  * trusted task pointer the verifier turns each load into a fault-safe one, with
  * no helper call. A pointer that BTF cannot type (an fd slot, private_data) is
@@ -81,16 +95,9 @@ static __always_inline struct sock *fd__sock_btf(long fd)
  * BPF_CORE_READ). For a caller that runs in either kind of kernel. */
 static __always_inline struct sock *fd__sock(long fd)
 {
-	struct socket *sock;
-	struct file *f;
-
 	if (FD_BTF_WALK())
 		return fd__sock_btf(fd);
-	f = fd__file(fd);
-	if (!f || (BPF_CORE_READ(f, f_inode, i_mode) & FD_S_IFMT) != FD_S_IFSOCK)
-		return NULL;
-	sock = BPF_CORE_READ(f, private_data);
-	return BPF_CORE_READ(sock, sk);
+	return fd__sock_probe(fd);
 }
 
 #endif

@@ -38,6 +38,7 @@ struct driver {
 	struct bpf_link *sock_links[2];
 	bool tls;			/* driver_config.tls */
 	bool tcp;			/* driver_config.tcp */
+	uint32_t tcp_conns;		/* driver_config.tcp_conns, 0 made TCP_CONNS */
 	struct bpf_link **tls_links;	/* the TLS probes, per library file */
 	uint32_t ntls_links, tls_cap, tls_files;
 	uint32_t go_files;		/* Go programs probed: go_bins' slots used */
@@ -215,6 +216,7 @@ int driver__configure(struct driver *d, const struct driver_config *cfg)
 		return -EINVAL;
 	d->tls = cfg->tls;
 	d->tcp = cfg->tcp;
+	d->tcp_conns = cfg->tcp_conns ? cfg->tcp_conns : TCP_CONNS;
 	d->profile_hz = cfg->profile ? cfg->profile_hz : 0;
 	d->per_thread = cfg->per_thread;
 	d->no_syscall_tps = cfg->no_syscall_tps;
@@ -347,7 +349,7 @@ static void plan__apply(struct driver *d)
 	bpf_program__set_autoload(sk->progs.tcp_rst_in, d->tcp);
 	bpf_program__set_autoload(sk->progs.tcp_destroy, d->tcp);
 	/* the tables take their memory at load: none without TCP health */
-	bpf_map__set_max_entries(sk->maps.tcp_conns, d->tcp ? TCP_CONNS : 1);
+	bpf_map__set_max_entries(sk->maps.tcp_conns, d->tcp ? d->tcp_conns : 1);
 	bpf_map__set_max_entries(sk->maps.tcp_listeners, d->tcp ? TCP_LISTENERS : 1);
 	sk->bss->settings.tcp = d->tcp;
 	memset(sk->bss->filler_off, 0, sizeof(sk->bss->filler_off));

@@ -91,6 +91,9 @@ struct driver_config {
 	 * the typed tracepoints inet_sock_set_state, tcp_send_reset,
 	 * tcp_receive_reset and tcp_destroy_sock (5.5 and later). */
 	bool tcp;
+	/* With tcp: the connections kept at once (0: TCP_CONNS); one begun
+	 * with that many kept is counted (n_tcp_untracked), not sent */
+	uint32_t tcp_conns;
 };
 
 /* The TLS libraries driver__tls_attach knows, by their functions. */

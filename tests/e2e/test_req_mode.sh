@@ -199,7 +199,7 @@ for mode in text json; do
 	req_agent_stop
 done
 srv_stop "$SRV_PY"
-req_check line "the default line: dur= and ttfb= with their units, in=31B out=59B; -j: the same fields as numbers" \
+req_check line "the default line: dur= and ttfb= with their units, in=31B out=59B; -j: the same fields as numbers, and the connection's TCP state" \
 	"$OUT.text" "$OUT.json" <<'PY'
 import json, re, sys
 def ns(v):
@@ -223,12 +223,15 @@ assert ns(slow[2]) >= 300e6, slow.groups()	# the server slept 300 ms first
 recs = [json.loads(l) for l in open(sys.argv[2])]
 want = {"evt.outputtime", "req.side", "req.protocol", "proc.name", "thread.tid", "req.client",
         "req.server", "req.method", "req.path", "req.status", "req.duration", "req.ttfb",
-        "req.bytes_in", "req.bytes_out", "req.tls", "req.sni"}
+        "req.bytes_in", "req.bytes_out", "req.tls", "req.sni", "tcp.retransmits", "tcp.srtt"}
 assert len(recs) == 2 and all(set(r) == want for r in recs), recs
 for r in recs:
     assert r["req.bytes_in"] == 31 and r["req.bytes_out"] == 59, r
     assert r["req.tls"] is False and r["req.sni"] is None, r	# plain HTTP
     assert isinstance(r["req.duration"], int) and 0 <= r["req.ttfb"] <= r["req.duration"], r
+    # the connection's TCP state: the handshake gave the server an srtt
+    assert isinstance(r["tcp.retransmits"], int) and r["tcp.retransmits"] >= 0, r
+    assert isinstance(r["tcp.srtt"], int) and r["tcp.srtt"] > 0, r
 print("ok")
 PY
 echo "    $((SECONDS - t0)) s"

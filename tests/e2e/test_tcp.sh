@@ -46,12 +46,16 @@ delta() {	# delta BEFORE AFTER NAME
 	echo $(($(awk -v n="$3" '$1 == n { print $2 }' "$2") - $(awk -v n="$3" '$1 == n { print $2 }' "$1")))
 }
 
-mkdir -p "$SRV/www" "$SRV/logs"
+mkdir -p "$SRV/www/up" "$SRV/logs" "$SRV/tmp"
 head -c 4000000 /dev/urandom >"$SRV/www/big"
 echo hello >"$SRV/www/index.html"
 { ngx_head "$SRV"; cat <<EOF
 access_log $SRV/logs/access.log;
-server { listen 127.0.0.1:18600; root $SRV/www; }
+server {
+	listen 127.0.0.1:18600; root $SRV/www;
+	client_max_body_size 16m; client_body_temp_path $SRV/tmp;
+	location /up/ { dav_methods PUT; }
+}
 }
 EOF
 } >"$SRV/nginx.conf"
@@ -367,8 +371,74 @@ expect "--requests --metrics: agent_tcp_connect_total counts the 5 refused conne
 expect "--requests --metrics: agent_tcp_accept_total counts nginx's 4 connections" [ "$accepted" = 4 ]
 expect "--requests --metrics: the 4 requests beside them" [ "$requests" = 4 ]
 
+
+# 7. A request record carries its connection's TCP state: curl PUTs the 4 MB
+# file to nginx (WebDAV) while 5% of the segments of 400 bytes and more to
+# nginx are dropped. The handshake, the ACKs, the FIN and nginx's replies
+# always pass, so every retransmit in the namespace is curl's, of the
+# upload's data, and all of them happen before nginx has the whole body and
+# answers: each curl record's tcp.retransmits is its connection's count.
+srv_start nginx3 ip netns exec "$NS" nginx -c "$SRV/nginx.conf" -p "$SRV"
+ngx=$SRV_PID
+wait_for 15 listening
+# beside it, an agent that keeps the requests that hit a retransmit
+start_agent "$TMP/rq.lossy" "$TMP/rq.lossy.err" --requests -j -p '*%proc.name %tcp.retransmits' \
+	'req.sport = 18600 and tcp.retransmits > 0' ||
+	{ echo "FAIL: the second request-mode agent did not start"; cat "$TMP/rq.lossy.err"; }
+LOSSY_PID=$AGENT_PID
+start_agent "$TMP/rq.json" "$TMP/rq.err" --requests -j \
+	-p '*%proc.name %req.side %req.method %req.status %req.bytes_out %req.duration %tcp.retransmits %tcp.srtt' \
+	'req.sport = 18600' ||
+	{ echo "FAIL: the request-mode agent did not start"; cat "$TMP/rq.err"; }
+UPLOSS=(INPUT -p tcp --dport 18600 -m length --length 400:65535 -m statistic --mode random
+	--probability 0.05 -j DROP)
+inns iptables -w -A "${UPLOSS[@]}"
+counters "$TMP/u0"
+for i in 1 2 3; do
+	# (no "Expect: 100-continue": the body goes at once, the record is one
+	# request and its one response)
+	inns curl -s -m 60 -H 'Expect:' -T "$SRV/www/big" -o /dev/null -w '%{http_code}\n' \
+		"http://127.0.0.1:18600/up/f$i"
+done >"$TMP/put.codes"
+wait_for 30 settled
+counters "$TMP/u1"
+inns iptables -w -D "${UPLOSS[@]}"
+srv_stop "$ngx"
+sleep 2.5
+stop_agent
+kill -TERM "$LOSSY_PID"; wait "$LOSSY_PID"
+cmp -s "$SRV/www/big" "$SRV/www/up/f3" && echo "ok: nginx stored the upload whole" >>"$TMP/checks" ||
+	echo "FAIL: nginx stored the upload whole" >>"$TMP/checks"
+python3 - "$TMP" "$(delta "$TMP/u0" "$TMP/u1" TcpRetransSegs)" <<'PY' >>"$TMP/checks"
+import json, sys
+tmp, retrans = sys.argv[1], int(sys.argv[2])
+recs = [json.loads(l) for l in open(tmp + "/rq.json") if l.startswith("{")]
+codes = open(tmp + "/put.codes").read().split()
+def out(ok, what): print(("ok" if ok else "FAIL") + ": " + what)
+cl = [r for r in recs if r["req.side"] == "client"]
+sv = [r for r in recs if r["req.side"] == "server"]
+out(codes == ["201"] * 3, "curl PUT the file 3 times (%s)" % codes)
+out(len(cl) == 3 and len(sv) == 3 and
+    all(r["req.method"] == "PUT" and r["req.status"] == 201 for r in cl + sv) and
+    all(r["req.bytes_out"] >= 4000000 for r in cl) and
+    [r["proc.name"] for r in cl] == ["curl"] * 3 and [r["proc.name"] for r in sv] == ["nginx"] * 3,
+    "3 PUT records of 4 MB on each side, curl's and nginx's (%d, %d)" % (len(cl), len(sv)))
+got = sum(r.get("tcp.retransmits") or 0 for r in cl)
+other = sum(r.get("tcp.retransmits") or 0 for r in sv)
+print("    upload: curl's records' retransmits %s, nginx's %d, TcpRetransSegs %d" %
+      ([r.get("tcp.retransmits") for r in cl], other, retrans))
+out(got == retrans and got > 0 and other == 0,
+    "the upload's requests' tcp.retransmits sum to TcpRetransSegs, exactly (%d, %d)" % (got, retrans))
+out(all((r.get("tcp.srtt") or 0) > 0 and r["tcp.srtt"] < 1000000000 for r in cl + sv),
+    "every request record has its connection's srtt (%s)" % [r.get("tcp.srtt") for r in cl + sv])
+lossy = [json.loads(l) for l in open(tmp + "/rq.lossy") if l.startswith("{")]
+want = sorted((r["proc.name"], r["tcp.retransmits"]) for r in recs if (r.get("tcp.retransmits") or 0) > 0)
+out(sorted((r["proc.name"], r["tcp.retransmits"]) for r in lossy) == want and want,
+    "the filter 'tcp.retransmits > 0' keeps those requests, and only those (%d)" % len(lossy))
+PY
+
 cat "$TMP/checks"
 n=$(grep -c '^ok' "$TMP/checks"); f=$(grep -c '^FAIL' "$TMP/checks")
 checks=$((checks + n + f)); failures=$((failures + f))
-expect "the checks ran (25)" [ $((n + f)) -ge 25 ]
+expect "the checks ran (31)" [ $((n + f)) -ge 31 ]
 finish

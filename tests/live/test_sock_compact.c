@@ -2,8 +2,10 @@
  * sock_families and exit-only capture): on TCP over 127.0.0.1 and ::1, read,
  * recvfrom, readv, write, sendto, writev and sendfile that moved bytes each
  * arrive as one SOCK_RECV_X or SOCK_SEND_X event, no enter event: header,
- * res, fd, the syscall's number and the bytes moved (cut at the snaplen;
- * none for sendfile), checked for each. What keeps its own pair, in order
+ * res, fd, the syscall's number, the bytes moved (cut at the snaplen;
+ * none for sendfile) and the connection's TCP state (retransmits up to the
+ * socket's TCP_INFO count after the calls, an srtt measured: the handshake
+ * gave one to both ends; 0 and 0 on UDP), checked for each. What keeps its own pair, in order
  * among them: sendto and recvfrom naming an address (the pair's tuple can
  * name a socket's peer to the fd table), sendmsg and recvmsg, UDP's sendto
  * and recvfrom over ::1 (the fd table follows their addresses), a read that
@@ -24,6 +26,7 @@
  * (driver__set_sock_families(0) is refused). */
 #include <bpf/bpf.h>
 #include <fcntl.h>
+#include <netinet/tcp.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/uio.h>
@@ -163,6 +166,8 @@ static void expect_compact(struct harness *h, int *at, uint16_t type, long nr, i
 			   int64_t res, const void *data, size_t len)
 {
 	struct hevt *e = *at < harness__count(h) ? harness__get(h, *at) : NULL;
+	struct tcp_info ti;
+	socklen_t tl = sizeof(ti);
 
 	EXPECT(e && e->hdr.type == type);
 	if (!e || e->hdr.type != type) {
@@ -176,6 +181,13 @@ static void expect_compact(struct harness *h, int *at, uint16_t type, long nr, i
 	EXPECT_PARAM_INT(e, 1, fd);
 	EXPECT_PARAM_INT(e, 2, nr);
 	EXPECT_PARAM_BYTES(e, 3, data, len);
+	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &tl) == 0) {
+		EXPECT(hevt__int(e, 4) >= 0 && hevt__int(e, 4) <= ti.tcpi_total_retrans);
+		EXPECT(hevt__int(e, 5) > 0 && hevt__int(e, 5) < 1000000);
+	} else {
+		EXPECT_PARAM_INT(e, 4, 0);
+		EXPECT_PARAM_INT(e, 5, 0);
+	}
 	(*at)++;
 }
 

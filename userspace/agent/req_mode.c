@@ -353,6 +353,14 @@ static void io__event(struct req_mode *m, const struct ievt *ev, uint16_t cat)
 		if (io.data_len > io.len)
 			io.data_len = (uint32_t)io.len;
 	}
+	/* compact socket I/O carries the connection's TCP state (events.def) */
+	if ((ev->type == PPME_SOCK_RECV_X || ev->type == PPME_SOCK_SEND_X) &&
+	    io.l4proto == IPPROTO_TCP && ev->params.n > 5 && ev->params.len[4] == 4 &&
+	    ev->params.len[5] == 4) {
+		io.has_tcp = true;
+		io.tcp_retrans = schema__u32(ev->params.val[4]);
+		io.tcp_srtt_us = schema__u32(ev->params.val[5]);
+	}
 	pair__io(m->pair, &io);
 }
 

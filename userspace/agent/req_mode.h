@@ -18,7 +18,7 @@
 #define FORMAT_REQUEST FORMAT_REQUEST_HEAD "dur=%req.duration.human ttfb=%req.ttfb.human " \
 		       "in=%req.bytes_in.human out=%req.bytes_out.human"
 #define FORMAT_REQUEST_JSON FORMAT_REQUEST_HEAD "%req.duration %req.ttfb %req.bytes_in %req.bytes_out " \
-			    "%req.tls %req.sni"
+			    "%req.tls %req.sni %tcp.retransmits %tcp.srtt"
 
 /* The syscalls request mode needs, as a filter the kernel plan reads: socket
  * I/O (the plan adds the calls that keep the thread and fd tables right). */

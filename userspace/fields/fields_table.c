@@ -447,10 +447,13 @@ const struct field_info field_table[] = {
 	  "bytes this end received."),
 	F("tcp.retransmits", F_TCP_RETRANSMITS, FT_UINT64, FARG_NONE, FF_EXTENSION, C_TCP,
 	  "segments this end retransmitted (its SYN or SYN-ACK included): the kernel's "
-	  "own count, which TcpRetransSegs sums."),
+	  "own count, which TcpRetransSegs sums. On a request record (live --requests): "
+	  "those its connection's end retransmitted from the request's first syscall to "
+	  "its response's last."),
 	F("tcp.srtt", F_TCP_SRTT, FT_UINT64, FARG_NONE, FF_EXTENSION | FF_DURATION, C_TCP,
 	  "the smoothed round-trip time at the close, in ns (the kernel keeps us); absent "
-	  "when none was measured."),
+	  "when none was measured. On a request record (live --requests): its "
+	  "connection's at the response's last syscall."),
 	F("tcp.resets.sent", F_TCP_RESETS_SENT, FT_UINT64, FARG_NONE, FF_EXTENSION, C_TCP,
 	  "resets this end sent."),
 	F("tcp.resets.received", F_TCP_RESETS_RECEIVED, FT_UINT64, FARG_NONE, FF_EXTENSION,

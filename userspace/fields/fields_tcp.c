@@ -1,9 +1,25 @@
 /* tcp.* fields: read from the TCP record the agent is printing or filtering
- * (field_ctx.tcp); absent for other events. */
+ * (field_ctx.tcp). A request record (field_ctx.req) whose connection's
+ * syscalls carried its TCP state has two: retransmits and srtt. Absent for
+ * other events. */
 #include <errno.h>
 
 #include "fields_int.h"
+#include "req_record.h"
 #include "tcp_record.h"
+
+/* A request record's TCP state (req_record.has_tcp) */
+static int req__tcp(const struct field_ref *ref, const struct req_record *q,
+		    struct field_value *out)
+{
+	if (!q || !q->has_tcp)
+		return -ENOENT;
+	if (ref->info->id == F_TCP_RETRANSMITS)
+		return value__u64(out, q->tcp_retrans);
+	if (ref->info->id == F_TCP_SRTT && q->tcp_srtt_us)
+		return value__u64(out, q->tcp_srtt_us * 1000ull);
+	return -ENOENT;
+}
 
 int fields__extract_tcp(const struct field_ref *ref, const struct ievt *ev,
 			struct field_ctx *ctx, unsigned n, struct field_value *out)
@@ -11,8 +27,10 @@ int fields__extract_tcp(const struct field_ref *ref, const struct ievt *ev,
 	const struct tcp_record *r = ctx->tcp;
 
 	(void)ev;
-	if (n || !r)
+	if (n)
 		return -ENOENT;
+	if (!r)
+		return req__tcp(ref, ctx->req, out);
 	switch (ref->info->id) {
 	case F_TCP_SIDE:
 		return value__cstr(out, r->side == REQ_SIDE_SERVER ? "server" : "client");

@@ -151,6 +151,11 @@ static struct pair_conn *conn__get(struct pairer *p, const struct req_io *io)
 			conn__set_side(p, c, REQ_SIDE_SERVER);
 	}
 	c->tid = io->tid;
+	if (io->has_tcp) {
+		c->has_tcp = true;
+		c->tcp_retrans = io->tcp_retrans;
+		c->tcp_srtt = io->tcp_srtt_us;
+	}
 	if (io->container != c->ct) {
 		container_info__put(c->ct);
 		c->ct = io->container ? container_info__ref(io->container) : NULL;
@@ -188,6 +193,9 @@ struct pair_req *pair_req__begin(struct pairer *p, struct pair_conn *c, uint8_t 
 	q->parent = 0;
 	q->tid = tid;
 	q->held = c->side == REQ_SIDE_SERVER && pair_thread__hold(p, tid, q->id);
+	q->has_tcp = c->has_tcp;
+	q->retrans0 = q->retrans1 = c->tcp_retrans;
+	q->srtt1 = c->tcp_srtt;
 	if (c->side == REQ_SIDE_CLIENT)
 		q->parent = pair_thread__parent(p, tid);
 	pair_cpu__begin(p, c, q);
@@ -209,6 +217,18 @@ struct pair_req *pair_req__begin(struct pairer *p, struct pair_conn *c, uint8_t 
 		}
 	}
 	return q;
+}
+
+void pair_req__resp_io(struct pairer *p, const struct pair_conn *c, struct pair_req *q,
+		       uint64_t ts, int64_t tid)
+{
+	q->ts_last_resp = ts;
+	if (q->has_tcp && c->has_tcp) {
+		q->retrans1 = c->tcp_retrans;
+		q->srtt1 = c->tcp_srtt;
+	}
+	if (c->side == REQ_SIDE_SERVER)
+		pair_cpu__write(p, q, tid);
 }
 
 /* The response has begun or ended for every request in flight that has some:
@@ -652,9 +672,7 @@ static void stream__response(struct pairer *p, struct pair_conn *c, const struct
 			/* more than was asked: the newest takes it, if any */
 			if (c->n) {
 				q_newest(c)->resp_bytes += len - done;
-				q_newest(c)->ts_last_resp = ts;
-				if (c->side == REQ_SIDE_SERVER)
-					pair_cpu__write(p, q_newest(c), io->tid);
+				pair_req__resp_io(p, c, q_newest(c), ts, io->tid);
 			} else {
 				p->c.n_unmatched++;
 			}
@@ -707,9 +725,7 @@ take:
 			/* (a request the other way is no part of Q's response) */
 			if (!c->resp_other) {
 				q->resp_bytes += take;
-				q->ts_last_resp = ts;
-				if (c->side == REQ_SIDE_SERVER)
-					pair_cpu__write(p, q, io->tid);
+				pair_req__resp_io(p, c, q, ts, io->tid);
 			}
 			done += take;
 			off = done < blen ? (size_t)done : blen;

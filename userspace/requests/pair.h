@@ -45,6 +45,11 @@ struct req_io {
 	const uint8_t *data;	/* the first of them, as captured */
 	uint32_t data_len;	/* <= len: cut at the snaplen */
 	const char *comm;	/* the process name */
+	/* TCP, when the event said (request mode's compact socket I/O): the
+	 * connection's segments retransmitted so far and its srtt (us) at the
+	 * call */
+	bool has_tcp;
+	uint32_t tcp_retrans, tcp_srtt_us;
 	/* The process's container (NULL on the host or unknown): the pairing
 	 * keeps a reference while it follows the connection, so a record made
 	 * after the process exited still names it. */

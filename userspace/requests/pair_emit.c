@@ -217,6 +217,14 @@ void pair_emit__req(struct pairer *p, struct pair_conn *c, struct pair_req *q, b
 	r.duration = r.ts_end > r.ts_start ? r.ts_end - r.ts_start : 0;
 	r.ttfb = q->has_resp && r.ts_first_resp > r.ts_start ? r.ts_first_resp - r.ts_start : 0;
 	pair_cpu__record(p, q, &r);
+	r.has_tcp = q->has_tcp;
+	if (q->has_tcp && !q->has_resp && c->has_tcp) {
+		/* no response: up to now (a timeout, the close) */
+		q->retrans1 = c->tcp_retrans;
+		q->srtt1 = c->tcp_srtt;
+	}
+	r.tcp_retrans = q->retrans1 - q->retrans0;
+	r.tcp_srtt_us = q->srtt1;
 	pair_req__release(p, q);
 	queue__drop(c, q);
 	p->c.n_requests++;

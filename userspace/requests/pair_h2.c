@@ -198,9 +198,7 @@ static void block__end(struct pairer *p, struct pair_conn *c, struct h2_dir *d, 
 		return;
 	}
 	q->resp_bytes += d->block_bytes;
-	q->ts_last_resp = ts;
-	if (c->side == REQ_SIDE_SERVER)
-		pair_cpu__write(p, q, io->tid);
+	pair_req__resp_io(p, c, q, ts, io->tid);
 	if (known && !q->has_resp && f.status >= 100 && f.status < 200)
 		return;		/* an interim response: its bytes only */
 	if (!q->has_resp) {
@@ -262,9 +260,7 @@ static void frame__begin(struct pairer *p, struct pair_conn *c, struct h2_dir *d
 			q->req_bytes += H2_HEAD_LEN + (uint64_t)f->len;
 		} else {
 			q->resp_bytes += H2_HEAD_LEN + (uint64_t)f->len;
-			q->ts_last_resp = ts;
-			if (c->side == REQ_SIDE_SERVER)
-				pair_cpu__write(p, q, io->tid);
+			pair_req__resp_io(p, c, q, ts, io->tid);
 		}
 		break;
 	case H2_HEADERS:

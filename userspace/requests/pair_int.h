@@ -60,6 +60,10 @@ struct pair_req {
 	uint64_t parent;	/* a client request: the server request its thread served, 0 */
 	int64_t tid;		/* a server request: the thread that read it */
 	bool held;		/* ... counted in pairer.threads until its response ends */
+	/* its connection's TCP state (req_io.has_tcp) at its first syscall
+	 * and at its response's last so far */
+	bool has_tcp;
+	uint32_t retrans0, retrans1, srtt1;
 	/* profiling (pair__set_clock): the reading thread's clock at the
 	 * request's start and at its response's last write so far */
 	uint8_t cpu_state;	/* enum pair_cpu_state */
@@ -133,6 +137,9 @@ struct pair_conn {
 	bool accepted;
 	uint8_t tsip[16], tdip[16];
 	uint16_t tsport, tdport;
+	/* TCP: its state at the last syscall that said (req_io.has_tcp) */
+	bool has_tcp;
+	uint32_t tcp_retrans, tcp_srtt;
 	/* the stream */
 	uint8_t last_dir;	/* enum req_dir of the last bytes, 0: none */
 	uint64_t last_ts;	/* the last bytes' time */
@@ -258,6 +265,11 @@ static inline void pair_req__release(struct pairer *p, struct pair_req *q)
  * H: what its parser found, or NULL. */
 struct pair_req *pair_req__begin(struct pairer *p, struct pair_conn *c, uint8_t proto,
 				 uint64_t ts, const struct req_head *h, int64_t tid);
+/* Bytes of Q's response came at TS, read or written by thread TID: its
+ * end, its connection's TCP state and (a server's) its thread's clock move
+ * on. */
+void pair_req__resp_io(struct pairer *p, const struct pair_conn *c, struct pair_req *q,
+		       uint64_t ts, int64_t tid);
 
 /* How an HTTP/2 connection was first seen. */
 enum pair_h2_start {

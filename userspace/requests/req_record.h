@@ -81,6 +81,12 @@ struct req_record {
 	bool has_cpu;
 	uint64_t oncpu;
 	uint64_t cpu[REQ_CPU__KINDS];
+	/* TCP, when the connection's syscalls carried its state (request
+	 * mode's compact socket I/O; not in a replay): the segments this end
+	 * retransmitted from the request's first syscall to its response's
+	 * last (or, with none, to the record), and its srtt (us) then */
+	bool has_tcp;
+	uint32_t tcp_retrans, tcp_srtt_us;
 	/* last: a record is built per request, and only the strings' used
 	 * bytes are written (the rest past each NUL is undefined) */
 	char method[REQ_METHOD_MAX];	/* HTTP method, Redis command, DNS type, SQL command */

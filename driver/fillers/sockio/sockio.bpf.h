@@ -70,6 +70,21 @@ static __always_inline int sockio__tcp(long fd)
 	       BPF_CORE_READ(sk, sk_protocol) == SOCKIO_IPPROTO_TCP;
 }
 
+/* The TCP state the compact events carry: the segments SK has retransmitted
+ * so far and its smoothed round-trip time (us); 0 for another socket. Read
+ * at each call so that a request's record can say what its connection went
+ * through while it ran (userspace takes the difference). */
+static __always_inline void sockio__tcp_state(const struct sock *sk, __u32 *retrans, __u32 *srtt)
+{
+	const struct tcp_sock *tp = (const struct tcp_sock *)sk;
+
+	*retrans = *srtt = 0;
+	if (!sk || BPF_CORE_READ(sk, sk_protocol) != SOCKIO_IPPROTO_TCP)
+		return;
+	*retrans = BPF_CORE_READ(tp, total_retrans);
+	*srtt = BPF_CORE_READ(tp, srtt_us) >> 3;
+}
+
 /* Compact calls taken at the socket's own tracepoints, not their syscall's
  * (settings.sock_tps): the read-like and write-like calls any fd may make,
  * so that a pipe's or a file's runs no program. SEND: the send side's

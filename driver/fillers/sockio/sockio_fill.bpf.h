@@ -1,8 +1,9 @@
 /* The SOCK_RECV_X or SOCK_SEND_X event of the current socket call: res, the
- * socket, the syscall's number and its first bytes. Run by the compact
- * fillers at the call's exit (sockio.bpf.c) and, inline, by the socket
- * tracepoints' programs (dispatch.bpf.c), which give the result (RET, with
- * HAVE_RET): they run inside the call. */
+ * socket, the syscall's number, its first bytes and the connection's TCP
+ * state. Run by the compact fillers at the call's exit (sockio.bpf.c) and,
+ * inline, by the socket tracepoints' programs (dispatch.bpf.c), which give
+ * the result (RET, with HAVE_RET): they run inside the call, and give the
+ * socket (SK; NULL: found from the fd). */
 #ifndef SOCKIO_FILL_BPF_H
 #define SOCKIO_FILL_BPF_H
 
@@ -14,11 +15,11 @@
 _Static_assert(PPME_SOCK_SEND_X_NPARAMS == SOCKIO_NPARAMS, "compact events' params");
 
 static __always_inline int sockio__fill(void *ctx, __u16 type, __u32 nparams, long ret,
-					int have_ret)
+					int have_ret, const struct sock *sk)
 {
 	struct filler f;
 	long fd, id;
-	__u32 snap, off0;
+	__u32 snap, off0, retrans, srtt;
 	int how;
 
 	if (filler__begin(&f, ctx, type, nparams))
@@ -45,6 +46,9 @@ static __always_inline int sockio__fill(void *ctx, __u16 type, __u32 nparams, lo
 	else
 		filler__empty(&f);
 	h2__note(&f, fd, off0);
+	sockio__tcp_state(sk ?: fd__sock_probe(fd), &retrans, &srtt);
+	filler__u32(&f, retrans);
+	filler__u32(&f, srtt);
 	return filler__submit(&f);
 }
 

@@ -3,7 +3,8 @@
  * Redis pipelining (cut by the read too), both sides on one host, a close
  * mid-response, timeouts, DNS over UDP, MySQL errors, MySQL's handshake
  * (mysql_wire.h: the server first, an auth switch, failed logins, SSL),
- * unknown bytes and full tables. Every record's fields are checked. */
+ * unknown bytes and full tables; the connection's TCP state the syscalls
+ * carry, per request. Every record's fields are checked. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
@@ -917,6 +918,61 @@ static void test_quiet_handover(void)
 	CHECK_INT(q.n_off, 1);
 }
 
+/* IO with the connection's TCP state: RETRANS segments retransmitted so
+ * far, srtt SRTT us */
+static struct req_io with_tcp(struct req_io io, uint32_t retrans, uint32_t srtt)
+{
+	io.has_tcp = true;
+	io.tcp_retrans = retrans;
+	io.tcp_srtt_us = srtt;
+	return io;
+}
+
+/* A request's record has the retransmits from its first syscall to its
+ * response's last, and the srtt then, though it is made later (at the next
+ * request, at the close); a request with no response counts up to its
+ * record. */
+static void test_tcp_state(void)
+{
+	struct pairer *p = fresh(0);
+	struct req_io c = tcp(300, 3, false, 40000, 80);
+
+	/* the request over two writes, retransmits during the second */
+	OUT(p, with_tcp(c, 5, 90), 1000, "PUT /a HTTP/1.1\r\nContent-Length: 4\r\n\r\n");
+	OUT(p, with_tcp(c, 8, 95), 1100, "abcd");
+	/* a response of no stated length: it ends where the next request
+	 * begins */
+	IN(p, with_tcp(c, 9, 110), 2000, "HTTP/1.1 201 Created\r\n\r\n");
+	IN(p, with_tcp(c, 11, 120), 2100, "hello");
+	CHECK_INT(nrec, 0);
+	/* the next request: the first's record now, with its own counts */
+	OUT(p, with_tcp(c, 13, 130), 3000, "GET /b HTTP/1.1\r\n\r\n");
+	CHECK_INT(nrec, 1);
+	CHECK(recs[0].has_tcp);
+	CHECK_INT(recs[0].tcp_retrans, 6);
+	CHECK_INT(recs[0].tcp_srtt_us, 120);
+	CHECK_INT(recs[0].status, 201);
+	IN(p, with_tcp(c, 13, 140), 4000, http_ok);
+	CHECK_INT(nrec, 2);
+	/* a third, never answered: counted to the close */
+	OUT(p, with_tcp(c, 14, 150), 5000, "PUT /c HTTP/1.1\r\nContent-Length: 1\r\n\r\n");
+	CHECK(recs[1].has_tcp);
+	CHECK_INT(recs[1].tcp_retrans, 0);
+	CHECK_INT(recs[1].tcp_srtt_us, 140);
+	OUT(p, with_tcp(c, 17, 160), 5100, "x");	/* its body */
+	pair__close(p, &c);
+	CHECK_INT(nrec, 3);
+	CHECK(recs[2].aborted && recs[2].has_tcp);
+	CHECK_INT(recs[2].tcp_retrans, 3);
+	CHECK_INT(recs[2].tcp_srtt_us, 160);
+	/* no state carried (a replay, TLS): none on the record */
+	OUT(p, c, 6000, "GET /d HTTP/1.1\r\n\r\n");
+	IN(p, c, 7000, http_ok);
+	CHECK_INT(nrec, 4);
+	CHECK(!recs[3].has_tcp);
+	pair__free(p);
+}
+
 int main(void)
 {
 	test_keepalive();
@@ -938,5 +994,6 @@ int main(void)
 	test_exit();
 	test_server_side_once();
 	test_quiet_handover();
+	test_tcp_state();
 	return t_report();
 }

@@ -350,7 +350,8 @@ expect "-r of the -w file prints the same $(grep -c . "$TMP/tcp.json") records" 
 srv_start nginx2 ip netns exec "$NS" nginx -c "$SRV/nginx.conf" -p "$SRV"
 ngx=$SRV_PID
 wait_for 15 listening
-start_agent "$TMP/req.out" "$TMP/req.err" --requests -q --metrics 127.0.0.1:18610 ||
+start_agent "$TMP/req.out" "$TMP/req.err" --requests -q --metrics 127.0.0.1:18610 \
+	--service-map "$TMP/req.map.json" ||
 	{ echo "FAIL: the request-mode agent did not start"; cat "$TMP/req.err"; }
 refuse 5
 for i in 1 2 3 4; do inns curl -s -m 10 -o /dev/null http://127.0.0.1:18600/index.html; done
@@ -370,6 +371,20 @@ echo "request mode: refused connects $refused, accepted by nginx $accepted, ngin
 expect "--requests --metrics: agent_tcp_connect_total counts the 5 refused connects" [ "$refused" = 5 ]
 expect "--requests --metrics: agent_tcp_accept_total counts nginx's 4 connections" [ "$accepted" = 4 ]
 expect "--requests --metrics: the 4 requests beside them" [ "$requests" = 4 ]
+expect "the service map draws the 5 refused connects: python3 -> 127.0.0.1:18601, and nginx's requests" \
+	python3 - "$TMP/req.map.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+n = {x["id"]: x for x in m["nodes"]}
+te = [e for e in m["tcp_edges"] if n[e["target"]]["title"] == "127.0.0.1:18601"]
+print("    map: tcp edges to 18601:", [(n[e["source"]]["title"], e["connects"]) for e in te])
+assert len(te) == 1 and n[te[0]["source"]]["process"] == "python3", te
+assert te[0]["connects"]["refused"] == 5 and te[0]["connects"]["established"] == 0, te
+assert n[te[0]["target"]]["failed_connects_in"] == 5, n[te[0]["target"]]
+# a connection made is drawn by its requests, not as a TCP edge
+assert not [e for e in m["tcp_edges"] if n[e["target"]]["process"] == "nginx"], m["tcp_edges"]
+assert sum(e["requests"] for e in m["edges"] if n[e["target"]]["process"] == "nginx") == 4, m["edges"]
+PY
 
 
 # 7. A request record carries its connection's TCP state: curl PUTs the 4 MB

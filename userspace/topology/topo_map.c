@@ -1,6 +1,12 @@
 /* The service map: entities as nodes, requests between them as edges (the
- * edge table's response classes folded together), as JSON and as Graphviz
- * DOT, written whole or not at all. */
+ * edge table's response classes folded together) and, as edges of their
+ * own, TCP health's edges where connects failed (a refused or unanswered
+ * connect has no request to show), as JSON and as Graphviz DOT, written
+ * whole or not at all.
+ *
+ * Only those: a connection that was made is drawn by its requests, and its
+ * two ends' TCP records each name the other end by its address, so drawing
+ * them would add an address node beside each local process it reached. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +14,7 @@
 #include <unistd.h>
 
 #include "req_record.h"
+#include "tcp_record.h"
 #include "topo_int.h"
 #include "utf8.h"
 
@@ -20,8 +27,11 @@ struct map_edge {
 
 struct map {
 	uint64_t *in, *out;		/* per entity id: requests served, sent */
+	uint64_t *cin, *cout;		/* per entity id: failed connects to, from */
 	struct map_edge *edges;
 	size_t n_edges;
+	const struct topo_tcp_edge **tcp;	/* with failed connects, by ids */
+	size_t n_tcp;
 };
 
 static int edge_cmp(const void *a, const void *b)
@@ -36,11 +46,71 @@ static int edge_cmp(const void *a, const void *b)
 	return (int)x->proto - (int)y->proto;
 }
 
+static int tcp_edge_cmp(const void *a, const void *b)
+{
+	const struct topo_tcp_edge *x = *(const struct topo_tcp_edge *const *)a;
+	const struct topo_tcp_edge *y = *(const struct topo_tcp_edge *const *)b;
+
+	if (x->src->id != y->src->id)
+		return x->src->id < y->src->id ? -1 : 1;
+	return x->dst->id < y->dst->id ? -1 : x->dst->id > y->dst->id;
+}
+
 static void map__free(struct map *m)
 {
 	free(m->in);
 	free(m->out);
+	free(m->cin);
+	free(m->cout);
 	free(m->edges);
+	free(m->tcp);
+}
+
+/* The connections an edge counted (once each, whatever their outcome). */
+static uint64_t tcp__conns(const struct topo_tcp_stats *s)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < TCP_OUTCOME__COUNT; i++)
+		n += s->conns[i];
+	return n;
+}
+
+/* The connects that failed: refused, timed out, aborted, failed. */
+static uint64_t tcp__failed(const struct topo_tcp_stats *s)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = TOPO_TCP_ESTABLISHED + 1; i < TOPO_TCP_CONNECT__COUNT; i++)
+		n += s->connects[i];
+	return n;
+}
+
+/* The TCP edges with failed connects, sorted, and each entity's. */
+static int map__build_tcp(const struct topo *t, struct map *m)
+{
+	m->cin = calloc(t->entities.n, sizeof(*m->cin));
+	m->cout = calloc(t->entities.n, sizeof(*m->cout));
+	m->tcp = calloc(t->tcp_edges.n + 1, sizeof(*m->tcp));
+	if (!m->cin || !m->cout || !m->tcp)
+		return -ENOMEM;
+	topo_foreach(const struct topo_tcp_edge, e, &t->tcp_edges) {
+		uint64_t n = tcp__failed(&e->s);
+
+		if (!n)
+			continue;
+		m->tcp[m->n_tcp++] = e;
+		m->cin[e->dst->id] += n;
+		m->cout[e->src->id] += n;
+	}
+	qsort(m->tcp, m->n_tcp, sizeof(*m->tcp), tcp_edge_cmp);
+	return 0;
+}
+
+/* An entity is drawn when a request or a failed connect has it. */
+static bool map__has(const struct map *m, uint32_t id)
+{
+	return m->in[id] || m->out[id] || m->cin[id] || m->cout[id];
 }
 
 static int map__build(const struct topo *t, struct map *m)
@@ -52,7 +122,7 @@ static int map__build(const struct topo *t, struct map *m)
 	m->in = calloc(t->entities.n, sizeof(*m->in));
 	m->out = calloc(t->entities.n, sizeof(*m->out));
 	m->edges = calloc(t->edges.n + 1, sizeof(*m->edges));
-	if (!v || !m->in || !m->out || !m->edges) {
+	if (!v || !m->in || !m->out || !m->edges || map__build_tcp(t, m)) {
 		free(v);
 		map__free(m);
 		return -ENOMEM;
@@ -170,6 +240,27 @@ static void json_field(FILE *f, const char *key, const char *value)
 	put_quoted(f, value, false);
 }
 
+/* A TCP edge: its connections, connects by outcome, accepts, the loss and
+ * reset counts, the bytes (its made connections'), the last srtt and the
+ * mean RTT. */
+static void json__tcp_edge(FILE *f, const struct topo_tcp_edge *e, bool first)
+{
+	const struct topo_tcp_stats *s = &e->s;
+
+	fprintf(f, "%s\n{\"source\":%u,\"target\":%u,\"connections\":%lu,\"connects\":{",
+		first ? "" : ",", e->src->id, e->dst->id, (unsigned long)tcp__conns(s));
+	for (unsigned k = 0; k < TOPO_TCP_CONNECT__COUNT; k++)
+		fprintf(f, "%s\"%s\":%lu", k ? "," : "", topo_tcp_connect_name[k],
+			(unsigned long)s->connects[k]);
+	fprintf(f, "},\"accepts\":%lu,\"retransmits\":%lu,\"resets_sent\":%lu,"
+		"\"resets_received\":%lu,\"bytes_sent\":%lu,\"bytes_received\":%lu,"
+		"\"srtt_ms\":%.3f,\"mean_rtt_ms\":%.3f}",
+		(unsigned long)s->accepts, (unsigned long)s->retransmits,
+		(unsigned long)s->resets_sent, (unsigned long)s->resets_received,
+		(unsigned long)s->bytes_sent, (unsigned long)s->bytes_received, s->srtt_us / 1e3,
+		s->rtt_count ? (double)s->rtt_us / (double)s->rtt_count / 1e3 : 0);
+}
+
 int topo__write_json(const struct topo *t, FILE *f)
 {
 	char title[600];
@@ -183,7 +274,7 @@ int topo__write_json(const struct topo *t, FILE *f)
 	topo_foreach(const struct topo_entity, e, &t->entities) {
 		const struct topo_name *n = &e->name;
 
-		if (!m.in[e->id] && !m.out[e->id])
+		if (!map__has(&m, e->id))
 			continue;
 		node_title(n, title, sizeof(title));
 		fprintf(f, "%s\n{\"id\":%u", first ? "" : ",", e->id);
@@ -198,8 +289,10 @@ int topo__write_json(const struct topo *t, FILE *f)
 		json_field(f, "container_id", n->container_id);
 		json_field(f, "process", n->process);
 		json_field(f, "ip", n->ip);
-		fprintf(f, ",\"port\":%u,\"requests_in\":%lu,\"requests_out\":%lu}", n->port,
-			(unsigned long)m.in[e->id], (unsigned long)m.out[e->id]);
+		fprintf(f, ",\"port\":%u,\"requests_in\":%lu,\"requests_out\":%lu,"
+			"\"failed_connects_in\":%lu,\"failed_connects_out\":%lu}", n->port,
+			(unsigned long)m.in[e->id], (unsigned long)m.out[e->id],
+			(unsigned long)m.cin[e->id], (unsigned long)m.cout[e->id]);
 	}
 	fputs("],\n\"edges\":[", f);
 	for (size_t i = 0; i < m.n_edges; i++) {
@@ -216,6 +309,9 @@ int topo__write_json(const struct topo *t, FILE *f)
 			topo_stats__quantile_ns(&me->s, 0.99) / 1e6,
 			(unsigned long)me->s.req_bytes, (unsigned long)me->s.resp_bytes);
 	}
+	fputs("],\n\"tcp_edges\":[", f);
+	for (size_t i = 0; i < m.n_tcp; i++)
+		json__tcp_edge(f, m.tcp[i], i == 0);
 	fputs("]}\n", f);
 	map__free(&m);
 	return stream_result(f);
@@ -233,7 +329,7 @@ int topo__write_dot(const struct topo *t, FILE *f)
 	topo_foreach(const struct topo_entity, e, &t->entities) {
 		const struct topo_name *n = &e->name;
 
-		if (!m.in[e->id] && !m.out[e->id])
+		if (!map__has(&m, e->id))
 			continue;
 		node_title(n, title, sizeof(title));
 		/* lines escaped one by one, joined by DOT's own \n */
@@ -255,6 +351,17 @@ int topo__write_dot(const struct topo *t, FILE *f)
 			(unsigned long)me->s.count, (unsigned long)me->s.errors, mean_ms(&me->s),
 			topo_stats__quantile_ns(&me->s, 0.99) / 1e6,
 			(unsigned long)me->s.req_bytes, (unsigned long)me->s.resp_bytes);
+	}
+	/* failed connects: dashed, red */
+	for (size_t i = 0; i < m.n_tcp; i++) {
+		const struct topo_tcp_stats *s = &m.tcp[i]->s;
+
+		fprintf(f, "\tn%u -> n%u [style=dashed,color=red,label=\"tcp: %lu connects "
+			"failed\\n%lu refused, %lu timed out\\n%lu made\"];\n",
+			m.tcp[i]->src->id, m.tcp[i]->dst->id, (unsigned long)tcp__failed(s),
+			(unsigned long)s->connects[TOPO_TCP_REFUSED],
+			(unsigned long)s->connects[TOPO_TCP_TIMEDOUT],
+			(unsigned long)s->connects[TOPO_TCP_ESTABLISHED]);
 	}
 	fputs("}\n", f);
 	map__free(&m);

@@ -1,6 +1,7 @@
-/* The service map: JSON that python3 reads with the structure expected, DOT
- * that Graphviz draws (argv[1]: python3, argv[2]: dot; "" when missing:
- * those checks are skipped, said so), and writes that fail whole. */
+/* The service map (with TCP health's failed connects): JSON that python3
+ * reads with the structure expected, DOT that Graphviz draws (argv[1]:
+ * python3, argv[2]: dot; "" when missing: those checks are skipped, said
+ * so), and writes that fail whole. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -37,6 +38,7 @@ static struct topo *build(struct container_info *web, struct container_info *db)
 {
 	struct topo *t = topo__new(NULL);
 	struct req_record r;
+	struct tcp_record tr;
 
 	/* web (a pod) calls db (a container with a hostile name) on this host,
 	 * both sides seen: one edge with both ends named */
@@ -65,6 +67,19 @@ static struct topo *build(struct container_info *web, struct container_info *db)
 	r.proto = REQ_PROTO_DNS;
 	rec__local(&r.server, "dnsmasq", NULL);
 	CHECK_INT(topo__add(t, &r), 0);
+	/* TCP health: web's connection to db, made (not drawn: its requests
+	 * are), and its connects to a cache that failed: 3 refused, 1 timed
+	 * out, beside 2 made (drawn, one edge) */
+	tr = rec__tcp("10.0.0.5", "10.0.0.6", 5432, REQ_SIDE_CLIENT, TCP_OUTCOME_CLOSED);
+	rec__local(&tr.client, "python3", web);
+	CHECK_INT(topo__add_tcp(t, &tr), 0);
+	tr.server.port = 6379;
+	inet_pton(AF_INET, "10.0.0.9", tr.server.ip);
+	for (int i = 0; i < 6; i++) {
+		tr.outcome = i < 3 ? TCP_OUTCOME_REFUSED : i == 3 ? TCP_OUTCOME_TIMEDOUT :
+								  TCP_OUTCOME_CLOSED;
+		CHECK_INT(topo__add_tcp(t, &tr), 0);
+	}
 	return t;
 }
 
@@ -86,12 +101,13 @@ static void test_json(struct topo *t, const char *python)
 	}
 	snprintf(cmd, sizeof(cmd), "'%s' -m json.tool '%s' > /dev/null", python, path);
 	CHECK_INT(run(cmd), 0);
-	/* nodes: web, db, the IPv6 server, dnsmasq, its client; edges: three */
+	/* nodes: web, db, the IPv6 server, dnsmasq, its client, the cache;
+	 * edges: three, and one of failed connects */
 	snprintf(cmd, sizeof(cmd), "'%s' -c '\n"
 		 "import json, sys\n"
 		 "d = json.load(open(sys.argv[1]))\n"
 		 "n = {x[\"id\"]: x for x in d[\"nodes\"]}\n"
-		 "assert len(n) == 5, n\n"
+		 "assert len(n) == 6, n\n"
 		 "e = d[\"edges\"]\n"
 		 "assert len(e) == 3, e\n"
 		 "pg = [x for x in e if x[\"protocol\"] == \"pgsql\"][0]\n"
@@ -106,6 +122,16 @@ static void test_json(struct topo *t, const char *python)
 		 "assert n[tls[\"target\"]][\"title\"] == \"[2001:db8::7]:443\", n[tls[\"target\"]]\n"
 		 "dns = [x for x in n.values() if x[\"process\"] == \"dnsmasq\"][0]\n"
 		 "assert dns[\"kind\"] == \"host\" and dns[\"requests_in\"] == 1, dns\n"
+		 "te = d[\"tcp_edges\"]\n"
+		 "assert len(te) == 1, te\n"
+		 "c = te[0]\n"
+		 "assert n[c[\"target\"]][\"title\"] == \"10.0.0.9:6379\", n[c[\"target\"]]\n"
+		 "assert n[c[\"source\"]][\"workload_name\"] == \"web\", n[c[\"source\"]]\n"
+		 "assert c[\"connects\"] == {\"established\": 2, \"refused\": 3, \"timedout\": 1,"
+		 " \"aborted\": 0, \"failed\": 0}, c\n"
+		 "assert c[\"connections\"] == 6 and c[\"accepts\"] == 0, c\n"
+		 "assert n[c[\"source\"]][\"failed_connects_out\"] == 4, n[c[\"source\"]]\n"
+		 "assert n[c[\"target\"]][\"failed_connects_in\"] == 4 and n[c[\"target\"]][\"requests_in\"] == 0\n"
 		 "' '%s'", python, path);
 	CHECK_INT(run(cmd), 0);
 }
@@ -128,8 +154,9 @@ static void test_dot(struct topo *t, const char *dot)
 	}
 	snprintf(cmd, sizeof(cmd), "'%s' -Tsvg '%s' -o '%s/map.svg'", dot, path, dir);
 	CHECK_INT(run(cmd), 0);
-	/* every edge drawn: the SVG has three edge groups */
-	snprintf(cmd, sizeof(cmd), "test \"$(grep -c 'class=\"edge\"' '%s/map.svg')\" = 3", dir);
+	/* every edge drawn: the SVG has four edge groups (three of requests,
+	 * one of failed connects) */
+	snprintf(cmd, sizeof(cmd), "test \"$(grep -c 'class=\"edge\"' '%s/map.svg')\" = 4", dir);
 	CHECK_INT(run(cmd), 0);
 }
 

@@ -4,9 +4,12 @@
  * (bytes from the single_ipv6_conn.scap fixture), accept, bind, eventfd and
  * friends, then each maker again for what it leaves (replaced entries, both
  * ends, access modes, failures); profiling's FD_NAME naming an fd it did not
- * see opened. Frames follow proto/events.def. */
+ * see opened; socket addresses written as names. Frames follow
+ * proto/events.def. */
+#include <errno.h>
 #include <netinet/in.h>
 
+#include "inspect_int.h"
 #include "test_util.h"
 
 #define Q(x) ((uint64_t)(int64_t)(x))
@@ -437,6 +440,30 @@ static void test_fd_name(void)
 	close_(141, 0);
 }
 
+/* Socket addresses as names are written by hand (sockets.c): the extremes
+ * of each part, IPv6 through inet_ntop, and a buffer too small. */
+static void test_addr_format(void)
+{
+	const uint8_t zero[16] = { 0 }, ones[16] = { 255, 255, 255, 255 }, mid[16] = { 10, 0, 100, 9 };
+	const uint8_t lo6[16] = { [15] = 1 };
+	char out[64];
+
+	CHECK_INT(sock__format_addr(PPM_AF_INET, zero, 0, out, sizeof(out)), 0);
+	CHECK_STR(out, "0.0.0.0:0");
+	CHECK_INT(sock__format_addr(PPM_AF_INET, ones, 65535, out, sizeof(out)), 0);
+	CHECK_STR(out, "255.255.255.255:65535");
+	CHECK_INT(sock__format_addr(PPM_AF_INET, mid, 80, out, sizeof(out)), 0);
+	CHECK_STR(out, "10.0.100.9:80");
+	CHECK_INT(sock__format_addr(PPM_AF_INET6, lo6, 65535, out, sizeof(out)), 0);
+	CHECK_STR(out, "::1:65535");
+	CHECK_INT(sock__format_addr(PPM_AF_INET6, zero, 1, out, sizeof(out)), 0);
+	CHECK_STR(out, ":::1");
+	/* "10.0.100.9:80" and its NUL need 14 */
+	CHECK_INT(sock__format_addr(PPM_AF_INET, mid, 80, out, 13), -ENAMETOOLONG);
+	CHECK_INT(sock__format_addr(PPM_AF_INET, mid, 80, out, 14), 0);
+	CHECK_STR(out, "10.0.100.9:80");
+}
+
 int main(void)
 {
 	char *root = t_tmpdir();
@@ -450,6 +477,7 @@ int main(void)
 	test_makers();
 	test_read_uses_fd();
 	test_fd_name();
+	test_addr_format();
 	t_free(t, root);
 	return t_report();
 }

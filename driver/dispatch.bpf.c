@@ -168,6 +168,7 @@ int sys_exit_eo(struct bpf_raw_tracepoint_args *ctx)
 	__u64 pid_tgid;
 	const struct syscall_route *r;
 	struct scratch *s;
+	struct sock *sk;
 	struct filler f;
 	__u8 how;
 
@@ -184,8 +185,11 @@ int sys_exit_eo(struct bpf_raw_tracepoint_args *ctx)
 	/* Request mode's compact socket I/O: one event for the call, no enter
 	 * event, no filler of its own (fillers/sockio). */
 	if (settings.sock_compact && ret > 0 && sockio__data(id, regs->r8) &&
-	    sockio__tcp((int)regs->di)) {
+	    (sk = sockio__tcp((int)regs->di))) {
 		s->stamp = 0;
+		/* the filler reads the socket's TCP state from here */
+		s->sock = (__u64)sk;
+		s->sock_owner = pid_tgid;
 		bpf_tail_call(ctx, &fillers_exit, sockio__event(id));
 		/* not loaded (it needs bpf_loop): the call's own events go */
 	}

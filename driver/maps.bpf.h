@@ -41,6 +41,10 @@ struct scratch {
 	__u16 park_type;
 	__u16 park_pad;
 	__u64 park_owner;
+	/* Compact socket I/O: the socket the dispatcher found for SOCK_OWNER's
+	 * call, for the filler it hands the call to (no second fd walk) */
+	__u64 sock;
+	__u64 sock_owner;
 	__u8 park[PARK_SIZE];
 	__u8 data[FRAME_SIZE];
 };

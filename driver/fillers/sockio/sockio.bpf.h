@@ -56,18 +56,20 @@ static __always_inline __u32 sockio__event(long id)
 #define SOCKIO_SOCK_STREAM 1
 #define SOCKIO_IPPROTO_TCP 6
 
-/* Whether FD of the current task is a TCP socket: UDP keeps its own events,
- * whose peer addresses the fd table follows. */
-static __always_inline int sockio__tcp(long fd)
+/* The socket behind FD of the current task when it is a TCP socket, else
+ * NULL: UDP keeps its own events, whose peer addresses the fd table
+ * follows. */
+static __always_inline struct sock *sockio__tcp(long fd)
 {
 	struct sock *sk = fd__sock(fd);
 
 	if (!sk)
-		return 0;
+		return NULL;
 	if (FD_BTF_WALK())
-		return sk->sk_type == SOCKIO_SOCK_STREAM && sk->sk_protocol == SOCKIO_IPPROTO_TCP;
+		return sk->sk_type == SOCKIO_SOCK_STREAM && sk->sk_protocol == SOCKIO_IPPROTO_TCP ?
+			       sk : NULL;
 	return BPF_CORE_READ(sk, sk_type) == SOCKIO_SOCK_STREAM &&
-	       BPF_CORE_READ(sk, sk_protocol) == SOCKIO_IPPROTO_TCP;
+	       BPF_CORE_READ(sk, sk_protocol) == SOCKIO_IPPROTO_TCP ? sk : NULL;
 }
 
 /* The TCP state the compact events carry: the segments SK has retransmitted

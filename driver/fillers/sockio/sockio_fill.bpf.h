@@ -3,7 +3,7 @@
  * state. Run by the compact fillers at the call's exit (sockio.bpf.c) and,
  * inline, by the socket tracepoints' programs (dispatch.bpf.c), which give
  * the result (RET, with HAVE_RET): they run inside the call, and give the
- * socket (SK; NULL: found from the fd). */
+ * socket (SK; NULL: the one the dispatcher found, scratch.sock). */
 #ifndef SOCKIO_FILL_BPF_H
 #define SOCKIO_FILL_BPF_H
 
@@ -46,7 +46,12 @@ static __always_inline int sockio__fill(void *ctx, __u16 type, __u32 nparams, lo
 	else
 		filler__empty(&f);
 	h2__note(&f, fd, off0);
-	sockio__tcp_state(sk ?: fd__sock_probe(fd), &retrans, &srtt);
+	/* a task that took this CPU's frame in between left another socket:
+	 * then it is found again */
+	if (!sk)
+		sk = f.s->sock_owner == f.me ? (const struct sock *)f.s->sock : fd__sock_probe(fd);
+	f.s->sock_owner = 0;
+	sockio__tcp_state(sk, &retrans, &srtt);
 	filler__u32(&f, retrans);
 	filler__u32(&f, srtt);
 	return filler__submit(&f);

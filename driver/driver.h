@@ -96,6 +96,10 @@ enum fdf_how {
 	FDF_DUPFD,		/* fcntl: the same for F_DUPFD and F_DUPFD_CLOEXEC */
 	FDF_RANGE,		/* close_range: its fds unmarked */
 	FDF_EXEC,		/* execve, execveat: the table's marks dropped */
+	/* socket: as FDF_PUT; with settings.sock_compact a TCP socket's call
+	 * is kept in the kernel too (n_tcp_sockets): its connect, accept,
+	 * bind or listen tells the agent all the call would */
+	FDF_SOCKET,
 };
 
 /* Profiling: which threads the driver follows through the scheduler. */
@@ -235,6 +239,9 @@ struct driver_counters {
 	/* TCP health: connections begun with tcp_conns full, so never tracked
 	 * (no TCP_CLOSE event for them) */
 	__u64 n_tcp_untracked;
+	/* not a drop: request mode's socket() calls that made a TCP socket,
+	 * kept in the kernel (FDF_SOCKET) */
+	__u64 n_tcp_sockets;
 };
 
 /* TCP health (tcp.bpf.c): connections tracked at once, from the SYN (or the

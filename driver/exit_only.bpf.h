@@ -37,22 +37,11 @@ static __always_inline long park__copy(struct scratch *s, __u32 len)
 	return 0;
 }
 
-/* Writes the enter frame of TYPE into the park, for the enter events whose
- * params are an fd and (read, write, recvfrom) a size straight from the
- * saved registers: close, readv, recvmsg, read, write, recvfrom, about half
- * of what request mode sends. The dispatcher then goes straight to the exit
- * filler: a tail call and a program fewer per such syscall, the same bytes
- * as their fillers write (header, length table, fd as s64, size as u32).
- * REGS: typed (tp_btf), read by plain loads. Returns 1 when parked, 0 for
- * other events and where either filler of the pair is not loaded
- * (park_inline): those take the dispatcher's old path. */
-/* Parks the enter frame of TYPE for ME, stamped s->stamp: the fd alone
- * (N 1), or the fd and a size (N 2): header, a u16 length per param, the fd
- * (s64), the size (u32). */
-static __always_inline void park__fd_size(struct scratch *s, __u16 type, __u32 n, __s64 fd,
-					  __u32 size, __u64 me)
+/* The park's header for an enter frame of TYPE with N params in LEN bytes,
+ * for ME, stamped s->stamp; the frame's length table begins at the result. */
+static __always_inline __u8 *park__begin(struct scratch *s, __u16 type, __u32 n, __u32 len,
+					 __u64 me)
 {
-	__u32 len = n == 1 ? PPM_HDR_LEN + 2 + 8 : PPM_HDR_LEN + 4 + 12;
 	__u8 *p = &s->park[PARK_SIZE - len];
 	struct ppm_evt_hdr *h = (struct ppm_evt_hdr *)p;
 
@@ -61,44 +50,76 @@ static __always_inline void park__fd_size(struct scratch *s, __u16 type, __u32 n
 	h->len = len;
 	h->type = type;
 	h->nparams = n;
-	*(__u16 *)(p + PPM_HDR_LEN) = 8;
-	if (n == 1) {
-		*(__s64 *)(p + PPM_HDR_LEN + 2) = fd;
-	} else {
-		*(__u16 *)(p + PPM_HDR_LEN + 2) = 4;
-		*(__s64 *)(p + PPM_HDR_LEN + 4) = fd;
-		*(__u32 *)(p + PPM_HDR_LEN + 12) = size;
-	}
 	s->park_type = type;
 	s->park_owner = me;
 	s->park_len = len;
+	return p + PPM_HDR_LEN;
 }
 
+/* Parks the enter frame of TYPE for ME: an fd (s64) and a size (u32). */
+static __always_inline void park__fd_size(struct scratch *s, __u16 type, __s64 fd, __u32 size,
+					  __u64 me)
+{
+	__u8 *p = park__begin(s, type, 2, PPM_HDR_LEN + 4 + 12, me);
+
+	*(__u16 *)p = 8;
+	*(__u16 *)(p + 2) = 4;
+	*(__s64 *)(p + 4) = fd;
+	*(__u32 *)(p + 12) = size;
+}
+
+/* Writes the enter frame of TYPE into the park, for the enter events whose
+ * params come straight from the saved registers: an fd (close, readv,
+ * recvmsg), an fd and a size (read, write, recvfrom), accept4's flags, about
+ * half of what request mode sends; and on the compact path connect's, its
+ * fd with the addr left empty. The dispatcher then goes straight to the exit
+ * filler: a tail call and a program fewer per such syscall, the same bytes
+ * as their fillers write (header, length table, params) but connect's addr.
+ * REGS: typed (tp_btf), read by plain loads. Returns 1 when parked, 0 for
+ * other events and where either filler of the pair is not loaded
+ * (park_inline): those take the dispatcher's old path. */
 static __always_inline int park__simple_enter(struct scratch *s, __u16 type,
 					      struct pt_regs *regs, __u64 me)
 {
-	__u32 n;
+	__u8 *p;
 
-	switch (type) {
-	case PPME_SYSCALL_CLOSE_E:
-	case PPME_SYSCALL_READV_E:
-	case PPME_SOCKET_RECVMSG_E:
-		n = 1;
-		break;
-	case PPME_SYSCALL_READ_E:
-	case PPME_SYSCALL_WRITE_E:
-	case PPME_SOCKET_RECVFROM_E:
-		n = 2;
-		break;
-	default:
-		return 0;
-	}
 	/* both fillers loaded: else the old path's events (the generic pair
 	 * where a filler could not load) */
 	if (type >= PPM_EVENT_MAX || !park_inline[type])
 		return 0;
-	park__fd_size(s, type, n, (int)regs->di, (__u32)regs->dx, me);
-	return 1;
+	switch (type) {
+	case PPME_SYSCALL_CLOSE_E:
+	case PPME_SYSCALL_READV_E:
+	case PPME_SOCKET_RECVMSG_E:
+		/* the fd (s64) */
+		p = park__begin(s, type, 1, PPM_HDR_LEN + 2 + 8, me);
+		*(__u16 *)p = 8;
+		*(__s64 *)(p + 2) = (int)regs->di;
+		return 1;
+	case PPME_SYSCALL_READ_E:
+	case PPME_SYSCALL_WRITE_E:
+	case PPME_SOCKET_RECVFROM_E:
+		park__fd_size(s, type, (int)regs->di, (__u32)regs->dx, me);
+		return 1;
+	case PPME_SOCKET_ACCEPT4_5_E:
+		/* the flags (an INT32 param): the fourth argument */
+		p = park__begin(s, type, 1, PPM_HDR_LEN + 2 + 4, me);
+		*(__u16 *)p = 4;
+		*(__u32 *)(p + 2) = (__u32)regs->r10;
+		return 1;
+	case PPME_SOCKET_CONNECT_E:
+		/* Request mode's compact path only: the fd and an empty addr.
+		 * The exit's tuple names the peer (the agent reads it there);
+		 * the filler would read the caller's sockaddr twice. */
+		if (!settings.sock_compact)
+			return 0;
+		p = park__begin(s, type, 2, PPM_HDR_LEN + 4 + 8, me);
+		*(__u16 *)p = 8;
+		*(__u16 *)(p + 2) = 0;
+		*(__s64 *)(p + 4) = (int)regs->di;
+		return 1;
+	}
+	return 0;
 }
 
 /* scratch.chain_ev of an enter event sent alone (drop_failed, a failed call). */

@@ -10,7 +10,10 @@
  * fd they return, a second guard. A table the entry's process did not make
  * (freed and its address reused, or shared with another process) has its
  * marks dropped. A mark lost, or one never made (an fd from before the run,
- * or past FILE_FDS_MAX), only sends a close: never the other way round. */
+ * or past FILE_FDS_MAX), only sends a close: never the other way round.
+ *
+ * The compact path (settings.sock_compact) keeps here the socket() calls
+ * that make TCP sockets as well (FDF_SOCKET). */
 #ifndef FILE_FDS_BPF_H
 #define FILE_FDS_BPF_H
 
@@ -38,6 +41,23 @@ const struct file_fds fdf_zero __weak = { 0 };
 #define FDF_F_DUPFD 0
 #define FDF_F_DUPFD_CLOEXEC 1030
 #define FDF_EBADF 9
+#define FDF_AF_INET 2
+#define FDF_AF_INET6 10
+#define FDF_SOCK_STREAM 1
+#define FDF_SOCK_TYPE_MASK 0xf
+#define FDF_IPPROTO_TCP 6
+
+/* Whether socket()'s arguments in REGS make a TCP socket of a family request
+ * mode wants (native and sysdig's family codes agree for these two). */
+static __always_inline int fdf__tcp_socket(struct pt_regs *regs)
+{
+	long fam = (int)regs->di, proto = (int)regs->dx;
+
+	return (fam == FDF_AF_INET || fam == FDF_AF_INET6) &&
+	       ((settings.sock_families >> fam) & 1) &&
+	       ((int)regs->si & FDF_SOCK_TYPE_MASK) == FDF_SOCK_STREAM &&
+	       (proto == 0 || proto == FDF_IPPROTO_TCP);
+}
 
 /* The current fd table's entry, or NULL. */
 static __always_inline struct file_fds *fdf__table(struct task_struct *t)
@@ -134,8 +154,9 @@ static __always_inline void fdf__unmark_range(struct task_struct *t, __u32 first
 }
 
 /* At the exit of syscall ID (HOW = fdf_how[ID], not FDF_NONE) with result
- * RET: the marks kept up to date. Returns 1 for a close kept in the kernel
- * (counted), 0 when the dispatcher goes on. REGS: typed (tp_btf). */
+ * RET: the marks kept up to date. Returns 1 for a close, or a TCP socket(),
+ * kept in the kernel (counted), 0 when the dispatcher goes on. REGS: typed
+ * (tp_btf). */
 static __always_inline int fdf__exit(__u8 how, struct pt_regs *regs, long ret)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
@@ -169,6 +190,17 @@ static __always_inline int fdf__exit(__u8 how, struct pt_regs *regs, long ret)
 	case FDF_PUT:
 		fdf__unmark(t, ret, 0);
 		return 0;
+	case FDF_SOCKET:
+		fdf__unmark(t, ret, 0);
+		/* request mode's compact path: the agent makes the socket's fd
+		 * entry from its connect, accept, bind or listen, whose events
+		 * carry the family and the ends (fd__used_socket), so the call's
+		 * two events would say nothing more but the CLOEXEC flag */
+		if (ret < 0 || !settings.sock_compact || !fdf__tcp_socket(regs))
+			return 0;
+		if (settings.capture)
+			COUNT(n_tcp_sockets);
+		return 1;
 	case FDF_RANGE:
 		if (ret == 0)
 			fdf__unmark_range(t, (__u32)regs->di, (__u32)regs->si);

@@ -104,7 +104,7 @@ static const struct {
 	{ SYS_close, FDF_CLOSE },
 	{ SYS_dup, FDF_PUT },		{ SYS_dup2, FDF_PUT },
 	{ SYS_dup3, FDF_PUT },		{ SYS_fcntl, FDF_DUPFD },
-	{ SYS_socket, FDF_PUT },	{ SYS_accept, FDF_PUT },
+	{ SYS_socket, FDF_SOCKET },	{ SYS_accept, FDF_PUT },
 	{ SYS_accept4, FDF_PUT },	{ SYS_pidfd_getfd, FDF_PUT },
 	{ SYS_close_range, FDF_RANGE },
 	{ SYS_execve, FDF_EXEC },	{ SYS_execveat, FDF_EXEC },
@@ -1104,6 +1104,7 @@ int driver__counters(const struct driver *d, struct driver_counters *per_cpu, in
 			total->n_tls_claimed += vals[c].n_tls_claimed;
 			total->n_peeks += vals[c].n_peeks;
 			total->n_tcp_untracked += vals[c].n_tcp_untracked;
+			total->n_tcp_sockets += vals[c].n_tcp_sockets;
 		}
 	}
 	err = d->ncpus;

@@ -50,7 +50,7 @@ static __always_inline int tls__send(struct pt_regs *ctx, __u16 etype, const str
 	if (settings.profile)
 		prof__at_event(ctx, me, 1);
 	stamp__set(s, me);
-	park__fd_size(s, etype, 2, c->fd, c->size, me);
+	park__fd_size(s, etype, c->fd, c->size, me);
 
 	f.s = s;
 	f.ctx = ctx;

@@ -340,11 +340,16 @@ req_check file_closes "nginx's closes of the files it served stayed in the kerne
 import re, sys
 err, log = sys.argv[1:3]
 served = sum(1 for l in open(log) if re.search(r' (200|206) \d+ \d+ "GET ', l))
-m = re.search(r"; (\d+) closes of files kept in the kernel;", open(err).read())
+m = re.search(r"; (\d+) closes of files and (\d+) socket\(\) calls of TCP sockets kept in the kernel;",
+              open(err).read())
 assert m, "no closes of files in the exit line"
 # every process's count: ab, curl and the rest of the host close files too
-print("files served %d, closes of files kept in the kernel %s" % (served, m.group(1)))
+print("files served %d, closes of files kept in the kernel %s, TCP sockets' socket() %s"
+      % (served, m.group(1), m.group(2)))
 assert served > 0 and int(m.group(1)) >= served, (served, m.group(1))
+# the clients' sockets were made while the agent ran (their records are
+# checked against the access log above)
+assert int(m.group(2)) > 0, m.group(2)
 print("ok")
 PY
 echo "    $((SECONDS - t0)) s"

@@ -58,7 +58,8 @@ void summary__print(FILE *out, const struct agent_counters *c, const char *headi
 void summary__containers(FILE *out, const struct container_counters *c);
 /* --requests: what the pairing reported, and what it could not follow; from
  * CAP's totals what the kernel kept: the syscalls of quiet client ends
- * (drv_quiet), the closes of files (drv_file_closes), peeks (drv_peeks). */
+ * (drv_quiet), the closes of files (drv_file_closes), TCP sockets' socket()
+ * calls (drv_tcp_sockets), peeks (drv_peeks). */
 void summary__requests(FILE *out, const struct pair_counters *p,
 			const struct capture_cpu_stats *cap);
 /* --requests' TLS probes: the libraries probed, the calls read, and what

@@ -52,6 +52,10 @@ struct capture_cpu_stats {
 	/* not a drop: closes of files request mode kept in the kernel
 	 * (capture_live_opts.file_closes); in the total only */
 	uint64_t drv_file_closes;
+	/* not a drop: request mode's socket() calls that made TCP sockets,
+	 * kept in the kernel (capture_live_opts.sock_compact); in the total
+	 * only */
+	uint64_t drv_tcp_sockets;
 	/* request mode's TLS probes (driver_counters): ciphertext syscalls
 	 * kept in the kernel, plaintext calls on no known socket (not sent),
 	 * sessions over memory BIOs whose socket a later send named; in the

@@ -289,6 +289,7 @@ static int live_stats(void *e, struct capture_stats *st)
 	st->total.drv_drops_scratch = tot.n_drops_scratch;
 	st->total.drv_quiet = tot.n_quiet;
 	st->total.drv_file_closes = tot.n_file_closes;
+	st->total.drv_tcp_sockets = tot.n_tcp_sockets;
 	st->total.drv_tls_cipher = tot.n_tls_cipher;
 	st->total.drv_tls_nofd = tot.n_tls_nofd;
 	st->total.drv_tls_claimed = tot.n_tls_claimed;

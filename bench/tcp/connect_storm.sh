@@ -18,6 +18,8 @@
 # the records its exit summary matched, two per connection (the client's
 # end and the server's) plus what else on the host ended meanwhile. Last,
 # TCP health's part of request mode: requests over notcp.
+# With RB_BEFORE=PATH (another agent binary), a before row: the requests row
+# with that agent, before or after the requests row in alternate rounds.
 # With RB_BPF_STATS=1, each agent row also says the ns per connection spent
 # in the agent's BPF programs (kernel.bpf_stats_enabled, on for the run).
 #   usage: sudo bench/tcp/connect_storm.sh [-s SECS] [-r ROUNDS] [-t THREADS]
@@ -84,7 +86,7 @@ for r in $(seq "$rounds"); do
 	RB_BARE=""
 	echo "round $r"
 	rb_row bare bare
-	rb_row requests requests --requests -q --metrics "127.0.0.1:$mport"
+	rb_requests_rows "$r" "" --requests -q --metrics "127.0.0.1:$mport"
 	rb_row notcp notcp --requests -q --metrics "127.0.0.1:$mport" --no-tcp
 	rb_row tcp tcp --tcp -q
 done

@@ -1,7 +1,10 @@
 /* The request parsers' cost per message, by themselves: nginx's response
  * head (as nginx 1.22 sends it for a static file) and wrk's request, parsed
  * by http__parse N times, best of ROUNDS; a Redis -P 16 batch of 16 SETs by
- * redis__parse message by message. Prints ns per parse. Not a test: nothing
+ * redis__parse message by message; a connect storm's message (16 letters of
+ * no protocol) tried by http__parse and redis__parse, as the pairing tries
+ * every message of a connection whose protocol it has not found. Prints ns
+ * per parse. Not a test: nothing
  * checks the figures (bench/README.md).
  *   usage: parse_bench [N [ROUNDS]] */
 #include <stdio.h>
@@ -69,6 +72,15 @@ static void redis_batch(void)
 	}
 }
 
+/* bench/tcp/storm.c's request */
+static const char storm_msg[] = "qqqqqqqqqqqqqqqq";
+
+static void unknown_line(void)
+{
+	sink += http__parse((const void *)storm_msg, sizeof(storm_msg) - 1, true, &h);
+	sink += redis__parse((const void *)storm_msg, sizeof(storm_msg) - 1, true, &h);
+}
+
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 1000000;
@@ -82,5 +94,7 @@ int main(int argc, char **argv)
 	       sizeof(nginx_head) - 1, sizeof(wrk_request) - 1, best(http_pair, n, rounds));
 	printf("redis: 16 SETs (%zu bytes), one by one: %.0f ns the batch\n", batch_len,
 	       best(redis_batch, n / 4, rounds));
+	printf("unknown: a connect storm's %zu letters, refused by http and redis: %.0f ns\n",
+	       sizeof(storm_msg) - 1, best(unknown_line, n, rounds));
 	return 0;
 }

@@ -6,19 +6,28 @@
 
 #include "http.h"
 
-static const char *const methods[] = {
-	"GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH",
+/* With their lengths: every message of a connection whose protocol is not
+ * known yet is tried against them. */
+#define METHOD(s) { s, sizeof(s) - 1 }
+static const struct {
+	const char *name;
+	size_t len;
+} methods[] = {
+	METHOD("GET"), METHOD("HEAD"), METHOD("POST"), METHOD("PUT"), METHOD("DELETE"),
+	METHOD("CONNECT"), METHOD("OPTIONS"), METHOD("TRACE"), METHOD("PATCH"),
 };
+#undef METHOD
 
-/* 1: BUF starts with LIT; 0: BUF (LEN bytes) is a shorter prefix of it; -1: neither. */
-static int starts(const uint8_t *buf, size_t len, const char *lit)
+/* 1: BUF starts with LIT (N bytes); 0: BUF (LEN bytes) is a shorter prefix of
+ * it; -1: neither. */
+static int starts(const uint8_t *buf, size_t len, const char *lit, size_t n)
 {
-	size_t n = strlen(lit);
-
 	if (memcmp(buf, lit, len < n ? len : n))
 		return -1;
 	return len >= n;
 }
+
+#define HTTP1 "HTTP/1."
 
 /* Copies N bytes to a string of SIZE bytes, cut to fit. */
 static void copy_str(char *dst, size_t size, const uint8_t *src, size_t n)
@@ -149,14 +158,15 @@ static int parse_request_line(const uint8_t *buf, size_t len, struct req_head *o
 		p++;
 	if (p == len) {
 		for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
-			if (starts(buf, len, methods[i]) >= 0 && len <= strlen(methods[i]))
+			if (starts(buf, len, methods[i].name, methods[i].len) >= 0 &&
+			    len <= methods[i].len)
 				return -EAGAIN;
 		return -ENOMSG;
 	}
 	if (buf[p] != ' ')
 		return -ENOMSG;
 	for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
-		if (strlen(methods[i]) == p && !memcmp(buf, methods[i], p))
+		if (methods[i].len == p && !memcmp(buf, methods[i].name, p))
 			copy_str(out->method, sizeof(out->method), buf, p);
 	if (!out->method[0])
 		return -ENOMSG;
@@ -178,7 +188,7 @@ static int parse_request_line(const uint8_t *buf, size_t len, struct req_head *o
 	if (r)
 		return r;
 	p++;
-	r = starts(buf + p, len - p, "HTTP/1.");
+	r = starts(buf + p, len - p, HTTP1, sizeof(HTTP1) - 1);
 	if (r <= 0)
 		return r ? -ENOMSG : -EAGAIN;
 	p += 7;
@@ -200,7 +210,7 @@ static int parse_status_line(const uint8_t *buf, size_t len, struct req_head *ou
 	long e;
 	int r;
 
-	r = starts(buf, len, "HTTP/1.");
+	r = starts(buf, len, HTTP1, sizeof(HTTP1) - 1);
 	if (r <= 0)
 		return r ? -ENOMSG : -EAGAIN;
 	if (len < 9)

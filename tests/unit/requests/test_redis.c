@@ -302,6 +302,14 @@ static void test_hostile(void)
 	CHECK_INT(parse(S("hello world\r\n"), true), -ENOMSG);
 	CHECK_INT(parse(S("Hi there\r\n"), true), -ENOMSG);
 	CHECK_INT(parse(S("PINGX\r\n"), true), -ENOMSG);
+	/* the longest name taken inline, and one letter more; a word of 16
+	 * letters, whole or cut (a connect storm's message) */
+	CHECK_INT(parse(S("subscribe news\r\n"), true), 0);
+	CHECK_STR(h.method, "SUBSCRIBE");
+	CHECK_INT(parse(S("SUBSCRIBES news\r\n"), true), -ENOMSG);
+	CHECK_INT(parse(S("SUBSCRI"), true), -EAGAIN);
+	CHECK_INT(parse(S("qqqqqqqqqqqqqqqq"), true), -ENOMSG);
+	CHECK_INT(parse(S("qqqqqqqqqqqqqqqq\r\n"), true), -ENOMSG);
 	CHECK_INT(parse(S("PI"), true), -EAGAIN);
 	CHECK_INT(parse(S("PING"), true), -EAGAIN);
 	CHECK_INT(parse(S("GET k\x01\r\n"), true), -ENOMSG);

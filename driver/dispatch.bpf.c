@@ -182,6 +182,13 @@ int sys_exit_eo(struct bpf_raw_tracepoint_args *ctx)
 	s = exit__begin(ctx, pid_tgid, (int)regs->di, sock_io[id] != SOCK_IO_NONE, sock_send[id]);
 	if (!s)
 		return 0;
+	/* Request mode's compact path: a read or write of a wanted socket (the
+	 * route's test) that failed or moved nothing says nothing the pairing
+	 * reads, which takes results above 0 */
+	if (settings.sock_compact && ret <= 0 && sockio__data(id, regs->r8)) {
+		COUNT(n_sock_empty);
+		return 0;
+	}
 	/* Request mode's compact socket I/O: one event for the call, no enter
 	 * event, no filler of its own (fillers/sockio). */
 	if (settings.sock_compact && ret > 0 && sockio__data(id, regs->r8) &&
@@ -261,6 +268,11 @@ static __always_inline int sock_tp__run(void *ctx, struct sock *sk, long ret, in
 	s = exit__begin(ctx, pid_tgid, fd, 1, send);
 	if (!s)
 		return 0;
+	/* as at the exit tracepoint: nothing moved, nothing sent */
+	if (ret <= 0) {
+		COUNT(n_sock_empty);
+		return 0;
+	}
 	s->stamp = 0;
 	return sockio__fill(ctx, sockio__event(id), SOCKIO_NPARAMS, ret, 1, sk);
 }

@@ -242,6 +242,9 @@ struct driver_counters {
 	/* not a drop: request mode's socket() calls that made a TCP socket,
 	 * kept in the kernel (FDF_SOCKET) */
 	__u64 n_tcp_sockets;
+	/* not a drop: request mode's socket reads and writes that failed or
+	 * moved no bytes, on the compact path (the pairing reads none) */
+	__u64 n_sock_empty;
 };
 
 /* TCP health (tcp.bpf.c): connections tracked at once, from the SYN (or the

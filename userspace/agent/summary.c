@@ -138,8 +138,9 @@ void summary__requests(FILE *out, const struct pair_counters *p,
 		" cut by a close), %" PRIu64 " open at the end; %" PRIu64
 		" client connections left to their server's side (%" PRIu64 " of them kept in "
 		"the kernel, %" PRIu64 " refused there; %" PRIu64 " syscalls kept there)"
-		"; %" PRIu64 " closes of files and %" PRIu64 " socket() calls of TCP sockets"
-		" kept in the kernel; not followed: %" PRIu64
+		"; %" PRIu64 " closes of files, %" PRIu64 " socket() calls of TCP sockets and %"
+		PRIu64 " socket reads and writes that moved nothing kept in the kernel;"
+		" not followed: %" PRIu64
 		" connections (table full), %" PRIu64 " pipelined past %u, %" PRIu64
 		" past the snaplen; %" PRIu64 " responses without a request, %" PRIu64
 		" messages the protocol's parser refused; no req.parent: %" PRIu64
@@ -150,7 +151,8 @@ void summary__requests(FILE *out, const struct pair_counters *p,
 		" %" PRIu64 " reads whose frames could not be walked, %" PRIu64
 		" connections not followed (no memory)\n", p->n_requests, p->n_timeouts,
 		p->n_aborted, p->n_open_at_end, p->n_client_quiet, p->n_quiet_handed,
-		p->n_quiet_refused, kept, file_closes, cap->drv_tcp_sockets, p->n_conns_full, p->n_pipeline_full,
+		p->n_quiet_refused, kept, file_closes, cap->drv_tcp_sockets, cap->drv_sock_empty,
+		p->n_conns_full, p->n_pipeline_full,
 		PAIR_PIPELINE, p->n_uncaptured, p->n_unmatched, p->n_unparsed,
 		p->n_parent_unknown, p->n_threads_full, cap->drv_peeks, p->n_h2_unknown,
 		p->n_h2_lost, p->n_h2_desync, p->n_h2_nomem);

@@ -56,6 +56,9 @@ struct capture_cpu_stats {
 	 * kept in the kernel (capture_live_opts.sock_compact); in the total
 	 * only */
 	uint64_t drv_tcp_sockets;
+	/* not a drop: request mode's socket reads and writes that failed or
+	 * moved no bytes, kept in the kernel (sock_compact); in the total only */
+	uint64_t drv_sock_empty;
 	/* request mode's TLS probes (driver_counters): ciphertext syscalls
 	 * kept in the kernel, plaintext calls on no known socket (not sent),
 	 * sessions over memory BIOs whose socket a later send named; in the

@@ -182,23 +182,24 @@ int sys_exit_eo(struct bpf_raw_tracepoint_args *ctx)
 	s = exit__begin(ctx, pid_tgid, (int)regs->di, sock_io[id] != SOCK_IO_NONE, sock_send[id]);
 	if (!s)
 		return 0;
-	/* Request mode's compact path: a read or write of a wanted socket (the
-	 * route's test) that failed or moved nothing says nothing the pairing
-	 * reads, which takes results above 0 */
-	if (settings.sock_compact && ret <= 0 && sockio__data(id, regs->r8)) {
-		COUNT(n_sock_empty);
-		return 0;
-	}
 	/* Request mode's compact socket I/O: one event for the call, no enter
 	 * event, no filler of its own (fillers/sockio). */
-	if (settings.sock_compact && ret > 0 && sockio__data(id, regs->r8) &&
-	    (sk = sockio__tcp((int)regs->di))) {
-		s->stamp = 0;
-		/* the filler reads the socket's TCP state from here */
-		s->sock = (__u64)sk;
-		s->sock_owner = pid_tgid;
-		bpf_tail_call(ctx, &fillers_exit, sockio__event(id));
-		/* not loaded (it needs bpf_loop): the call's own events go */
+	if (settings.sock_compact && sockio__data(id, regs->r8)) {
+		/* a read or write of a wanted socket (the route's test) that
+		 * failed or moved nothing says nothing the pairing reads, which
+		 * takes results above 0 */
+		if (ret <= 0) {
+			COUNT(n_sock_empty);
+			return 0;
+		}
+		if ((sk = sockio__tcp((int)regs->di))) {
+			s->stamp = 0;
+			/* the filler reads the socket's TCP state from here */
+			s->sock = (__u64)sk;
+			s->sock_owner = pid_tgid;
+			bpf_tail_call(ctx, &fillers_exit, sockio__event(id));
+			/* not loaded (it needs bpf_loop): the call's own events go */
+		}
 	}
 	/* No enter event here: a new thread's clone, an exec (see above), or a
 	 * call whose enter event says nothing its exit event does not (proto's

@@ -19,6 +19,7 @@
 
 #include "counters.bpf.h"
 #include "fd.bpf.h"
+#include "sock.bpf.h"
 
 /* Native syscall number -> enum fdf_how. Filled by the loader before load
  * for driver_config.file_closes (loader.c, fdf_calls), else all FDF_NONE:
@@ -41,8 +42,6 @@ const struct file_fds fdf_zero __weak = { 0 };
 #define FDF_F_DUPFD 0
 #define FDF_F_DUPFD_CLOEXEC 1030
 #define FDF_EBADF 9
-#define FDF_AF_INET 2
-#define FDF_AF_INET6 10
 #define FDF_SOCK_STREAM 1
 #define FDF_SOCK_TYPE_MASK 0xf
 #define FDF_IPPROTO_TCP 6
@@ -53,8 +52,7 @@ static __always_inline int fdf__tcp_socket(struct pt_regs *regs)
 {
 	long fam = (int)regs->di, proto = (int)regs->dx;
 
-	return (fam == FDF_AF_INET || fam == FDF_AF_INET6) &&
-	       ((settings.sock_families >> fam) & 1) &&
+	return (fam == PPM_AF_INET || fam == PPM_AF_INET6) && sock__family_wanted(fam) &&
 	       ((int)regs->si & FDF_SOCK_TYPE_MASK) == FDF_SOCK_STREAM &&
 	       (proto == 0 || proto == FDF_IPPROTO_TCP);
 }

@@ -8,15 +8,11 @@
 
 /* With their lengths: every message of a connection whose protocol is not
  * known yet is tried against them. */
-#define METHOD(s) { s, sizeof(s) - 1 }
-static const struct {
-	const char *name;
-	size_t len;
-} methods[] = {
-	METHOD("GET"), METHOD("HEAD"), METHOD("POST"), METHOD("PUT"), METHOD("DELETE"),
-	METHOD("CONNECT"), METHOD("OPTIONS"), METHOD("TRACE"), METHOD("PATCH"),
+static const struct req_word methods[] = {
+	REQ_WORD("GET"), REQ_WORD("HEAD"), REQ_WORD("POST"), REQ_WORD("PUT"),
+	REQ_WORD("DELETE"), REQ_WORD("CONNECT"), REQ_WORD("OPTIONS"), REQ_WORD("TRACE"),
+	REQ_WORD("PATCH"),
 };
-#undef METHOD
 
 /* 1: BUF starts with LIT (N bytes); 0: BUF (LEN bytes) is a shorter prefix of
  * it; -1: neither. */
@@ -191,7 +187,7 @@ static int parse_request_line(const uint8_t *buf, size_t len, struct req_head *o
 	r = starts(buf + p, len - p, HTTP1, sizeof(HTTP1) - 1);
 	if (r <= 0)
 		return r ? -ENOMSG : -EAGAIN;
-	p += 7;
+	p += sizeof(HTTP1) - 1;
 	if (p == len)
 		return -EAGAIN;
 	if (buf[p] != '0' && buf[p] != '1')

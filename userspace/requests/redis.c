@@ -19,23 +19,22 @@
  * With their lengths: a line of unknown bytes is tried against each on every
  * message of a connection whose protocol is not known yet (a connect storm's
  * 16 letters: strlen was 4% of the agent's time). */
-#define CMD(s) { s, sizeof(s) - 1 }
-static const struct {
-	const char *name;
-	size_t len;
-} inline_cmds[] = {
-	CMD("PING"), CMD("ECHO"), CMD("AUTH"), CMD("SELECT"), CMD("QUIT"), CMD("INFO"),
-	CMD("DBSIZE"), CMD("FLUSHDB"), CMD("FLUSHALL"), CMD("GET"), CMD("SET"), CMD("SETEX"),
-	CMD("SETNX"), CMD("MGET"), CMD("MSET"), CMD("DEL"), CMD("EXISTS"), CMD("EXPIRE"),
-	CMD("TTL"), CMD("TYPE"), CMD("KEYS"), CMD("SCAN"), CMD("INCR"), CMD("INCRBY"),
-	CMD("DECR"), CMD("APPEND"), CMD("STRLEN"), CMD("HGET"), CMD("HSET"), CMD("HDEL"),
-	CMD("HGETALL"), CMD("LPUSH"), CMD("RPUSH"), CMD("LPOP"), CMD("RPOP"), CMD("LRANGE"),
-	CMD("LLEN"), CMD("SADD"), CMD("SREM"), CMD("SMEMBERS"), CMD("ZADD"), CMD("ZREM"),
-	CMD("ZRANGE"), CMD("PUBLISH"), CMD("SUBSCRIBE"), CMD("MONITOR"), CMD("MULTI"),
-	CMD("EXEC"), CMD("CONFIG"), CMD("CLIENT"), CMD("COMMAND"), CMD("SAVE"),
-	CMD("SHUTDOWN"),
+static const struct req_word inline_cmds[] = {
+	REQ_WORD("PING"), REQ_WORD("ECHO"), REQ_WORD("AUTH"), REQ_WORD("SELECT"),
+	REQ_WORD("QUIT"), REQ_WORD("INFO"), REQ_WORD("DBSIZE"), REQ_WORD("FLUSHDB"),
+	REQ_WORD("FLUSHALL"), REQ_WORD("GET"), REQ_WORD("SET"), REQ_WORD("SETEX"),
+	REQ_WORD("SETNX"), REQ_WORD("MGET"), REQ_WORD("MSET"), REQ_WORD("DEL"),
+	REQ_WORD("EXISTS"), REQ_WORD("EXPIRE"), REQ_WORD("TTL"), REQ_WORD("TYPE"),
+	REQ_WORD("KEYS"), REQ_WORD("SCAN"), REQ_WORD("INCR"), REQ_WORD("INCRBY"),
+	REQ_WORD("DECR"), REQ_WORD("APPEND"), REQ_WORD("STRLEN"), REQ_WORD("HGET"),
+	REQ_WORD("HSET"), REQ_WORD("HDEL"), REQ_WORD("HGETALL"), REQ_WORD("LPUSH"),
+	REQ_WORD("RPUSH"), REQ_WORD("LPOP"), REQ_WORD("RPOP"), REQ_WORD("LRANGE"),
+	REQ_WORD("LLEN"), REQ_WORD("SADD"), REQ_WORD("SREM"), REQ_WORD("SMEMBERS"),
+	REQ_WORD("ZADD"), REQ_WORD("ZREM"), REQ_WORD("ZRANGE"), REQ_WORD("PUBLISH"),
+	REQ_WORD("SUBSCRIBE"), REQ_WORD("MONITOR"), REQ_WORD("MULTI"), REQ_WORD("EXEC"),
+	REQ_WORD("CONFIG"), REQ_WORD("CLIENT"), REQ_WORD("COMMAND"), REQ_WORD("SAVE"),
+	REQ_WORD("SHUTDOWN"),
 };
-#undef CMD
 /* the longest of them (SUBSCRIBE; test_redis parses it inline) */
 #define INLINE_CMD_MAX 9
 

@@ -31,6 +31,14 @@ enum req_proto {
 #define REQ_CODE_MAX 24		/* SQLSTATE, MySQL SQL state, Redis error word, gRPC code */
 #define REQ_MESSAGE_MAX 128	/* an error's message: gRPC's grpc-message */
 
+/* A word a parser looks for, with its length (no strlen at each try): for
+ * tables such as HTTP's methods and Redis' inline commands. */
+struct req_word {
+	const char *name;
+	size_t len;
+};
+#define REQ_WORD(s) { s, sizeof(s) - 1 }
+
 struct req_head {
 	uint8_t proto;		/* enum req_proto */
 	bool request;		/* a request; else a response */

@@ -235,6 +235,22 @@ int sys_exit_eo(struct bpf_raw_tracepoint_args *ctx)
 	return filler__chain(ctx, pid_tgid);
 }
 
+/* Exit-only capture: close's enter tracepoint keeps when the thread's close
+ * began (close_enter.bpf.h). Every close, wanted or not: an exit must never
+ * find a time left by an earlier close of the same number. */
+SEC("tp/syscalls/sys_enter_close")
+int close_enter(struct trace_event_raw_sys_enter *ctx)
+{
+	struct close_began *c = bpf_task_storage_get(&close_began, bpf_get_current_task_btf(), 0,
+						     BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	if (c) {
+		c->ts = settings.boot_time + bpf_ktime_get_boot_ns();
+		c->fd = (int)ctx->args[0];
+	}
+	return 0;
+}
+
 /* Request mode's compact socket I/O at the socket's own tracepoints
  * (settings.sock_compact, loaded with syscall_tps; README, "Compact socket
  * I/O", at the socket's tracepoints). read, readv, write and writev serve any

@@ -4,6 +4,7 @@
 #define EXIT_ONLY_BPF_H
 
 #include "scratch.bpf.h"
+#include "close_enter.bpf.h"
 
 /* Where a parked frame of LEN (<= PARK_SIZE) bytes starts in scratch.park.
  * The mask is for the verifier; the barrier stops the compiler from dropping
@@ -88,7 +89,17 @@ static __always_inline int park__simple_enter(struct scratch *s, __u16 type,
 	if (type >= PPM_EVENT_MAX || !park_inline[type])
 		return 0;
 	switch (type) {
-	case PPME_SYSCALL_CLOSE_E:
+	case PPME_SYSCALL_CLOSE_E: {
+		__u64 began = close_began__take((int)regs->di, s->stamp);
+
+		p = park__begin(s, type, 1, PPM_HDR_LEN + 2 + 8, me);
+		*(__u16 *)p = 8;
+		*(__s64 *)(p + 2) = (int)regs->di;
+		/* stamped when it began: close_enter.bpf.h */
+		if (began)
+			((struct ppm_evt_hdr *)(p - PPM_HDR_LEN))->ts = began;
+		return 1;
+	}
 	case PPME_SYSCALL_READV_E:
 	case PPME_SOCKET_RECVMSG_E:
 		/* the fd (s64) */

@@ -252,6 +252,7 @@ static bool is_dispatcher(const struct bpf_program *p)
 	const char *n = bpf_program__name(p);
 
 	return !strcmp(n, "sys_enter") || !strcmp(n, "sys_exit") || !strcmp(n, "sys_exit_eo") ||
+	       !strcmp(n, "close_enter") ||
 	       !strcmp(n, "sched_process_exit") || !strcmp(n, "sched_process_exit_eo") ||
 	       !strcmp(n, "sched_switch") || !strcmp(n, "sched_process_exec") ||
 	       !strncmp(n, "prof_", 5) || !strncmp(n, "tlsp_", 5) || !strncmp(n, "gotls_", 6) ||
@@ -314,6 +315,7 @@ static void plan__apply(struct driver *d)
 	bpf_program__set_autoload(sk->progs.sys_enter, plan.sys_enter);
 	bpf_program__set_autoload(sk->progs.sys_exit, plan.sys_exit);
 	bpf_program__set_autoload(sk->progs.sys_exit_eo, plan.sys_exit_eo);
+	bpf_program__set_autoload(sk->progs.close_enter, plan.sys_exit_eo);
 	/* on with syscall_tps only (set_mode) */
 	bpf_program__set_autoload(sk->progs.socktp_recv, false);
 	bpf_program__set_autoload(sk->progs.socktp_send, false);
@@ -654,6 +656,8 @@ int driver__attach(struct driver *d)
 		{ "sys_enter", offsetof(struct agent_driver, progs.sys_enter) },
 		{ "sys_exit", offsetof(struct agent_driver, progs.sys_exit) },
 		{ "sys_exit", offsetof(struct agent_driver, progs.sys_exit_eo) },
+		/* (a tracepoint program: its section names syscalls:sys_enter_close) */
+		{ "sys_enter_close", offsetof(struct agent_driver, progs.close_enter) },
 		{ "sched_process_exec", offsetof(struct agent_driver, progs.sched_process_exec) },
 		{ "sched_process_exit", offsetof(struct agent_driver, progs.sched_process_exit) },
 		{ "sched_process_exit", offsetof(struct agent_driver, progs.sched_process_exit_eo) },
@@ -691,9 +695,9 @@ int driver__attach(struct driver *d)
 		}
 		/* a tp_btf program (sys_exit, or sys_exit_eo typed so at load)
 		 * knows its target */
-		l = bpf_program__type(p) == BPF_PROG_TYPE_TRACING ?
-			bpf_program__attach_trace(p) :
-			bpf_program__attach_raw_tracepoint(p, hooks[i].tp);
+		l = bpf_program__type(p) == BPF_PROG_TYPE_TRACING ? bpf_program__attach_trace(p) :
+		    bpf_program__type(p) == BPF_PROG_TYPE_TRACEPOINT ? bpf_program__attach(p) :
+		    bpf_program__attach_raw_tracepoint(p, hooks[i].tp);
 		if (!l) {
 			int err = -errno;
 

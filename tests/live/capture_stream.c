@@ -143,6 +143,10 @@ static void order__see(const struct capture_event *ev)
 		order.newest = ts;
 		return;
 	}
+	/* a close enter event is stamped when the close began, late in its
+	 * ring by design (userspace/capture/ringset.c, hand_out) */
+	if (ev->frame->type == PPME_SYSCALL_CLOSE_E)
+		return;
 	order.late++;
 	if (order.newest - ts > order.max_back)
 		order.max_back = order.newest - ts;

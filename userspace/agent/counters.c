@@ -21,8 +21,12 @@ void agent__gather(struct agent *a)
 		c->output_url[i] = a->outs.url[i];
 	outputs__stats(&a->outs, c->out);
 	if (a->in) {
+		struct inspector_counters ic;
+
 		container_table__counters(inspector__containers(a->in), &c->containers);
 		c->have_containers = true;
+		inspector__counters(a->in, &ic);
+		c->close_reused = ic.n_close_reused;
 	}
 	if (a->prof)
 		agent__profile_counters(a, &c->profile);

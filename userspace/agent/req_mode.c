@@ -409,6 +409,10 @@ void req_mode__event(struct req_mode *m, const struct ievt *ev)
 		/* the closed fd's entry (the inspector keeps it for this event) */
 		struct req_io io = { .pid = ev->thread->pid, .fd = ev->fdnum };
 
+		/* the number is another file's now: only a TCP connection the
+		 * close ended is named apart from it, by its ends */
+		if (ev->fd_reused && !(ev->fd && ev->fd->l4proto == IPPROTO_TCP))
+			return;
 		if (ev->fd)
 			io__tuple(&io, ev->fd);
 		pair__close(m->pair, &io);

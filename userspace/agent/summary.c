@@ -99,6 +99,9 @@ void summary__print(FILE *out, const struct agent_counters *c, const char *headi
 		types_line(out, c->drops_by_type);
 	for (int i = 0; i < c->n_outputs; i++)
 		output_line(out, c->output_url[i], &c->out[i]);
+	if (c->close_reused)
+		fprintf(out, "agent: %" PRIu64 " closes returned after another thread's call had "
+			"got their fd number: the new file's fd entry kept\n", c->close_reused);
 	if (c->have_containers)
 		summary__containers(out, &c->containers);
 	if (c->have_pairing)

@@ -35,6 +35,9 @@ struct agent_counters {
 	struct output_stats out[AGENT_MAX_OUTPUTS];
 	struct container_counters containers;
 	bool have_containers;
+	/* closes whose fd number another thread got before they returned
+	 * (inspector_counters.n_close_reused) */
+	uint64_t close_reused;
 	/* --requests: the pairing's counters and the request metrics (NULL
 	 * without --requests) */
 	bool have_pairing;

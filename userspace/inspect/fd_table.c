@@ -67,6 +67,8 @@ void fd_table__unref(struct fd_table *t)
 
 	if (!t || --t->refs > 0)
 		return;
+	for (uint32_t i = 0; i < t->naside; i++)
+		fd_info__free(t->aside[i]);
 	hmap__for_each(&t->map, i, n, nx)
 		fd_info__free(&container_of(n, struct fd_entry, node)->fi);
 	hmap__fini(&t->map);
@@ -132,6 +134,35 @@ struct fd_info *fd_table__detach(struct fd_table *t, int64_t fd)
 	return n ? &container_of(n, struct fd_entry, node)->fi : NULL;
 }
 
+void fd_table__set_aside(struct fd_table *t, int64_t fd)
+{
+	struct fd_info *fi = fd_table__detach(t, fd);
+
+	if (!fi)
+		return;
+	/* a close whose exit never came (lost) leaves its entry here */
+	if (t->naside == FD_ASIDE_MAX) {
+		fd_info__free(t->aside[0]);
+		memmove(t->aside, t->aside + 1, sizeof(t->aside) - sizeof(t->aside[0]));
+		t->naside--;
+	}
+	t->aside[t->naside++] = fi;
+}
+
+struct fd_info *fd_table__take_aside(struct fd_table *t, int64_t fd, int64_t closer)
+{
+	for (uint32_t i = 0; t && i < t->naside; i++) {
+		struct fd_info *fi = t->aside[i];
+
+		if (fi->fd != fd || fi->closer != closer)
+			continue;
+		memmove(t->aside + i, t->aside + i + 1, (t->naside - i - 1) * sizeof(t->aside[0]));
+		t->naside--;
+		return fi;
+	}
+	return NULL;
+}
+
 int fd_info__set_name(struct fd_info *fi, const char *name, size_t len)
 {
 	char *s = malloc(len + 1);
@@ -176,6 +207,8 @@ struct fd_table *fd_table__clone(const struct fd_table *t)
 			errno = ENOMEM;
 			return NULL;
 		}
+		/* a close under way is the parent's thread's, in its table */
+		dst->closer = 0;
 	}
 	return c;
 }

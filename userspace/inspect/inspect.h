@@ -34,6 +34,10 @@ struct ievt {
 	bool has_res;
 	int64_t res;
 	uint64_t latency;		/* ns from enter to exit, 0 when unpaired */
+	/* A close whose number another thread's call got before it returned:
+	 * fd is the file it closed when known, else NULL (never the new one,
+	 * which stays open). */
+	bool fd_reused;
 };
 
 struct inspector_opts {
@@ -69,6 +73,9 @@ struct inspector_counters {
 	uint64_t n_lazy_threads;	/* threads first seen in an event */
 	uint64_t n_lazy_unreadable;	/* ... whose /proc entry could not be read */
 	uint64_t n_threads_dropped;	/* not added: table full even after a purge */
+	/* closes whose fd number another thread's call got before they
+	 * returned: the new file's entry kept (parse_fd.c, fd__close) */
+	uint64_t n_close_reused;
 };
 
 void inspector__counters(const struct inspector *in, struct inspector_counters *c);

@@ -37,9 +37,15 @@ struct fd_entry {
 	struct fd_info fi;
 };
 
+/* Entries set aside: their number was taken by a new file while a close of
+ * theirs ran (fd_info.closer); that close's exit takes them back. */
+#define FD_ASIDE_MAX 8
+
 struct fd_table {
 	struct hmap map;
 	uint32_t refs;
+	uint32_t naside;
+	struct fd_info *aside[FD_ASIDE_MAX];
 };
 
 struct fd_table *fd_table__new(void);
@@ -51,6 +57,12 @@ struct fd_table *fd_table__clone(const struct fd_table *t);
 struct fd_info *fd_table__add(struct fd_table *t, int64_t fd);
 /* Unlinks FD's entry and returns it (free with fd_info__free), or NULL. */
 struct fd_info *fd_table__detach(struct fd_table *t, int64_t fd);
+/* FD's entry, whose close by another thread is under way, moved aside for
+ * that close's exit (the oldest one aside is freed when they are many). */
+void fd_table__set_aside(struct fd_table *t, int64_t fd);
+/* The entry of FD that thread CLOSER's close left aside, taken back (free
+ * with fd_info__free), or NULL. */
+struct fd_info *fd_table__take_aside(struct fd_table *t, int64_t fd, int64_t closer);
 /* Frees the fds marked O_CLOEXEC (exec). Returns how many. */
 size_t fd_table__close_cloexec(struct fd_table *t);
 /* close_range: frees the fds in [FIRST, LAST], or with CLOEXEC only marks them
@@ -243,6 +255,7 @@ void inspector__defer_fd(struct inspector *in, struct fd_info *fi);
 /* A new (or reset) entry FD of TYPE in the event's thread, made the event's fd;
  * NULL when FD < 0 or there is no table. */
 struct fd_info *parse__new_fd(struct ievt *ev, int64_t fd, enum fd_type type);
+void parse__close_enter(struct ievt *ev, const struct evt_params *x);
 /* An opened path: NAME made absolute against DIRFD or the cwd (FD < 0: the
  * event alone shows it). */
 void parse__open_path(struct inspector *in, struct ievt *ev, int64_t fd, int64_t dirfd,

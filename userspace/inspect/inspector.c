@@ -343,6 +343,9 @@ static void evt__dispatch(struct inspector *in, struct ievt *ev, const struct ev
 	case PPME_SOCKET_CONNECT_E:
 		parse__connect_enter(ev, x);
 		break;
+	case PPME_SYSCALL_CLOSE_E:
+		parse__close_enter(ev, x);
+		break;
 	case PPME_FD_NAME_E:
 		parse__fd_name(ev, x);
 		break;
@@ -462,7 +465,7 @@ int inspector__process(struct inspector *in, const struct capture_event *cev, st
 	evt__find_fd(ev, &x, ep);
 
 	evt__dispatch(in, ev, &x, ep, clone_child);
-	if (!ev->fd && ev->fdnum >= 0 && ev->thread)
+	if (!ev->fd && ev->fdnum >= 0 && ev->thread && !ev->fd_reused)
 		ev->fd = fd_table__find(ev->thread->fds, ev->fdnum);
 	return 0;
 }

@@ -53,7 +53,9 @@ static struct fd_info *fd__used_socket(struct ievt *ev, const struct evt_params 
 	if (fd < 0 || !ev->thread->fds)
 		return NULL;
 	fi = fd_table__find(ev->thread->fds, fd);
-	if (!fi)
+	/* no entry, or one another thread is closing: then the socket is a new
+	 * one on the number that close freed (its socket() kept in the kernel) */
+	if (!fi || (fi->closer && fi->closer != ev->tid))
 		fi = parse__new_fd(ev, fd, FDT_OTHER_SOCK);
 	ev->fdnum = fd;
 	ev->fd = fi;
@@ -139,21 +141,66 @@ static void fd__dup(struct ievt *ev, int64_t newfd, int64_t oldfd, bool cloexec)
 		fi->open_flags |= PPM_FILE_FLAGS_O_CLOEXEC;
 }
 
+static uint64_t enter__ts(const struct ievt *ev)
+{
+	struct ppm_evt_hdr h;
+
+	/* (a copy: the thread keeps the enter frame at any alignment) */
+	memcpy(&h, ev->enter, sizeof(h));
+	return h.ts;
+}
+
 static void fd__close(struct inspector *in, struct ievt *ev, const struct evt_params *x,
 		      const struct evt_params *e)
 {
 	int64_t fd = evp__int(e, 0, -1);
 	struct fd_info *fi;
 
+	if (fd < 0 || !ev->thread->fds)
+		return;
+	/* The number is free from the start of the close: another thread may
+	 * have got it before this exit. Its entry set this one aside... */
+	fi = fd_table__take_aside(ev->thread->fds, fd, ev->tid);
+	if (fi) {
+		in->c.n_close_reused++;
+		ev->fdnum = fd;
+		ev->fd = fi;
+		ev->fd_reused = true;
+		inspector__defer_fd(in, fi);
+		return;
+	}
+	fi = fd_table__find(ev->thread->fds, fd);
+	if (fi && fi->closer == ev->tid)
+		fi->closer = 0;
 	/* a failed close leaves the fd open */
-	if (evp__int(x, 0, -1) < 0 || fd < 0 || !ev->thread->fds)
+	if (!fi || evp__int(x, 0, -1) < 0)
 		return;
-	fi = fd_table__detach(ev->thread->fds, fd);
-	if (!fi)
+	/* ...or, made after this close began (the kernel frees the number
+	 * only then), it is not the file closed, which was not seen aside
+	 * (an enter late or lost): kept, and this close names none */
+	if (ev->enter && fi->born > enter__ts(ev)) {
+		in->c.n_close_reused++;
+		ev->fdnum = fd;
+		ev->fd_reused = true;
 		return;
+	}
+	fd_table__detach(ev->thread->fds, fd);
 	ev->fdnum = fd;
 	ev->fd = fi;
 	inspector__defer_fd(in, fi);
+}
+
+/* A close begins: the entry it will close is marked, for a call of another
+ * thread that gets the number before the close returns. */
+void parse__close_enter(struct ievt *ev, const struct evt_params *x)
+{
+	struct fd_info *fi;
+
+	if (!ev->thread || !ev->thread->fds)
+		return;
+	fi = fd_table__find(ev->thread->fds, evp__int(x, 0, -1));
+	if (fi)
+		fi->closer = ev->tid;
 }
 
 static void fd__pair(struct ievt *ev, const struct evt_params *x, enum fd_type type,

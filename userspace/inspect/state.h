@@ -62,6 +62,13 @@ struct fd_info {
 	 * bound port for the peer's address there. */
 	bool msg_server;
 	int64_t pidfd_pid;	/* a pidfd's process (host pid), 0 when unknown */
+	/* The ts of the event that made the entry (0: found in /proc). A close
+	 * whose enter came before it cannot have closed this file. */
+	uint64_t born;
+	/* The thread whose close of this fd has begun (its enter seen) and not
+	 * returned yet, 0: none. The number is free from the start of a close:
+	 * another thread's call may get it before that close returns. */
+	int64_t closer;
 };
 
 /* One process's fd table: shared by its threads (CLONE_FILES), refcounted. */

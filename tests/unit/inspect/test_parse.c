@@ -392,6 +392,64 @@ static void test_add_by_hand(void)
 	free(t);
 }
 
+static void open_as(struct t_ctx *t, int64_t tid, int64_t fd, const char *name)
+{
+	CHECK(t_emit(t, PPME_SYSCALL_OPENAT_2_X, tid, "qqsddd", Q(fd), Q(-100), name, 1u, 0u,
+		     0x801u) == 0);
+}
+
+/* Thread 11 closes fd 5 while thread 10 of its process gets number 5 (the
+ * kernel freed it at the start of the close) and returns first: the close
+ * names its own file and the new one stays. Then a close enter that comes
+ * after the new file (exit-only capture, a close longer than the order
+ * window): the new file was made after the close began, so it stays, and
+ * the close names none. Then a plain close. */
+static void test_close_reuse(void)
+{
+	struct t_ctx *t = calloc(1, sizeof(*t));
+	char *root = t_tmpdir();
+	struct inspector_counters c;
+	struct thread_info *ti;
+
+	t->in = t_inspector(root, 0);
+	CHECK(t_spawn(t, 10, 1, "srv", "/") == 0);
+	ti = inspector__add_thread(t->in, 11, 10);
+	CHECK(ti && ti->fds == find(t, 10)->fds);
+	open_as(t, 11, 5, "/old");
+	CHECK(t_emit(t, PPME_SYSCALL_CLOSE_E, 11, "q", Q(5)) == 0);
+	open_as(t, 10, 5, "/new");
+	CHECK_STR(t_fdname(t, 10, 5), "/new");
+	CHECK(t_emit(t, PPME_SYSCALL_CLOSE_X, 11, "q", Q(0)) == 0);
+	CHECK(t->ev.fd_reused && t->ev.fdnum == 5 && t->ev.fd && t->ev.fd->name);
+	CHECK_STR(t->ev.fd->name, "/old");
+	CHECK_STR(t_fdname(t, 10, 5), "/new");
+	CHECK(t_fd(t, 10, 5)->closer == 0);
+
+	/* the late enter: stamped before the new file, read after it */
+	t->ts = 5000000;
+	open_as(t, 10, 6, "/late");
+	t->ts = 4000000;
+	CHECK(t_emit(t, PPME_SYSCALL_CLOSE_E, 11, "q", Q(6)) == 0);
+	t->ts = 6000000;
+	CHECK(t_emit(t, PPME_SYSCALL_CLOSE_X, 11, "q", Q(0)) == 0);
+	CHECK(t->ev.fd_reused && t->ev.fdnum == 6 && !t->ev.fd);
+	CHECK_STR(t_fdname(t, 10, 6), "/late");
+	CHECK(t_fd(t, 10, 6)->closer == 0);
+
+	/* a close of its own, and one of another thread's file: both close */
+	CHECK(t_emit(t, PPME_SYSCALL_CLOSE_E, 10, "q", Q(6)) == 0);
+	CHECK(t_emit(t, PPME_SYSCALL_CLOSE_X, 10, "q", Q(0)) == 0);
+	CHECK(!t->ev.fd_reused && t->ev.fd);
+	CHECK_STR(t->ev.fd->name, "/late");
+	CHECK(t_fd(t, 10, 6) == NULL);
+	CHECK(t_emit(t, PPME_SYSCALL_CLOSE_E, 11, "q", Q(5)) == 0);
+	CHECK(t_emit(t, PPME_SYSCALL_CLOSE_X, 11, "q", Q(0)) == 0);
+	CHECK(!t->ev.fd_reused && t->ev.fd && t_fd(t, 10, 5) == NULL);
+	inspector__counters(t->in, &c);
+	CHECK_INT(c.n_close_reused, 2);
+	t_free(t, root);
+}
+
 int main(void)
 {
 	unsetenv("HOST_ROOT");
@@ -399,5 +457,6 @@ int main(void)
 	test_malformed();
 	test_unknown_tid();
 	test_add_by_hand();
+	test_close_reuse();
 	return t_report();
 }

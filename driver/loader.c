@@ -36,6 +36,9 @@ struct driver {
 	bool sock_tps;
 	bool no_sock_tps;		/* driver_config.no_sock_tps */
 	struct bpf_link *sock_links[2];
+	/* exit-only: close_enter on close's enter tracepoint where the run
+	 * may want closes (close_enter.bpf.h); a run without them pays nothing */
+	struct bpf_link *close_link;
 	bool tls;			/* driver_config.tls */
 	bool tcp;			/* driver_config.tcp */
 	uint32_t tcp_conns;		/* driver_config.tcp_conns, 0 made TCP_CONNS */
@@ -315,7 +318,7 @@ static void plan__apply(struct driver *d)
 	bpf_program__set_autoload(sk->progs.sys_enter, plan.sys_enter);
 	bpf_program__set_autoload(sk->progs.sys_exit, plan.sys_exit);
 	bpf_program__set_autoload(sk->progs.sys_exit_eo, plan.sys_exit_eo);
-	bpf_program__set_autoload(sk->progs.close_enter, plan.sys_exit_eo);
+	bpf_program__set_autoload(sk->progs.close_enter, plan.close_enter);
 	/* on with syscall_tps only (set_mode) */
 	bpf_program__set_autoload(sk->progs.socktp_recv, false);
 	bpf_program__set_autoload(sk->progs.socktp_send, false);
@@ -634,6 +637,20 @@ static int sock_tps__attach(struct driver *d)
 	return 0;
 }
 
+/* close_enter onto syscalls:sys_enter_close (its section names it), when
+ * loaded (exit-only capture) and not on yet. */
+static int close_enter__attach(struct driver *d)
+{
+	struct bpf_program *p = d->skel->progs.close_enter;
+
+	if (!bpf_program__autoload(p) || d->close_link)
+		return 0;
+	/* (tracefs found, or mounted for a moment, as for the exit ones) */
+	d->close_link = syscall_tps__attach_enter(p, SYS_close);
+	d->info.close_began = d->close_link ? 1 : -errno;
+	return 0;
+}
+
 /* syscall_tps: syscall NR turned on: a syscall outside the loaded set (its
  * events are then counted as the driver's bugs, as on the raw tracepoint)
  * gets its tracepoint too, at once when attached. */
@@ -656,8 +673,6 @@ int driver__attach(struct driver *d)
 		{ "sys_enter", offsetof(struct agent_driver, progs.sys_enter) },
 		{ "sys_exit", offsetof(struct agent_driver, progs.sys_exit) },
 		{ "sys_exit", offsetof(struct agent_driver, progs.sys_exit_eo) },
-		/* (a tracepoint program: its section names syscalls:sys_enter_close) */
-		{ "sys_enter_close", offsetof(struct agent_driver, progs.close_enter) },
 		{ "sched_process_exec", offsetof(struct agent_driver, progs.sched_process_exec) },
 		{ "sched_process_exit", offsetof(struct agent_driver, progs.sched_process_exit) },
 		{ "sched_process_exit", offsetof(struct agent_driver, progs.sched_process_exit_eo) },
@@ -695,9 +710,9 @@ int driver__attach(struct driver *d)
 		}
 		/* a tp_btf program (sys_exit, or sys_exit_eo typed so at load)
 		 * knows its target */
-		l = bpf_program__type(p) == BPF_PROG_TYPE_TRACING ? bpf_program__attach_trace(p) :
-		    bpf_program__type(p) == BPF_PROG_TYPE_TRACEPOINT ? bpf_program__attach(p) :
-		    bpf_program__attach_raw_tracepoint(p, hooks[i].tp);
+		l = bpf_program__type(p) == BPF_PROG_TYPE_TRACING ?
+			bpf_program__attach_trace(p) :
+			bpf_program__attach_raw_tracepoint(p, hooks[i].tp);
 		if (!l) {
 			int err = -errno;
 
@@ -706,6 +721,8 @@ int driver__attach(struct driver *d)
 		}
 		d->links[d->nlinks++] = l;
 	}
+	/* (loaded where the run may want closes: plan.c) */
+	close_enter__attach(d);
 	if (d->profile_hz) {
 		int err = samplers__attach(d);
 
@@ -867,6 +884,8 @@ void driver__detach(struct driver *d)
 		bpf_link__destroy(d->sock_links[i]);
 		d->sock_links[i] = NULL;
 	}
+	bpf_link__destroy(d->close_link);
+	d->close_link = NULL;
 	tls__unwind(d, 0);
 	free(d->tls_links);
 	d->tls_links = NULL;

@@ -122,6 +122,12 @@ struct driver_load_info {
 	 * or a file's calls run no program. syscall_tps does not count them
 	 * then. */
 	bool sock_tps;
+	/* Exit-only capture: 1 when close's enter tracepoint has close_enter
+	 * (close_enter.bpf.h: close's enter event stamped when the close
+	 * began), a negative errno when it could not be attached (then it is
+	 * stamped at its exit, as the other enter events), 0 when closes are
+	 * not wanted yet or sys_enter is attached. */
+	int close_began;
 	/* Kernel memory the loaded programs are charged (their fdinfo's
 	 * memlock, as bpftool prog show says), filled only when asked. */
 	uint64_t memlock;

@@ -5,7 +5,7 @@
 
 /* x86_64 syscall numbers whose enter event sched_process_exec sends in
  * exit-only mode (sched.bpf.c). */
-enum { PLAN_NR_EXECVE = 59, PLAN_NR_EXECVEAT = 322 };
+enum { PLAN_NR_CLOSE = 3, PLAN_NR_EXECVE = 59, PLAN_NR_EXECVEAT = 322 };
 
 bool driver_plan__is_filler_event(uint32_t code)
 {
@@ -43,6 +43,8 @@ void driver_plan__build(struct driver_plan *p, const struct driver_plan_in *in)
 	p->sys_enter = !eo;
 	p->sys_exit = !eo;
 	p->sys_exit_eo = eo;
+	/* when a close began, for its enter event (close_enter.bpf.h) */
+	p->close_enter = eo && (!in->syscalls || in->syscalls[PLAN_NR_CLOSE]);
 	p->sched_exit = !eo;
 	p->sched_exit_eo = eo;
 	/* a successful exec's enter event, sent at sched_process_exec */

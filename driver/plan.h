@@ -25,6 +25,7 @@ struct driver_plan {
 	uint32_t nfillers;	/* events set in fillers */
 	/* the dispatchers and scheduler programs */
 	bool sys_enter, sys_exit, sys_exit_eo;
+	bool close_enter;	/* exit-only capture's, on close's enter tracepoint */
 	bool sched_exit, sched_exit_eo, sched_exec, sched_switch;
 	/* profiling's scheduler programs (prof.bpf.c) */
 	bool prof;

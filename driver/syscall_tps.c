@@ -26,7 +26,8 @@ static const struct {
 	{ 63, "newuname" }, { 166, "umount" },
 };
 
-int syscall_tps__event(int nr, char *buf, size_t size)
+/* "sys_exit_<name>" (ENTER: "sys_enter_<name>") of syscall NR into BUF. */
+static int event_name(int nr, bool enter, char *buf, size_t size)
 {
 	const char *name;
 
@@ -35,9 +36,14 @@ int syscall_tps__event(int nr, char *buf, size_t size)
 	for (size_t i = 0; i < sizeof(renamed) / sizeof(renamed[0]); i++)
 		if (renamed[i].nr == nr)
 			name = renamed[i].name;
-	if ((size_t)snprintf(buf, size, "sys_exit_%s", name) >= size)
+	if ((size_t)snprintf(buf, size, "sys_%s_%s", enter ? "enter" : "exit", name) >= size)
 		return -ENAMETOOLONG;
 	return 0;
+}
+
+int syscall_tps__event(int nr, char *buf, size_t size)
+{
+	return event_name(nr, false, buf, size);
 }
 
 /* Where tracefs may be mounted: its own place, then under debugfs. */
@@ -70,6 +76,7 @@ static int event_id_at(const char *root, const char *event)
  * the host's mounts are as they were. Read once per process: the ids stay
  * the same until the next boot. */
 static int own_ids[SYSCALL_TABLE_SIZE];
+static int own_enter_ids[SYSCALL_TABLE_SIZE];
 static int own_state;	/* 0: not tried; 1: own_ids read; -1: could not mount */
 
 static int own_ids__read(void)
@@ -87,9 +94,12 @@ static int own_ids__read(void)
 			continue;
 		}
 		for (int nr = 0; nr < SYSCALL_TABLE_SIZE; nr++) {
-			own_ids[nr] = syscall_tps__event(nr, ev, sizeof(ev));
+			own_ids[nr] = event_name(nr, false, ev, sizeof(ev));
 			if (!own_ids[nr])
 				own_ids[nr] = event_id_at(dir, ev);
+			own_enter_ids[nr] = event_name(nr, true, ev, sizeof(ev));
+			if (!own_enter_ids[nr])
+				own_enter_ids[nr] = event_id_at(dir, ev);
 		}
 		umount2(dir, MNT_DETACH);
 		rmdir(dir);
@@ -100,7 +110,7 @@ static int own_ids__read(void)
 
 /* The id of tracepoint EVENT (syscall NR's) where tracefs is mounted, else
  * from a tracefs of our own (own_ids__read); or a negative errno. */
-static int event_id(int nr, const char *event)
+static int event_id(int nr, bool enter, const char *event)
 {
 	for (size_t i = 0; i < sizeof(tracefs_roots) / sizeof(tracefs_roots[0]); i++) {
 		char events[PATH_MAX];
@@ -111,7 +121,9 @@ static int event_id(int nr, const char *event)
 	}
 	if (!own_state)
 		own_state = own_ids__read();
-	return own_state == 1 ? own_ids[nr] : -ENOENT;
+	if (own_state != 1)
+		return -ENOENT;
+	return enter ? own_enter_ids[nr] : own_ids[nr];
 }
 
 /* Whether tracepoint programs may take the task's registers here
@@ -119,9 +131,17 @@ static int event_id(int nr, const char *event)
 int syscall_tps__id(int nr)
 {
 	char ev[96];
-	int err = syscall_tps__event(nr, ev, sizeof(ev));
+	int err = event_name(nr, false, ev, sizeof(ev));
 
-	return err ? err : event_id(nr, ev);
+	return err ? err : event_id(nr, false, ev);
+}
+
+static int enter_id(int nr)
+{
+	char ev[96];
+	int err = event_name(nr, true, ev, sizeof(ev));
+
+	return err ? err : event_id(nr, true, ev);
 }
 
 static bool helpers_ok(void)
@@ -169,10 +189,10 @@ bool syscall_tps__cover(const uint8_t want[SYSCALL_TABLE_SIZE])
 	return true;
 }
 
-struct bpf_link *syscall_tps__attach(struct bpf_program *p, int nr)
+static struct bpf_link *attach_id(struct bpf_program *p, int id)
 {
 	struct bpf_link *l;
-	int id = syscall_tps__id(nr), fd, err;
+	int fd, err;
 
 	if (id < 0) {
 		errno = -id;
@@ -189,4 +209,14 @@ struct bpf_link *syscall_tps__attach(struct bpf_program *p, int nr)
 		errno = err;
 	}
 	return l;
+}
+
+struct bpf_link *syscall_tps__attach(struct bpf_program *p, int nr)
+{
+	return attach_id(p, syscall_tps__id(nr));
+}
+
+struct bpf_link *syscall_tps__attach_enter(struct bpf_program *p, int nr)
+{
+	return attach_id(p, enter_id(nr));
 }

@@ -31,5 +31,7 @@ bool syscall_tps__cover(const uint8_t want[SYSCALL_TABLE_SIZE]);
 /* Attaches P (loaded as a tracepoint program) to syscall NR's exit
  * tracepoint. NULL and errno on failure. */
 struct bpf_link *syscall_tps__attach(struct bpf_program *p, int nr);
+/* The same on its enter tracepoint (sys_enter_<name>). */
+struct bpf_link *syscall_tps__attach_enter(struct bpf_program *p, int nr);
 
 #endif

@@ -90,6 +90,7 @@ static void check_loaded(struct harness *h, const struct driver_plan *p, const c
 		{ "sys_enter", offsetof(struct driver_plan, sys_enter) },
 		{ "sys_exit", offsetof(struct driver_plan, sys_exit) },
 		{ "sys_exit_eo", offsetof(struct driver_plan, sys_exit_eo) },
+		{ "close_enter", offsetof(struct driver_plan, close_enter) },
 		{ "sched_process_exit", offsetof(struct driver_plan, sched_exit) },
 		{ "sched_process_exit_eo", offsetof(struct driver_plan, sched_exit_eo) },
 		{ "sched_process_exec", offsetof(struct driver_plan, sched_exec) },

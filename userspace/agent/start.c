@@ -149,6 +149,11 @@ static void agent__report_start(struct agent *a, const char *kf_desc)
 		else if (st.exit_only)
 			agent__say("on the raw sys_exit tracepoint: every syscall runs "
 				   "the dispatcher");
+		if (li.close_began < 0)
+			agent__say("close's enter tracepoint could not be attached (%s): a "
+				   "close's enter event is stamped at its exit, and another "
+				   "thread's call that gets the number first may lose its fd "
+				   "entry", strerror(-li.close_began));
 		if (a->o.requests && li.sock_compact)
 			agent__say("socket I/O: one compact event per TCP read or write "
 				   "that moved bytes, with no enter event%s",

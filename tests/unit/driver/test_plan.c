@@ -178,6 +178,8 @@ static void test_fillers(void)
 	CHECK(!p.fillers[pipe_e] && p.fillers[pipe_x] && !p.fillers[stat_e] && p.fillers[execve_e]);
 	CHECK(!p.sys_enter && !p.sys_exit && p.sys_exit_eo && p.sched_exec && p.sched_exit_eo &&
 	      !p.sched_exit);
+	/* close's enter program: exit-only capture's, where closes may be wanted */
+	CHECK(p.close_enter && !plan_of(NULL, false, false).close_enter);
 	/* drop_failed sends a failed call's enter event alone: its filler runs */
 	p = plan_of(NULL, true, true);
 	CHECK_INT(p.nfillers, routed_fillers(false, false));
@@ -220,7 +222,13 @@ static void test_dispatchers(void)
 	sc[nr_of("read")] = 1;
 	driver_plan__build(&p, &(struct driver_plan_in){ .syscalls = sc, .exit_only = true });
 	CHECK(!p.sched_exec && p.sys_exit_eo && p.sched_exit_eo && !p.sched_switch);
+	CHECK(!p.close_enter);
 	CHECK_INT(p.nfillers, 2);
+	sc[nr_of("close")] = 1;
+	driver_plan__build(&p, &(struct driver_plan_in){ .syscalls = sc, .exit_only = true });
+	CHECK(p.close_enter);
+	sc[nr_of("close")] = 0;
+	driver_plan__build(&p, &(struct driver_plan_in){ .syscalls = sc, .exit_only = true });
 	sc[nr_of("execveat")] = 1;
 	driver_plan__build(&p, &(struct driver_plan_in){ .syscalls = sc, .exit_only = true,
 							  .per_thread = true });

@@ -42,13 +42,14 @@ read -r hpid mfd <"$TMP/holder"
 expect "a process holds a memfd" [ -n "${mfd:-}" ]
 
 # 2. Three recordings at once: plain, gzip, filtered (each also lists the BPF fds
-#    of the recorders started before it). 8 s each: the second agent stops 1 s
-#    after the last one captures, inside the first one's time even when each
-#    start takes seconds on a loaded machine.
+#    of the recorders started before it). The second agent stops 1 s after the
+#    last one captures, and all three are stopped 1 s after that (-M 60 only
+#    bounds them): a fixed length could end the first before the second agent
+#    stops when three starts in a row take seconds each on a loaded machine.
 FLT="evt.type in (read, write, lseek, close, openat, ioctl, bpf, epoll_wait) or proc.pid=$hpid"
 record() {	# record NAME ARGS...
 	local n=$1; shift
-	"$AGENT" -v -q -w "$TMP/$n.scap" -M 8 "$@" >"$TMP/$n.out" 2>"$TMP/$n.err" &
+	"$AGENT" -v -q -w "$TMP/$n.scap" -M 60 "$@" >"$TMP/$n.out" 2>"$TMP/$n.err" &
 	rec_pids+=($!)
 	wait_capturing "$TMP/$n.err" "${rec_pids[-1]}"
 }
@@ -62,6 +63,8 @@ sleep 1
 # The second agent exits mid-recording: it closes its BPF fds in the files.
 stop_agent
 wait "$busy"; busy=
+sleep 1
+for p in "${rec_pids[@]}"; do kill -INT "$p"; done
 i=0
 for n in plain gzip filtered; do
 	rc=0; wait "${rec_pids[$i]}" || rc=$?

@@ -40,6 +40,7 @@ run() {	# the storm's rate (round trips/s) and, in $tmp/trips, its round trips
 
 bare=$(run)
 echo 1 >/proc/sys/kernel/bpf_stats_enabled
+: >"$tmp/err"	# (not the child's redirection: the wait may read an old one)
 "$agent" -v "$@" >/dev/null 2>"$tmp/err" &
 pid=$!
 for _ in $(seq 600); do grep -q capturing "$tmp/err" && break; sleep 0.1; done

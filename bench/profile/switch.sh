@@ -35,6 +35,7 @@ storm() {	# storm pipe|tcp: its rate (round trips/s)
 row() {	# row STORM NAME [AGENT ARGS...]
 	local st=$1 name=$2 pid="" rate drops=""; shift 2
 	if [ $# -gt 0 ]; then
+		: >"$tmp/err"	# (not the child's redirection: the wait may read the last row's)
 		"$agent" -v "$@" >/dev/null 2>"$tmp/err" &
 		pid=$!
 		for _ in $(seq 600); do grep -q capturing "$tmp/err" && break; sleep 0.1; done

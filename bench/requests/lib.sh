@@ -46,6 +46,10 @@ rb_agent_start() {
 	local err=$1 i; shift
 	RB_ERR=$err
 	[ -n "${RB_BPF_STATS:-}" ] && RB_ID0=$(rb_bpf 0 | cut -d' ' -f3)
+	# emptied here, not by the redirection in the child, which may come
+	# after the wait below has read the row before's "capturing": that row's
+	# load would then start before this agent captures
+	: >"$err"
 	"${RB_USE_AGENT:-$RB_AGENT}" -v "$@" >/dev/null 2>"$err" &
 	RB_PID=$!
 	for i in $(seq 600); do

@@ -20,6 +20,7 @@ cc -O2 -shared -fPIC -o "$tmp/libssl.so.99" -Wl,-soname,libssl.so.99 "$here/upro
 echo "$(nproc) CPUs, $(uname -r); ns per SSL_write call, best of 5 runs of $n"
 for r in $(seq "$rounds"); do
 	bare=$("$tmp/loop" "$n")
+	: >"$tmp/agent.err"	# (not the child's redirection: the wait may read the last row's)
 	"$agent" -v --requests -q >/dev/null 2>"$tmp/agent.err" &
 	apid=$!
 	for _ in $(seq 600); do grep -q capturing "$tmp/agent.err" && break; sleep 0.1; done

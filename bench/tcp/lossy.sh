@@ -59,6 +59,7 @@ row() {
 	local name=$1 n=0 r0 r1 t0=0 t1=0 end; shift
 	apid=
 	if [ $# -gt 0 ]; then
+		: >"$tmp/agent.err"	# (not the child's redirection: the wait may read the last row's)
 		"$agent" -v "$@" >/dev/null 2>"$tmp/agent.err" &
 		apid=$!
 		for _ in $(seq 1 600); do grep -q capturing "$tmp/agent.err" && break; sleep 0.1; done

@@ -94,6 +94,9 @@ start_agent() {	# start_agent OUT ERR ARGS...
 		read -ra extra <<<"$REQ_AGENT_EXTRA"
 		AGENT_ERRS+=("$err")
 	fi
+	# emptied here, not by the redirection in the child, which may come
+	# after the wait below has read a "capturing" left by a run before
+	: >"$err"
 	"$AGENT" -v "${extra[@]}" "$@" >"$out" 2>"$err" &
 	AGENT_PID=$!
 	wait_capturing "$err" "$AGENT_PID"

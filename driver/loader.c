@@ -637,18 +637,18 @@ static int sock_tps__attach(struct driver *d)
 	return 0;
 }
 
-/* close_enter onto syscalls:sys_enter_close (its section names it), when
- * loaded (exit-only capture) and not on yet. */
-static int close_enter__attach(struct driver *d)
+/* close_enter onto syscalls:sys_enter_close, when loaded (exit-only
+ * capture) and not on yet; a failure is said (driver_load_info.close_began),
+ * not fatal. */
+static void close_enter__attach(struct driver *d)
 {
 	struct bpf_program *p = d->skel->progs.close_enter;
 
 	if (!bpf_program__autoload(p) || d->close_link)
-		return 0;
+		return;
 	/* (tracefs found, or mounted for a moment, as for the exit ones) */
 	d->close_link = syscall_tps__attach_enter(p, SYS_close);
 	d->info.close_began = d->close_link ? 1 : -errno;
-	return 0;
 }
 
 /* syscall_tps: syscall NR turned on: a syscall outside the loaded set (its

@@ -126,24 +126,22 @@ static int event_id(int nr, bool enter, const char *event)
 	return enter ? own_enter_ids[nr] : own_ids[nr];
 }
 
-/* Whether tracepoint programs may take the task's registers here
- * (bpf_task_pt_regs, bpf_get_current_task_btf): asked once per process. */
+/* Syscall NR's exit (ENTER: enter) tracepoint id, or a negative errno. */
+static int tp_id(int nr, bool enter)
+{
+	char ev[96];
+	int err = event_name(nr, enter, ev, sizeof(ev));
+
+	return err ? err : event_id(nr, enter, ev);
+}
+
 int syscall_tps__id(int nr)
 {
-	char ev[96];
-	int err = event_name(nr, false, ev, sizeof(ev));
-
-	return err ? err : event_id(nr, false, ev);
+	return tp_id(nr, false);
 }
 
-static int enter_id(int nr)
-{
-	char ev[96];
-	int err = event_name(nr, true, ev, sizeof(ev));
-
-	return err ? err : event_id(nr, true, ev);
-}
-
+/* Whether tracepoint programs may take the task's registers here
+ * (bpf_task_pt_regs, bpf_get_current_task_btf): asked once per process. */
 static bool helpers_ok(void)
 {
 	static int known = -1;
@@ -218,5 +216,5 @@ struct bpf_link *syscall_tps__attach(struct bpf_program *p, int nr)
 
 struct bpf_link *syscall_tps__attach_enter(struct bpf_program *p, int nr)
 {
-	return attach_id(p, enter_id(nr));
+	return attach_id(p, tp_id(nr, true));
 }

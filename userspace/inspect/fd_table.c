@@ -106,11 +106,30 @@ int fd_table__for_each(struct fd_table *t, int (*fn)(struct fd_info *fi, void *c
 	return 0;
 }
 
-struct fd_info *fd_table__add(struct fd_table *t, int64_t fd)
+/* FD's entry FI, detached, waits for the exit of the close under way (a
+ * close whose exit never came, lost, leaves its entry here). */
+static void fd_table__set_aside(struct fd_table *t, struct fd_info *fi)
+{
+	hmap__remove(&t->map, fi->fd);
+	if (t->naside == FD_ASIDE_MAX) {
+		fd_info__free(t->aside[0]);
+		memmove(t->aside, t->aside + 1, sizeof(t->aside) - sizeof(t->aside[0]));
+		t->naside--;
+	}
+	t->aside[t->naside++] = fi;
+}
+
+struct fd_info *fd_table__add(struct fd_table *t, int64_t fd, int64_t tid)
 {
 	struct fd_info *fi = fd_table__find(t, fd);
 	struct fd_entry *e;
 
+	/* Another thread's close of the number is under way: TID's call got
+	 * the number that close freed, before the close returned. */
+	if (fi && tid && fi->closer && fi->closer != tid) {
+		fd_table__set_aside(t, fi);
+		fi = NULL;
+	}
 	if (fi) {
 		/* We missed its close: start over. */
 		free(fi->name);
@@ -132,21 +151,6 @@ struct fd_info *fd_table__detach(struct fd_table *t, int64_t fd)
 	struct hnode *n = t ? hmap__remove(&t->map, fd) : NULL;
 
 	return n ? &container_of(n, struct fd_entry, node)->fi : NULL;
-}
-
-void fd_table__set_aside(struct fd_table *t, int64_t fd)
-{
-	struct fd_info *fi = fd_table__detach(t, fd);
-
-	if (!fi)
-		return;
-	/* a close whose exit never came (lost) leaves its entry here */
-	if (t->naside == FD_ASIDE_MAX) {
-		fd_info__free(t->aside[0]);
-		memmove(t->aside, t->aside + 1, sizeof(t->aside) - sizeof(t->aside[0]));
-		t->naside--;
-	}
-	t->aside[t->naside++] = fi;
 }
 
 struct fd_info *fd_table__take_aside(struct fd_table *t, int64_t fd, int64_t closer)
@@ -200,7 +204,7 @@ struct fd_table *fd_table__clone(const struct fd_table *t)
 		return c;
 	hmap__for_each(&t->map, i, n, nx) {
 		const struct fd_info *src = &container_of(n, struct fd_entry, node)->fi;
-		struct fd_info *dst = fd_table__add(c, src->fd);
+		struct fd_info *dst = fd_table__add(c, src->fd, 0);
 
 		if (!dst || fd_info__copy(dst, src) < 0) {
 			fd_table__unref(c);

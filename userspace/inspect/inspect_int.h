@@ -53,13 +53,12 @@ struct fd_table *fd_table__ref(struct fd_table *t);
 void fd_table__unref(struct fd_table *t);
 /* A private deep copy (fork without CLONE_FILES). */
 struct fd_table *fd_table__clone(const struct fd_table *t);
-/* The entry of FD, created empty (or emptied when it already exists). */
-struct fd_info *fd_table__add(struct fd_table *t, int64_t fd);
+/* The entry of FD, created empty (or emptied when it already exists), for a
+ * call of thread TID (0: none). An entry another thread is closing
+ * (fd_info.closer) is not emptied but set aside for that close's exit. */
+struct fd_info *fd_table__add(struct fd_table *t, int64_t fd, int64_t tid);
 /* Unlinks FD's entry and returns it (free with fd_info__free), or NULL. */
 struct fd_info *fd_table__detach(struct fd_table *t, int64_t fd);
-/* FD's entry, whose close by another thread is under way, moved aside for
- * that close's exit (the oldest one aside is freed when they are many). */
-void fd_table__set_aside(struct fd_table *t, int64_t fd);
 /* The entry of FD that thread CLOSER's close left aside, taken back (free
  * with fd_info__free), or NULL. */
 struct fd_info *fd_table__take_aside(struct fd_table *t, int64_t fd, int64_t closer);

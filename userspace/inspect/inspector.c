@@ -143,7 +143,7 @@ struct thread_info *inspector__add_thread(struct inspector *in, int64_t tid, int
 
 struct fd_info *inspector__add_fd(struct inspector *in, struct thread_info *ti, int64_t fd)
 {
-	struct fd_info *fi = ti && ti->fds ? fd_table__add(ti->fds, fd) : NULL;
+	struct fd_info *fi = ti && ti->fds ? fd_table__add(ti->fds, fd, 0) : NULL;
 
 	if (!fi)
 		errno = ti ? ENOMEM : EINVAL;

@@ -12,13 +12,9 @@ struct fd_info *parse__new_fd(struct ievt *ev, int64_t fd, enum fd_type type)
 
 	if (fd < 0 || !ev->thread || !ev->thread->fds)
 		return NULL;
-	/* Another thread's close of the number is under way: this call got
-	 * the number that close freed, before the close returned. The file it
-	 * closes waits aside for its exit (parse_fd.c, fd__close). */
-	fi = fd_table__find(ev->thread->fds, fd);
-	if (fi && fi->closer && fi->closer != ev->tid)
-		fd_table__set_aside(ev->thread->fds, fd);
-	fi = fd_table__add(ev->thread->fds, fd);
+	/* (a file another thread's close ends waits aside for that close's
+	 * exit: parse_fd.c, fd__close) */
+	fi = fd_table__add(ev->thread->fds, fd, ev->tid);
 	if (!fi)
 		return NULL;
 	fi->type = type;

@@ -131,7 +131,7 @@ int procfs__read_fds(struct procfs *p, int64_t pid, struct fd_table *t, uint64_t
 			(*n_bad)++;
 			continue;
 		}
-		fi = fd_table__add(t, fd);
+		fi = fd_table__add(t, fd, 0);
 		if (!fi) {
 			closedir(d);
 			return -ENOMEM;

@@ -88,6 +88,16 @@ static __always_inline void filler__buf_user(struct filler *f, const void *uptr,
 	filler__commit(f, len);
 }
 
+/* The param just written, which began at OFF0, cut to LEN bytes. */
+static __always_inline void filler__cut_last(struct filler *f, __u32 off0, __u32 len)
+{
+	struct scratch *s = f->s;
+	__u32 slot = PPM_HDR_LEN + 2 * ((s->curarg - 1) & PARAMS_MASK);
+
+	*(__u16 *)&s->data[slot] = (__u16)len;
+	s->off = off0 + len;
+}
+
 /* LEN bytes of kernel memory (LEN a constant or bounded by the caller). */
 static __always_inline void filler__buf_kernel(struct filler *f, const void *kptr, __u32 len)
 {

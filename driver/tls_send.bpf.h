@@ -66,7 +66,8 @@ static __always_inline int tls__send(struct pt_regs *ctx, __u16 etype, const str
 	s->off = PPM_HDR_LEN + 2 * 2;
 	filler__s64(&f, (__s64)moved);
 	off0 = s->off;
-	filler__buf_user(&f, (const void *)c->buf, moved, h2__snaplen(&f, c->fd));
+	filler__buf_user(&f, (const void *)c->buf, moved,
+			 h2__snaplen(&f, c->fd, (const void *)c->buf, moved, false));
 	h2__note(&f, c->fd, off0);
 	return filler__submit(&f);
 }

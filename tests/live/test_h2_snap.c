@@ -5,12 +5,15 @@
  * - h2_snaplen 20000: for each family of calls (write/read, sendto/recvfrom,
  *   sendmsg/recvmsg, writev/readv) a fresh connection whose client sends a
  *   200-byte opening that begins with HTTP/2's preface by that family's call,
- *   the server taking it by its counterpart (the vector calls split it so
- *   that the preface spans iovecs): both events cut at the snaplen, as the fd
- *   is marked only after that copy. Then, by the same calls, 12000 bytes from
+ *   the server taking it by its counterpart: both events whole, as the
+ *   buffer opens HTTP/2 itself; the vector calls split it so that the
+ *   preface spans iovecs, and there both are cut at the snaplen (only a first
+ *   iovec of 12 bytes or more is looked at before the copy; the fd is marked
+ *   after it). Then, by the same calls, 12000 bytes from
  *   the client and 12000 back from the server arrive whole on both ends (the
  *   client marked by its write, the server by its read), and 30000 bytes from
  *   the client are cut at 20000 exactly on both ends;
+ * - the vector calls again, the first iovec 16 bytes: the opening whole;
  * - beside each, a control connection opening with "GET / HTTP/1.1": its
  *   12000-byte buffers stay cut at the snaplen both ways;
  * - h2_snaplen 0: the same connections, every buffer cut at the snaplen;
@@ -18,8 +21,9 @@
  *   both ways, no frame dropped as too big;
  * - a marked connection closed, a new one gets its fd numbers: its buffers
  *   are cut at the snaplen (the close unmarked them);
- * - h2c's upgrade: a server's 101 naming h2c marks both ends (its own copy
- *   cut at the snaplen); a 101 to WebSocket and a 200 naming h2c do not;
+ * - h2c's upgrade: a server's 101 naming h2c marks both ends, its own
+ *   200-byte buffer whole (the response read with it is HTTP/2); a 101 to
+ *   WebSocket and a 200 naming h2c mark neither and are cut at the snaplen;
  * each transfer's events are exactly the two pairs of this thread, in order,
  * every param checked (fd, size, res, data length and bytes), and no frame of
  * the driver was dropped as too big meanwhile. */
@@ -42,7 +46,8 @@ static const int h2_calls[] = {
  * a frame is dropped (n_drops_scratch). */
 #define MAX_WHOLE 64000
 #define RBUF (1 << 17)		/* what a receive call offers */
-#define SPLIT 5			/* the first iovec: shorter than the preface's 8 looked-at bytes */
+#define SPLIT 5			/* the first iovec: shorter than the 12 looked-at bytes */
+#define SPLIT_HEAD 16		/* ... and one that holds them */
 
 /* The calls a transfer goes by: a sending one and its receiving counterpart. */
 enum fam { F_RW, F_TO, F_MSG, F_IOV, F_N };
@@ -60,6 +65,8 @@ static int64_t me;
 static char h2_open[OPEN_LEN], h1_open[OPEN_LEN], big_a[MAX_WHOLE], big_b[MAX_WHOLE];
 static char up_open[OPEN_LEN], ws_open[OPEN_LEN], ok_open[OPEN_LEN];
 static char huge[HUGE], rbuf[RBUF];
+/* the vector calls' first iovec: SPLIT or SPLIT_HEAD bytes */
+static size_t split = SPLIT;
 
 /* LEN bytes of a pattern of its own for each SEED. */
 static void msg__fill(char *buf, size_t len, int seed)
@@ -112,14 +119,14 @@ static void conn__close(struct conn *c)
 	close(c->srv);
 }
 
-/* LEN bytes of DATA as three iovecs, the first SPLIT bytes long. */
+/* LEN bytes of DATA as three iovecs, the first split bytes long. */
 static void iov__split(struct iovec *v, const char *data, size_t len)
 {
-	size_t mid = (len - SPLIT) / 2;
+	size_t mid = (len - split) / 2;
 
-	v[0] = (struct iovec){ (void *)data, SPLIT };
-	v[1] = (struct iovec){ (void *)(data + SPLIT), mid };
-	v[2] = (struct iovec){ (void *)(data + SPLIT + mid), len - SPLIT - mid };
+	v[0] = (struct iovec){ (void *)data, split };
+	v[1] = (struct iovec){ (void *)(data + split), mid };
+	v[2] = (struct iovec){ (void *)(data + split + mid), len - split - mid };
 }
 
 /* FAM's sending call on FD with LEN bytes of DATA. */
@@ -142,10 +149,10 @@ static ssize_t io__send(enum fam fam, int fd, const char *data, size_t len)
 }
 
 /* FAM's receiving call on FD into rbuf, offering RBUF bytes (the vector
- * calls as two iovecs, the first SPLIT bytes long). */
+ * calls as two iovecs, the first split bytes long). */
 static ssize_t io__recv(enum fam fam, int fd)
 {
-	struct iovec v[2] = { { rbuf, SPLIT }, { rbuf + SPLIT, RBUF - SPLIT } };
+	struct iovec v[2] = { { rbuf, split }, { rbuf + split, RBUF - split } };
 	struct msghdr m = { .msg_iov = v, .msg_iovlen = 2 };
 
 	switch (fam) {
@@ -261,8 +268,10 @@ static void phase__families(struct harness *h, uint32_t h2)
 		conn__open(&ctl[f]);
 	}
 	for (int f = 0; f < F_N; f++) {
-		/* the opening itself: copied before its fd is marked */
-		xfer__check(h, f, pri[f].cli, pri[f].srv, h2_open, OPEN_LEN, SNAPLEN);
+		/* the opening itself: whole, but where the preface spans iovecs */
+		bool spans = (f == F_MSG || f == F_IOV) && split < 12;
+
+		xfer__check(h, f, pri[f].cli, pri[f].srv, h2_open, OPEN_LEN, spans ? SNAPLEN : h2);
 		xfer__check(h, f, pri[f].cli, pri[f].srv, big_a, BIG, h2);
 		xfer__check(h, f, pri[f].srv, pri[f].cli, big_b, BIG, h2);
 		xfer__check(h, f, pri[f].cli, pri[f].srv, huge, HUGE, h2);
@@ -310,7 +319,7 @@ static void phase__max(struct harness *h)
 	struct conn c;
 
 	conn__open(&c);
-	xfer__check(h, F_RW, c.cli, c.srv, h2_open, OPEN_LEN, SNAPLEN);
+	xfer__check(h, F_RW, c.cli, c.srv, h2_open, OPEN_LEN, H2_SNAPLEN_MAX);
 	xfer__check(h, F_RW, c.cli, c.srv, big_a, MAX_WHOLE, H2_SNAPLEN_MAX);
 	xfer__check(h, F_RW, c.srv, c.cli, big_b, MAX_WHOLE, H2_SNAPLEN_MAX);
 	conn__close(&c);
@@ -323,7 +332,7 @@ static void phase__reuse(struct harness *h)
 	struct conn c, d;
 
 	conn__open(&c);
-	xfer__check(h, F_RW, c.cli, c.srv, h2_open, OPEN_LEN, SNAPLEN);
+	xfer__check(h, F_RW, c.cli, c.srv, h2_open, OPEN_LEN, H2_SNAP);
 	xfer__check(h, F_RW, c.cli, c.srv, big_a, BIG, H2_SNAP);
 	conn__close(&c);
 	conn__open(&d);
@@ -335,10 +344,10 @@ static void phase__reuse(struct harness *h)
 	conn__close(&d);
 }
 
-/* A server's 101 to h2c (its copy cut at the snaplen, as a preface's is)
- * marks both ends, the writer's and the reader's: then their buffers are
- * whole. A 101 to another protocol (WebSocket) and a 200 that names h2c
- * mark neither. */
+/* A server's 101 to h2c marks both ends, the writer's and the reader's, and
+ * is itself whole: then their buffers are whole. A 101 to another protocol
+ * (WebSocket), taken whole at first for its "HTTP/1.1 101", is cut back to
+ * the snaplen; it and a 200 that names h2c mark neither. */
 static void phase__upgrade(struct harness *h, uint32_t h2)
 {
 	static const struct {
@@ -352,7 +361,7 @@ static void phase__upgrade(struct harness *h, uint32_t h2)
 
 		conn__open(&c);
 		xfer__check(h, F_RW, c.cli, c.srv, h1_open, OPEN_LEN, SNAPLEN);
-		xfer__check(h, F_RW, c.srv, c.cli, cases[i].open, OPEN_LEN, SNAPLEN);
+		xfer__check(h, F_RW, c.srv, c.cli, cases[i].open, OPEN_LEN, snap);
 		xfer__check(h, F_RW, c.srv, c.cli, big_b, BIG, snap);
 		xfer__check(h, F_RW, c.cli, c.srv, big_a, BIG, snap);
 		conn__close(&c);
@@ -376,6 +385,9 @@ int main(void)
 
 	h = h2__open(H2_SNAP);
 	phase__families(h, H2_SNAP);
+	split = SPLIT_HEAD;
+	phase__families(h, H2_SNAP);
+	split = SPLIT;
 	phase__reuse(h);
 	phase__upgrade(h, H2_SNAP);
 	harness__close(h);

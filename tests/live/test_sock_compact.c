@@ -13,7 +13,9 @@
  * n_sock_empty (the pairing reads no such call); so do a pipe's I/O and a
  * Unix socket's (not wanted families). HTTP/2's capture goes on: a connection
  * that began with the client preface has its later buffers taken up to
- * h2_snaplen, not the snaplen, on both ends. Nothing is dropped. With
+ * h2_snaplen, not the snaplen, on both ends; and a server's 101 to h2c,
+ * written by writev with HTTP/2 bytes after it and read with them, is whole
+ * on both ends (it opens HTTP/2 itself). Nothing is dropped. With
  * sys_enter attached (not exit-only) the setting does nothing: the same calls
  * come as their own pairs.
  *
@@ -45,15 +47,17 @@ static const int compact_calls[] = {
 #define BIG 200		/* > SNAP */
 #define H2_BODY 1000	/* > SNAP, < H2SNAP */
 #define H2_PREFACE "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+#define UP_101 "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n"
+#define UP_LEN (sizeof(UP_101) - 1 + H2_BODY)
 
 struct ends {
-	int cli, srv, cli6, srv6, h2c, h2s, udp_cli, udp_srv, pipe[2], unx[2], file;
+	int cli, srv, cli6, srv6, h2c, h2s, upc, ups, udp_cli, udp_srv, pipe[2], unx[2], file;
 	struct sockaddr_in6 udp_srv_a, udp_cli_a;
 };
 
 static int64_t me;
 static bool eo, sock_tps;
-static char big[BIG], h2body[H2_BODY];
+static char big[BIG], h2body[H2_BODY], up_all[UP_LEN];
 
 /* A connected TCP pair over ::1. */
 static void tcp6__pair(int *cli, int *srv)
@@ -80,7 +84,8 @@ static void ends__open(struct ends *x)
 	x->udp_cli = pn_udp_bind(AF_INET6, &x->udp_cli_a, sizeof(x->udp_cli_a));
 	/* sendfile's source: a file in memory, no directory to clean */
 	x->file = memfd_create("sock_compact", 0);
-	if (pn_tcp_pair4(&x->cli, &x->srv) || pn_tcp_pair4(&x->h2c, &x->h2s) || pipe(x->pipe) ||
+	if (pn_tcp_pair4(&x->cli, &x->srv) || pn_tcp_pair4(&x->h2c, &x->h2s) ||
+	    pn_tcp_pair4(&x->upc, &x->ups) || pipe(x->pipe) ||
 	    socketpair(AF_UNIX, SOCK_STREAM, 0, x->unx) || x->file < 0 || x->udp_srv < 0 ||
 	    x->udp_cli < 0 || write(x->file, "file bytes", 10) != 10) {
 		perror("test ends");
@@ -91,11 +96,14 @@ static void ends__open(struct ends *x)
 		big[i] = (char)('a' + i % 26);
 	for (int i = 0; i < H2_BODY; i++)
 		h2body[i] = (char)('A' + i % 26);
+	memcpy(up_all, UP_101, sizeof(UP_101) - 1);
+	memcpy(up_all + sizeof(UP_101) - 1, h2body, H2_BODY);
 }
 
 static void ends__close(struct ends *x)
 {
-	int fds[] = { x->cli, x->srv, x->cli6, x->srv6, x->h2c, x->h2s, x->udp_cli, x->udp_srv,
+	int fds[] = { x->cli, x->srv, x->cli6, x->srv6, x->h2c, x->h2s, x->upc, x->ups,
+		      x->udp_cli, x->udp_srv,
 		      x->pipe[0], x->pipe[1], x->unx[0], x->unx[1], x->file };
 
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
@@ -105,7 +113,8 @@ static void ends__close(struct ends *x)
 /* The calls, in the order the checks walk them. */
 static void calls__run(struct ends *x)
 {
-	char buf[BUF], b1[4], b2[BUF];
+	char buf[BUF], b1[4], b2[BUF], up_got[UP_LEN];
+	struct iovec upv[2] = { { UP_101, sizeof(UP_101) - 1 }, { h2body, H2_BODY } };
 	struct iovec wv[2] = { { "abc", 3 }, { "defg", 4 } };
 	struct iovec rv[2] = { { b1, sizeof(b1) }, { b2, sizeof(b2) } };
 	struct iovec mv = { buf, BUF };
@@ -156,6 +165,9 @@ static void calls__run(struct ends *x)
 	EXPECT(write(x->h2s, h2body, H2_BODY) == H2_BODY);
 	EXPECT(recv(x->h2c, b2, BUF, MSG_WAITALL) == BUF);
 	EXPECT(recv(x->h2c, buf, BIG, MSG_WAITALL) == BIG);
+	/* h2c's upgrade: the 101 and the response after it in one buffer */
+	EXPECT(writev(x->ups, upv, 2) == (ssize_t)UP_LEN);
+	EXPECT(recv(x->upc, up_got, UP_LEN, MSG_WAITALL) == (ssize_t)UP_LEN);
 	shutdown(x->cli, SHUT_WR);
 	EXPECT(read(x->srv, buf, BUF) == 0);
 }
@@ -260,7 +272,7 @@ static void calls__check(struct harness *h, struct ends *x)
 
 		compact += t == PPME_SOCK_RECV_X || t == PPME_SOCK_SEND_X;
 	}
-	EXPECT(compact == (sock_tps ? 19 : eo ? 17 : 0));
+	EXPECT(compact == (sock_tps ? 21 : eo ? 19 : 0));
 	/* their times: the calls' (a second's slack for the clocks' offsets) */
 	for (int i = 0; i < harness__count(h); i++)
 		EXPECT(harness__get(h, i)->hdr.ts + 1000000000ull >= t0 &&
@@ -311,6 +323,8 @@ static void calls__check(struct harness *h, struct ends *x)
 	expect_io(h, &at, PPME_SYSCALL_WRITE_E, SYS_write, x->h2s, H2_BODY, h2body, H2_BODY);
 	expect_io(h, &at, PPME_SOCKET_RECVFROM_E, SYS_recvfrom, x->h2c, BUF, h2body, BUF);
 	expect_io(h, &at, PPME_SOCKET_RECVFROM_E, SYS_recvfrom, x->h2c, BIG, h2body + BUF, BIG);
+	expect_io(h, &at, PPME_SYSCALL_WRITEV_E, SYS_writev, x->ups, UP_LEN, up_all, UP_LEN);
+	expect_io(h, &at, PPME_SOCKET_RECVFROM_E, SYS_recvfrom, x->upc, UP_LEN, up_all, UP_LEN);
 	/* a read of 0 bytes: the same */
 	if (!eo)
 		expect_pair(h, &at, PPME_SYSCALL_READ_E, x->srv, 0);

@@ -36,7 +36,8 @@ FILLER_EXIT(syscall_readv_x)
 		filler__u32(&f, (__u32)(f.ret >= 0 && f.ret < total ? f.ret : total));
 	}
 	off0 = f.s->off;
-	filler__iov_user(&f, iov, cnt, f.ret > 0 ? f.ret : 0, h2__snaplen(&f, filler__arg(&f, 0)));
+	filler__iov_user(&f, iov, cnt, f.ret > 0 ? f.ret : 0,
+			 h2__snaplen(&f, filler__arg(&f, 0), iov, f.ret > 0 ? f.ret : 0, true));
 	h2__note(&f, filler__arg(&f, 0), off0);
 	return filler__submit(&f);
 }
@@ -68,7 +69,8 @@ FILLER_EXIT(syscall_writev_x)
 	if (FILLER_BEGIN(&f, ctx, SYSCALL_WRITEV_X))
 		return 0;
 	filler__s64(&f, f.ret);
-	snap = h2__snaplen(&f, filler__arg(&f, 0));
+	snap = h2__snaplen(&f, filler__arg(&f, 0), (const void *)filler__arg(&f, 1),
+			   f.ret > 0 ? f.ret : 0, true);
 	off0 = f.s->off;
 	/* Asking for snaplen bytes stops at the end of the iovecs anyway. */
 	filler__iov_user(&f, (const struct iovec *)filler__arg(&f, 1), filler__arg(&f, 2), snap, snap);

@@ -19,7 +19,8 @@ static __always_inline void fs__read_exit(struct filler *f)
 	filler__s64(f, f->ret);
 	off0 = f->s->off;
 	filler__buf_user(f, (const void *)filler__arg(f, 1), f->ret > 0 ? f->ret : 0,
-			 h2__snaplen(f, fd));
+			 h2__snaplen(f, fd, (const void *)filler__arg(f, 1), f->ret > 0 ? f->ret : 0,
+				     false));
 	h2__note(f, fd, off0);
 }
 
@@ -31,7 +32,8 @@ static __always_inline void fs__write_exit(struct filler *f)
 
 	filler__s64(f, f->ret);
 	off0 = f->s->off;
-	filler__buf_user(f, (const void *)filler__arg(f, 1), filler__arg(f, 2), h2__snaplen(f, fd));
+	filler__buf_user(f, (const void *)filler__arg(f, 1), filler__arg(f, 2),
+			 h2__snaplen(f, fd, (const void *)filler__arg(f, 1), filler__arg(f, 2), false));
 	h2__note(f, fd, off0);
 }
 

@@ -24,7 +24,7 @@ static __always_inline void msg__data(struct filler *f, const void *ubuf)
 	__u32 off0 = f->s->off;
 
 	if (f->ret > 0)
-		filler__buf_user(f, ubuf, f->ret, h2__snaplen(f, fd));
+		filler__buf_user(f, ubuf, f->ret, h2__snaplen(f, fd, ubuf, f->ret, false));
 	else
 		filler__empty(f);
 	h2__note(f, fd, off0);
@@ -116,9 +116,10 @@ FILLER_EXIT(socket_sendmsg_x)
 		return 0;
 	filler__s64(&f, f.ret);
 	if (f.ret > 0) {
-		__u32 snap = h2__snaplen(&f, filler__arg(&f, 0)), off0 = f.s->off;
+		__u32 snap, off0 = f.s->off;
 
 		net__msghdr((void *)filler__arg(&f, 1), &m);
+		snap = h2__snaplen(&f, filler__arg(&f, 0), m.msg_iov, f.ret, true);
 		net__iovs(&f, m.msg_iov, m.msg_iovlen, true, f.ret < snap ? f.ret : snap, &v);
 		filler__commit(&f, v.copied);
 		h2__note(&f, filler__arg(&f, 0), off0);
@@ -154,7 +155,7 @@ FILLER_EXIT(socket_recvmsg_x)
 	net__msghdr((void *)filler__arg(&f, 1), &m);
 	filler__u32(&f, net__iovs(&f, m.msg_iov, m.msg_iovlen, false, 0, &v));
 	if (f.ret > 0) {
-		__u32 snap = h2__snaplen(&f, fd), off0 = f.s->off;
+		__u32 snap = h2__snaplen(&f, fd, m.msg_iov, f.ret, true), off0 = f.s->off;
 
 		net__iovs(&f, m.msg_iov, m.msg_iovlen, true, f.ret < snap ? f.ret : snap, &v);
 		filler__commit(&f, v.copied);

@@ -35,7 +35,8 @@ static __always_inline int sockio__fill(void *ctx, __u16 type, __u32 nparams, lo
 	filler__s64(&f, f.ret);
 	filler__s64(&f, fd);
 	filler__u16(&f, (__u16)id);
-	snap = h2__snaplen(&f, fd);
+	snap = h2__snaplen(&f, fd, (const void *)filler__arg(&f, 1), f.ret > 0 ? f.ret : 0,
+			   how == SOCKIO_IOV);
 	off0 = f.s->off;
 	/* only what the call moved: a write's bytes past res were not sent */
 	if (how == SOCKIO_BUF)

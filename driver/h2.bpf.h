@@ -6,8 +6,8 @@
  * through the TLS probes), or that carries a server's 101 to h2c (HTTP/1.1's
  * upgrade), is marked in h2_fds here, in the kernel, so that
  * the response that follows at once is already captured whole: its buffers
- * up to settings.h2_snaplen, the opening buffer's own included. Only such
- * connections pay for it; a close unmarks the fd. */
+ * up to settings.h2_snaplen, the opening buffer's own included (copied
+ * again). Only such connections pay for it; a close unmarks the fd. */
 #ifndef H2_BPF_H
 #define H2_BPF_H
 
@@ -55,68 +55,49 @@ static __always_inline bool h2__upgrade_101(struct scratch *s, __u32 off0)
 	return false;
 }
 
-/* BUF (LEN bytes; with IOV, an iovec array whose first iovec they start in)
- * starts HTTP/2 itself: the preface's first 8 bytes, or "HTTP/1.1 101" (its
- * h2c is looked for after the copy, by h2__note). Only the first iovec is
- * looked at, and only when it holds the 12 bytes. */
-static __always_inline bool h2__opens(const void *buf, bool iov)
-{
-	struct iovec v;
-	__u64 w[2] = {};
-
-	if (iov) {
-		if (!buf || bpf_probe_read_user(&v, sizeof(v), buf) || v.iov_len < 12)
-			return false;
-		buf = v.iov_base;
-	}
-	if (!buf || bpf_probe_read_user(w, 12, buf))
-		return false;
-	return w[0] == H2_PREFACE_WORD || (w[0] == H2_HTTP11_WORD && (__u32)w[1] == H2_101_WORD);
-}
-
-/* The bytes F captures of FD's buffer BUF (LEN bytes moved; IOV: h2__opens).
- * A marked fd's, up to h2_snaplen; and a buffer longer than the snaplen that
- * opens HTTP/2 itself (a client's read of a 101 often holds the response to
- * the upgraded request after it, its header block included) is not cut
- * before h2__note can mark its fd: the look costs a 12-byte read, and only
- * such long buffers of unmarked fds pay it. */
-static __always_inline __u32 h2__snaplen(struct filler *f, long fd, const void *buf, __u64 len,
-					 bool iov)
+/* The bytes of FD's buffers F captures. */
+static __always_inline __u32 h2__snaplen(struct filler *f, long fd)
 {
 	if (!settings.h2_snaplen)
 		return settings.snaplen;
-	if (fdm__has(&h2_fds, &h2_marks, f->me >> 32, fd))
-		return settings.h2_snaplen;
-	return len > settings.snaplen && h2__opens(buf, iov) ? settings.h2_snaplen :
+	return fdm__has(&h2_fds, &h2_marks, f->me >> 32, fd) ? settings.h2_snaplen :
 							       settings.snaplen;
 }
 
-/* A buffer of FD's was just put in F's frame at OFF0, its last param: when it
- * starts with the preface, or is a 101 to h2c, FD is marked. A 101 to
- * anything else (WebSocket) that h2__snaplen took past the snaplen is cut
- * back to it. */
-static __always_inline void h2__note(struct filler *f, long fd, __u32 off0)
+/* A buffer of FD's (LEN bytes moved) was just put in F's frame at OFF0, its
+ * last param, cut to SNAP: when it starts with the preface, or is a 101 to
+ * h2c, FD is marked. Returns true when that buffer was cut short of
+ * h2_snaplen: the caller then takes it back (filler__uncommit) and copies it
+ * again up to h2_snaplen, as a client's read of a 101 often holds the
+ * response to the upgraded request after it, header block and all. Only
+ * such opening buffers are copied twice; no other buffer pays a read. */
+static __always_inline bool h2__note(struct filler *f, long fd, __u32 off0, __u32 snap,
+				     __u64 len)
 {
 	struct scratch *s = f->s;
 	__u64 w;
-	__u32 w2;
 
 	if (!settings.h2_snaplen || s->off < off0 + 8)
-		return;
+		return false;
 	__builtin_memcpy(&w, &s->data[off0 & FRAME_MASK], 8);
-	if (w == H2_PREFACE_WORD) {
-		fdm__add(&h2_fds, &h2_marks, f->me >> 32, fd);
-		return;
+	if (w != H2_PREFACE_WORD &&
+	    (w != H2_HTTP11_WORD || s->off < off0 + 12 || !h2__upgrade_101(s, off0)))
+		return false;
+	fdm__add(&h2_fds, &h2_marks, f->me >> 32, fd);
+	return snap < settings.h2_snaplen && len > snap && s->off == off0 + snap;
+}
+
+/* LEN bytes of FD's buffer at UPTR as F's next param, cut at what
+ * h2__snaplen says; an opening buffer h2__note marks is copied again. */
+static __always_inline void h2__buf_user(struct filler *f, long fd, const void *uptr, __u64 len)
+{
+	__u32 snap = h2__snaplen(f, fd), off0 = f->s->off;
+
+	filler__buf_user(f, uptr, len, snap);
+	if (h2__note(f, fd, off0, snap, len)) {
+		filler__uncommit(f, off0);
+		filler__buf_user(f, uptr, len, settings.h2_snaplen);
 	}
-	if (w != H2_HTTP11_WORD || s->off < off0 + 12)
-		return;
-	if (h2__upgrade_101(s, off0)) {
-		fdm__add(&h2_fds, &h2_marks, f->me >> 32, fd);
-		return;
-	}
-	__builtin_memcpy(&w2, &s->data[(off0 + 8) & FRAME_MASK], 4);
-	if (w2 == H2_101_WORD && s->off > off0 + settings.snaplen)
-		filler__cut_last(f, off0, settings.snaplen);
 }
 
 /* FD of F's process is closed: its mark goes (a later socket may get the

@@ -75,6 +75,9 @@ static __always_inline void filler__buf_user(struct filler *f, const void *uptr,
 
 	if (len > max)
 		len = max;
+	/* the bound below must reach the register the copy takes (clang
+	 * folded it away where a caller copies twice: h2__buf_user) */
+	barrier_var(len);
 	if (len > PPM_MAX_ARG_SIZE)
 		len = PPM_MAX_ARG_SIZE;
 	if (!uptr || !len) {
@@ -88,14 +91,12 @@ static __always_inline void filler__buf_user(struct filler *f, const void *uptr,
 	filler__commit(f, len);
 }
 
-/* The param just written, which began at OFF0, cut to LEN bytes. */
-static __always_inline void filler__cut_last(struct filler *f, __u32 off0, __u32 len)
+/* The param just written, which began at OFF0, taken back: the next param
+ * written takes its place. */
+static __always_inline void filler__uncommit(struct filler *f, __u32 off0)
 {
-	struct scratch *s = f->s;
-	__u32 slot = PPM_HDR_LEN + 2 * ((s->curarg - 1) & PARAMS_MASK);
-
-	*(__u16 *)&s->data[slot] = (__u16)len;
-	s->off = off0 + len;
+	f->s->off = off0;
+	f->s->curarg--;
 }
 
 /* LEN bytes of kernel memory (LEN a constant or bounded by the caller). */

@@ -37,7 +37,6 @@ static __always_inline int tls__send(struct pt_regs *ctx, __u16 etype, const str
 {
 	struct scratch *s = scratch__get();
 	struct filler f = { 0 };
-	__u32 off0;
 
 	if (!s) {
 		DROP(n_drops_bug, etype);
@@ -65,10 +64,7 @@ static __always_inline int tls__send(struct pt_regs *ctx, __u16 etype, const str
 	s->overflow = 0;
 	s->off = PPM_HDR_LEN + 2 * 2;
 	filler__s64(&f, (__s64)moved);
-	off0 = s->off;
-	filler__buf_user(&f, (const void *)c->buf, moved,
-			 h2__snaplen(&f, c->fd, (const void *)c->buf, moved, false));
-	h2__note(&f, c->fd, off0);
+	h2__buf_user(&f, c->fd, (const void *)c->buf, moved);
 	return filler__submit(&f);
 }
 

@@ -5,15 +5,13 @@
  * - h2_snaplen 20000: for each family of calls (write/read, sendto/recvfrom,
  *   sendmsg/recvmsg, writev/readv) a fresh connection whose client sends a
  *   200-byte opening that begins with HTTP/2's preface by that family's call,
- *   the server taking it by its counterpart: both events whole, as the
- *   buffer opens HTTP/2 itself; the vector calls split it so that the
- *   preface spans iovecs, and there both are cut at the snaplen (only a first
- *   iovec of 12 bytes or more is looked at before the copy; the fd is marked
- *   after it). Then, by the same calls, 12000 bytes from
+ *   the server taking it by its counterpart (the vector calls split it so
+ *   that the preface spans iovecs): both events whole, as the buffer that
+ *   marks the fd is copied again up to h2_snaplen. Then, by the same calls,
+ *   12000 bytes from
  *   the client and 12000 back from the server arrive whole on both ends (the
  *   client marked by its write, the server by its read), and 30000 bytes from
  *   the client are cut at 20000 exactly on both ends;
- * - the vector calls again, the first iovec 16 bytes: the opening whole;
  * - beside each, a control connection opening with "GET / HTTP/1.1": its
  *   12000-byte buffers stay cut at the snaplen both ways;
  * - h2_snaplen 0: the same connections, every buffer cut at the snaplen;
@@ -22,8 +20,9 @@
  * - a marked connection closed, a new one gets its fd numbers: its buffers
  *   are cut at the snaplen (the close unmarked them);
  * - h2c's upgrade: a server's 101 naming h2c marks both ends, its own
- *   200-byte buffer whole (the response read with it is HTTP/2); a 101 to
- *   WebSocket and a 200 naming h2c mark neither and are cut at the snaplen;
+ *   200-byte buffer whole (a client's read of it often holds the HTTP/2
+ *   response too); a 101 to WebSocket and a 200 naming h2c mark neither and
+ *   are cut at the snaplen;
  * each transfer's events are exactly the two pairs of this thread, in order,
  * every param checked (fd, size, res, data length and bytes), and no frame of
  * the driver was dropped as too big meanwhile. */
@@ -46,8 +45,7 @@ static const int h2_calls[] = {
  * a frame is dropped (n_drops_scratch). */
 #define MAX_WHOLE 64000
 #define RBUF (1 << 17)		/* what a receive call offers */
-#define SPLIT 5			/* the first iovec: shorter than the 12 looked-at bytes */
-#define SPLIT_HEAD 16		/* ... and one that holds them */
+#define SPLIT 5			/* the first iovec: shorter than the preface's 8 looked-at bytes */
 
 /* The calls a transfer goes by: a sending one and its receiving counterpart. */
 enum fam { F_RW, F_TO, F_MSG, F_IOV, F_N };
@@ -65,8 +63,6 @@ static int64_t me;
 static char h2_open[OPEN_LEN], h1_open[OPEN_LEN], big_a[MAX_WHOLE], big_b[MAX_WHOLE];
 static char up_open[OPEN_LEN], ws_open[OPEN_LEN], ok_open[OPEN_LEN];
 static char huge[HUGE], rbuf[RBUF];
-/* the vector calls' first iovec: SPLIT or SPLIT_HEAD bytes */
-static size_t split = SPLIT;
 
 /* LEN bytes of a pattern of its own for each SEED. */
 static void msg__fill(char *buf, size_t len, int seed)
@@ -119,14 +115,14 @@ static void conn__close(struct conn *c)
 	close(c->srv);
 }
 
-/* LEN bytes of DATA as three iovecs, the first split bytes long. */
+/* LEN bytes of DATA as three iovecs, the first SPLIT bytes long. */
 static void iov__split(struct iovec *v, const char *data, size_t len)
 {
-	size_t mid = (len - split) / 2;
+	size_t mid = (len - SPLIT) / 2;
 
-	v[0] = (struct iovec){ (void *)data, split };
-	v[1] = (struct iovec){ (void *)(data + split), mid };
-	v[2] = (struct iovec){ (void *)(data + split + mid), len - split - mid };
+	v[0] = (struct iovec){ (void *)data, SPLIT };
+	v[1] = (struct iovec){ (void *)(data + SPLIT), mid };
+	v[2] = (struct iovec){ (void *)(data + SPLIT + mid), len - SPLIT - mid };
 }
 
 /* FAM's sending call on FD with LEN bytes of DATA. */
@@ -149,10 +145,10 @@ static ssize_t io__send(enum fam fam, int fd, const char *data, size_t len)
 }
 
 /* FAM's receiving call on FD into rbuf, offering RBUF bytes (the vector
- * calls as two iovecs, the first split bytes long). */
+ * calls as two iovecs, the first SPLIT bytes long). */
 static ssize_t io__recv(enum fam fam, int fd)
 {
-	struct iovec v[2] = { { rbuf, split }, { rbuf + split, RBUF - split } };
+	struct iovec v[2] = { { rbuf, SPLIT }, { rbuf + SPLIT, RBUF - SPLIT } };
 	struct msghdr m = { .msg_iov = v, .msg_iovlen = 2 };
 
 	switch (fam) {
@@ -268,10 +264,8 @@ static void phase__families(struct harness *h, uint32_t h2)
 		conn__open(&ctl[f]);
 	}
 	for (int f = 0; f < F_N; f++) {
-		/* the opening itself: whole, but where the preface spans iovecs */
-		bool spans = (f == F_MSG || f == F_IOV) && split < 12;
-
-		xfer__check(h, f, pri[f].cli, pri[f].srv, h2_open, OPEN_LEN, spans ? SNAPLEN : h2);
+		/* the opening itself: copied again once its fd is marked */
+		xfer__check(h, f, pri[f].cli, pri[f].srv, h2_open, OPEN_LEN, h2);
 		xfer__check(h, f, pri[f].cli, pri[f].srv, big_a, BIG, h2);
 		xfer__check(h, f, pri[f].srv, pri[f].cli, big_b, BIG, h2);
 		xfer__check(h, f, pri[f].cli, pri[f].srv, huge, HUGE, h2);
@@ -346,8 +340,7 @@ static void phase__reuse(struct harness *h)
 
 /* A server's 101 to h2c marks both ends, the writer's and the reader's, and
  * is itself whole: then their buffers are whole. A 101 to another protocol
- * (WebSocket), taken whole at first for its "HTTP/1.1 101", is cut back to
- * the snaplen; it and a 200 that names h2c mark neither. */
+ * (WebSocket) and a 200 that names h2c mark neither and stay cut. */
 static void phase__upgrade(struct harness *h, uint32_t h2)
 {
 	static const struct {
@@ -385,9 +378,6 @@ int main(void)
 
 	h = h2__open(H2_SNAP);
 	phase__families(h, H2_SNAP);
-	split = SPLIT_HEAD;
-	phase__families(h, H2_SNAP);
-	split = SPLIT;
 	phase__reuse(h);
 	phase__upgrade(h, H2_SNAP);
 	harness__close(h);

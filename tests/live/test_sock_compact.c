@@ -15,7 +15,7 @@
  * that began with the client preface has its later buffers taken up to
  * h2_snaplen, not the snaplen, on both ends; and a server's 101 to h2c,
  * written by writev with HTTP/2 bytes after it and read with them, is whole
- * on both ends (it opens HTTP/2 itself). Nothing is dropped. With
+ * on both ends (copied again once it marks the fd). Nothing is dropped. With
  * sys_enter attached (not exit-only) the setting does nothing: the same calls
  * come as their own pairs.
  *
@@ -47,7 +47,8 @@ static const int compact_calls[] = {
 #define BIG 200		/* > SNAP */
 #define H2_BODY 1000	/* > SNAP, < H2SNAP */
 #define H2_PREFACE "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
-#define UP_101 "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n"
+/* its h2c within the test's 64-byte snaplen: h2c is looked for in the bytes copied */
+#define UP_101 "HTTP/1.1 101 Switching Protocols\r\nUpgrade: h2c\r\nConnection: Upgrade\r\n\r\n"
 #define UP_LEN (sizeof(UP_101) - 1 + H2_BODY)
 
 struct ends {

@@ -246,4 +246,19 @@ static __always_inline void filler__iov_user(struct filler *f, const struct iove
 	filler__commit(f, w.done);
 }
 
+/* filler__iov_user for FD's buffers: LEN bytes (the call moved; ~0: up to
+ * the iovecs' end) of the CNT iovecs at UIOV, cut at what h2__snaplen says;
+ * an opening buffer h2__note marks is copied again. */
+static __always_inline void h2__iov_user(struct filler *f, long fd, const struct iovec *uiov,
+					 unsigned long cnt, __u64 len)
+{
+	__u32 snap = h2__snaplen(f, fd), off0 = f->s->off;
+
+	filler__iov_user(f, uiov, cnt, len, snap);
+	if (h2__note(f, fd, off0, snap, len)) {
+		filler__uncommit(f, off0);
+		filler__iov_user(f, uiov, cnt, len, settings.h2_snaplen);
+	}
+}
+
 #endif

@@ -19,7 +19,6 @@ FILLER_EXIT(syscall_readv_x)
 	const struct iovec *iov;
 	unsigned long cnt;
 	long total;
-	__u32 off0;
 
 	if (FILLER_BEGIN(&f, ctx, SYSCALL_READV_X))
 		return 0;
@@ -35,10 +34,7 @@ FILLER_EXIT(syscall_readv_x)
 		 * most res on success (a short read), the iovecs' total on failure */
 		filler__u32(&f, (__u32)(f.ret >= 0 && f.ret < total ? f.ret : total));
 	}
-	off0 = f.s->off;
-	filler__iov_user(&f, iov, cnt, f.ret > 0 ? f.ret : 0,
-			 h2__snaplen(&f, filler__arg(&f, 0), iov, f.ret > 0 ? f.ret : 0, true));
-	h2__note(&f, filler__arg(&f, 0), off0);
+	h2__iov_user(&f, filler__arg(&f, 0), iov, cnt, f.ret > 0 ? f.ret : 0);
 	return filler__submit(&f);
 }
 
@@ -64,16 +60,12 @@ FILLER(syscall_writev_e)
 FILLER_EXIT(syscall_writev_x)
 {
 	struct filler f;
-	__u32 snap, off0;
 
 	if (FILLER_BEGIN(&f, ctx, SYSCALL_WRITEV_X))
 		return 0;
 	filler__s64(&f, f.ret);
-	snap = h2__snaplen(&f, filler__arg(&f, 0), (const void *)filler__arg(&f, 1),
-			   f.ret > 0 ? f.ret : 0, true);
-	off0 = f.s->off;
-	/* Asking for snaplen bytes stops at the end of the iovecs anyway. */
-	filler__iov_user(&f, (const struct iovec *)filler__arg(&f, 1), filler__arg(&f, 2), snap, snap);
-	h2__note(&f, filler__arg(&f, 0), off0);
+	/* asking for all stops at the snaplen or the iovecs' end */
+	h2__iov_user(&f, filler__arg(&f, 0), (const struct iovec *)filler__arg(&f, 1),
+		     filler__arg(&f, 2), ~0ull);
 	return filler__submit(&f);
 }

@@ -13,28 +13,15 @@ static __always_inline void fs__rw_enter(struct filler *f, int with_pos)
 
 static __always_inline void fs__read_exit(struct filler *f)
 {
-	long fd = filler__arg(f, 0);
-	__u32 off0;
-
 	filler__s64(f, f->ret);
-	off0 = f->s->off;
-	filler__buf_user(f, (const void *)filler__arg(f, 1), f->ret > 0 ? f->ret : 0,
-			 h2__snaplen(f, fd, (const void *)filler__arg(f, 1), f->ret > 0 ? f->ret : 0,
-				     false));
-	h2__note(f, fd, off0);
+	h2__buf_user(f, filler__arg(f, 0), (const void *)filler__arg(f, 1), f->ret > 0 ? f->ret : 0);
 }
 
 /* A failed write still shows what it tried to write (sysdig's behaviour). */
 static __always_inline void fs__write_exit(struct filler *f)
 {
-	long fd = filler__arg(f, 0);
-	__u32 off0;
-
 	filler__s64(f, f->ret);
-	off0 = f->s->off;
-	filler__buf_user(f, (const void *)filler__arg(f, 1), filler__arg(f, 2),
-			 h2__snaplen(f, fd, (const void *)filler__arg(f, 1), filler__arg(f, 2), false));
-	h2__note(f, fd, off0);
+	h2__buf_user(f, filler__arg(f, 0), (const void *)filler__arg(f, 1), filler__arg(f, 2));
 }
 
 FILLER(syscall_read_e)

@@ -20,14 +20,28 @@ static __always_inline void msg__tuple(struct filler *f, long fd, const void *ua
 /* RES bytes of a call's buffer at UBUF, cut to the snaplen; empty on failure. */
 static __always_inline void msg__data(struct filler *f, const void *ubuf)
 {
-	long fd = filler__arg(f, 0);
-	__u32 off0 = f->s->off;
-
 	if (f->ret > 0)
-		filler__buf_user(f, ubuf, f->ret, h2__snaplen(f, fd, ubuf, f->ret, false));
+		h2__buf_user(f, filler__arg(f, 0), ubuf, f->ret);
 	else
 		filler__empty(f);
-	h2__note(f, fd, off0);
+}
+
+/* The RES bytes a msg call moved through the IOVLEN iovecs at IOV, cut at
+ * what h2__snaplen says; an opening buffer h2__note marks is copied again. */
+static __always_inline void msg__iov_data(struct filler *f, long fd, const struct iovec *iov,
+					  __u64 iovlen)
+{
+	__u32 snap = h2__snaplen(f, fd), off0 = f->s->off;
+	struct pn_iovs v;
+
+	net__iovs(f, iov, iovlen, true, f->ret < snap ? f->ret : snap, &v);
+	filler__commit(f, v.copied);
+	if (h2__note(f, fd, off0, snap, f->ret)) {
+		filler__uncommit(f, off0);
+		net__iovs(f, iov, iovlen, true,
+			  f->ret < settings.h2_snaplen ? f->ret : settings.h2_snaplen, &v);
+		filler__commit(f, v.copied);
+	}
 }
 
 /* sendto(fd, buf, len, flags, addr, addrlen) */
@@ -109,20 +123,14 @@ FILLER(socket_sendmsg_e)
 FILLER_EXIT(socket_sendmsg_x)
 {
 	struct user_msghdr m;
-	struct pn_iovs v;
 	struct filler f;
 
 	if (FILLER_BEGIN(&f, ctx, SOCKET_SENDMSG_X))
 		return 0;
 	filler__s64(&f, f.ret);
 	if (f.ret > 0) {
-		__u32 snap, off0 = f.s->off;
-
 		net__msghdr((void *)filler__arg(&f, 1), &m);
-		snap = h2__snaplen(&f, filler__arg(&f, 0), m.msg_iov, f.ret, true);
-		net__iovs(&f, m.msg_iov, m.msg_iovlen, true, f.ret < snap ? f.ret : snap, &v);
-		filler__commit(&f, v.copied);
-		h2__note(&f, filler__arg(&f, 0), off0);
+		msg__iov_data(&f, filler__arg(&f, 0), m.msg_iov, m.msg_iovlen);
 	} else {
 		filler__empty(&f);
 	}
@@ -154,15 +162,10 @@ FILLER_EXIT(socket_recvmsg_x)
 	filler__s64(&f, f.ret);
 	net__msghdr((void *)filler__arg(&f, 1), &m);
 	filler__u32(&f, net__iovs(&f, m.msg_iov, m.msg_iovlen, false, 0, &v));
-	if (f.ret > 0) {
-		__u32 snap = h2__snaplen(&f, fd, m.msg_iov, f.ret, true), off0 = f.s->off;
-
-		net__iovs(&f, m.msg_iov, m.msg_iovlen, true, f.ret < snap ? f.ret : snap, &v);
-		filler__commit(&f, v.copied);
-		h2__note(&f, fd, off0);
-	} else {
+	if (f.ret > 0)
+		msg__iov_data(&f, fd, m.msg_iov, m.msg_iovlen);
+	else
 		filler__empty(&f);
-	}
 	msg__tuple(&f, fd, f.ret >= 0 ? m.msg_name : NULL, m.msg_namelen, true);
 	return filler__submit(&f);
 }

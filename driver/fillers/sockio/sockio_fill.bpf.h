@@ -19,7 +19,7 @@ static __always_inline int sockio__fill(void *ctx, __u16 type, __u32 nparams, lo
 {
 	struct filler f;
 	long fd, id;
-	__u32 snap, off0, retrans, srtt;
+	__u32 retrans, srtt;
 	int how;
 
 	if (filler__begin(&f, ctx, type, nparams))
@@ -35,18 +35,14 @@ static __always_inline int sockio__fill(void *ctx, __u16 type, __u32 nparams, lo
 	filler__s64(&f, f.ret);
 	filler__s64(&f, fd);
 	filler__u16(&f, (__u16)id);
-	snap = h2__snaplen(&f, fd, (const void *)filler__arg(&f, 1), f.ret > 0 ? f.ret : 0,
-			   how == SOCKIO_IOV);
-	off0 = f.s->off;
 	/* only what the call moved: a write's bytes past res were not sent */
 	if (how == SOCKIO_BUF)
-		filler__buf_user(&f, (const void *)filler__arg(&f, 1), f.ret > 0 ? f.ret : 0, snap);
+		h2__buf_user(&f, fd, (const void *)filler__arg(&f, 1), f.ret > 0 ? f.ret : 0);
 	else if (how == SOCKIO_IOV)
-		filler__iov_user(&f, (const struct iovec *)filler__arg(&f, 1), filler__arg(&f, 2),
-				 f.ret > 0 ? f.ret : 0, snap);
+		h2__iov_user(&f, fd, (const struct iovec *)filler__arg(&f, 1), filler__arg(&f, 2),
+			     f.ret > 0 ? f.ret : 0);
 	else
 		filler__empty(&f);
-	h2__note(&f, fd, off0);
 	/* a task that took this CPU's frame in between left another socket:
 	 * then it is found again */
 	if (!sk)

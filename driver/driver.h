@@ -261,7 +261,7 @@ struct tcp_conn {
 	__u32 rst_sent, rst_recv;
 	__s32 err;		/* the socket's error at the move to CLOSE */
 	__u8 side;		/* 1 client, 2 server */
-	__u8 fin;		/* this end sent its FIN (FIN_WAIT1 or LAST_ACK) */
+	__u8 fin;		/* this end sent its FIN (CLOSE left from a state past it) */
 	/* the tuple (client -> server) as TCP_CLOSE carries it, taken at the
 	 * move to CLOSE: a client's port and address are let go there */
 	__u8 tlen;		/* 13 (IPv4), 37 (IPv6); 0 not taken */

@@ -14,9 +14,12 @@ enum {
 	TCP_ST_SYN_SENT = 2,
 	TCP_ST_SYN_RECV = 3,
 	TCP_ST_FIN_WAIT1 = 4,
+	TCP_ST_FIN_WAIT2 = 5,
+	TCP_ST_TIME_WAIT = 6,
 	TCP_ST_CLOSE = 7,
 	TCP_ST_LAST_ACK = 9,
 	TCP_ST_LISTEN = 10,
+	TCP_ST_CLOSING = 11,
 };
 #define TCP_IPPROTO 6
 #define TCP_AF_INET 2
@@ -55,20 +58,24 @@ static __always_inline __u64 tcp__now(void)
 	return bpf_ktime_get_boot_ns();
 }
 
+/* Every program here is typed (tp_btf): the socket's fields are plain loads,
+ * which the verifier makes fault-safe, with no helper call per field; the
+ * tcp_sock's through bpf_skc_to_tcp_sock (the kfunc cast cannot be used from
+ * a second object: prof.bpf.c). */
 static __always_inline int tcp__wanted(const struct sock *sk)
 {
 	__u16 fam;
 
-	if (!settings.tcp || !settings.capture || !sk || BPF_CORE_READ(sk, sk_protocol) != TCP_IPPROTO)
+	if (!settings.tcp || !settings.capture || !sk || sk->sk_protocol != TCP_IPPROTO)
 		return 0;
-	fam = BPF_CORE_READ(sk, __sk_common.skc_family);
+	fam = sk->__sk_common.skc_family;
 	return fam == TCP_AF_INET || fam == TCP_AF_INET6;
 }
 
 static __always_inline void tcp__lkey(const struct sock *sk, struct tcp_lkey *k)
 {
-	k->netns = BPF_CORE_READ(sk, __sk_common.skc_net.net, ns.inum);
-	k->port = BPF_CORE_READ(sk, __sk_common.skc_num);
+	k->netns = sk->__sk_common.skc_net.net->ns.inum;
+	k->port = sk->__sk_common.skc_num;
 	k->pad = 0;
 }
 
@@ -87,23 +94,26 @@ static __always_inline bool tcp__v4mapped(const __u8 *ip)
 
 /* The tuple, client -> server, at P; its length (0: not IPv4 or IPv6). An
  * IPv4 connection on an IPv6 socket is written as IPv4, as sysdig does. */
-static __always_inline __u32 tcp__tuple(__u8 *p, const struct sock *sk, __u8 side)
+static __always_inline __u32 tcp__tuple(__u8 *p, const struct sock *sk,
+				       const struct tcp_sock *tp, __u8 side)
 {
 	__u8 lip[16] = {}, rip[16] = {};
 	/* inet_sport, not skc_num: the move to CLOSE lets the port go first */
-	__u16 lport = bpf_ntohs(BPF_CORE_READ((const struct inet_sock *)sk, inet_sport));
-	__u16 rport = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
-	__u16 fam = BPF_CORE_READ(sk, __sk_common.skc_family);
+	__u16 lport = bpf_ntohs(tp->inet_conn.icsk_inet.inet_sport);
+	__u16 rport = bpf_ntohs(sk->__sk_common.skc_dport);
+	__u16 fam = sk->__sk_common.skc_family;
 	__u32 alen = 4;
 	__u8 *c, *s;
 	__u16 cport, sport;
 
 	if (fam == TCP_AF_INET) {
-		bpf_core_read(lip, 4, &sk->__sk_common.skc_rcv_saddr);
-		bpf_core_read(rip, 4, &sk->__sk_common.skc_daddr);
+		put32(lip, sk->__sk_common.skc_rcv_saddr);
+		put32(rip, sk->__sk_common.skc_daddr);
 	} else {
-		bpf_core_read(lip, 16, &sk->__sk_common.skc_v6_rcv_saddr);
-		bpf_core_read(rip, 16, &sk->__sk_common.skc_v6_daddr);
+		for (int i = 0; i < 4; i++) {
+			put32(lip + 4 * i, sk->__sk_common.skc_v6_rcv_saddr.in6_u.u6_addr32[i]);
+			put32(rip + 4 * i, sk->__sk_common.skc_v6_daddr.in6_u.u6_addr32[i]);
+		}
 		if (tcp__v4mapped(lip) && tcp__v4mapped(rip)) {
 			__builtin_memcpy(lip, lip + 12, 4);
 			__builtin_memcpy(rip, rip + 12, 4);
@@ -137,22 +147,22 @@ static __always_inline __u32 tcp__tuple(__u8 *p, const struct sock *sk, __u8 sid
  * a server's starts past its SYN-ACK) is taken off what the peer
  * acknowledged, and a FIN acknowledged (one this end sent, all its bytes
  * acknowledged) or received off its side. */
-static __always_inline void tcp__snapshot(struct tcp_conn *c, const struct sock *sk)
+static __always_inline void tcp__snapshot(struct tcp_conn *c, const struct sock *sk,
+					  const struct tcp_sock *tp)
 {
-	const struct tcp_sock *tp = (const struct tcp_sock *)sk;
-	__u64 sent = BPF_CORE_READ(tp, bytes_acked), rcvd = BPF_CORE_READ(tp, bytes_received);
-	unsigned long flags = BPF_CORE_READ(sk, __sk_common.skc_flags);
+	__u64 sent = tp->bytes_acked, rcvd = tp->bytes_received;
+	unsigned long flags = sk->__sk_common.skc_flags;
 
 	if (c->side == 1 && c->est && sent)
 		sent--;
-	if (c->fin && sent && BPF_CORE_READ(tp, snd_una) == BPF_CORE_READ(tp, write_seq))
+	if (c->fin && sent && tp->snd_una == tp->write_seq)
 		sent--;
 	if ((flags & (1ul << TCP_SOCK_DONE)) && rcvd)
 		rcvd--;
 	c->sent = sent;
 	c->received = rcvd;
-	c->retrans = BPF_CORE_READ(tp, total_retrans);
-	c->srtt_us = BPF_CORE_READ(tp, srtt_us) >> 3;
+	c->retrans = tp->total_retrans;
+	c->srtt_us = tp->srtt_us >> 3;
 }
 
 /* How the connection ended, from what its entry kept. */
@@ -180,13 +190,21 @@ static __always_inline void tcp__emit(void *ctx, const struct sock *sk, struct t
 	__u32 tlen;
 	long err;
 
-	if (!c->closed)
-		tcp__snapshot(c, sk);
 	if (c->tlen == 13 || c->tlen == 37) {
 		__builtin_memcpy(&buf[TCP_TUPLE_OFF], c->tuple, sizeof(c->tuple));
 		tlen = c->tlen;
 	} else {
-		tlen = tcp__tuple(&buf[TCP_TUPLE_OFF], sk, c->side);
+		/* not closed yet: read now (a TCP socket, as tcp__wanted found
+		 * it at the entry's making) */
+		const struct tcp_sock *tp = bpf_skc_to_tcp_sock((void *)sk);
+
+		if (!tp) {
+			COUNT(n_tcp_untracked);
+			return;
+		}
+		if (!c->closed)
+			tcp__snapshot(c, sk, tp);
+		tlen = tcp__tuple(&buf[TCP_TUPLE_OFF], sk, tp, c->side);
 	}
 	lens[TCP_NPARAMS - 1] = tlen;
 	h->ts = settings.boot_time + end;
@@ -252,11 +270,11 @@ int BPF_PROG(tcp_state, const struct sock *sk, const int oldstate, const int new
 	struct tcp_conn *c;
 	__u64 key = (__u64)sk;
 
-	/* FIN_WAIT2, CLOSE_WAIT, CLOSING: nothing to keep; gone before the
-	 * socket is read */
+	/* the moves between (FIN_WAIT1 and 2, CLOSE_WAIT, CLOSING, LAST_ACK):
+	 * nothing to keep; whether this end sent its FIN is read from the
+	 * state CLOSE is left from */
 	if (newstate != TCP_ST_LISTEN && newstate != TCP_ST_SYN_SENT && newstate != TCP_ST_SYN_RECV &&
-	    newstate != TCP_ST_ESTABLISHED && newstate != TCP_ST_FIN_WAIT1 &&
-	    newstate != TCP_ST_LAST_ACK && newstate != TCP_ST_CLOSE)
+	    newstate != TCP_ST_ESTABLISHED && newstate != TCP_ST_CLOSE)
 		return 0;
 	if (!tcp__wanted(sk))
 		return 0;
@@ -282,17 +300,12 @@ int BPF_PROG(tcp_state, const struct sock *sk, const int oldstate, const int new
 		else
 			tcp__begin(ctx, sk, 2, 0, NULL);
 		return 0;
-	case TCP_ST_FIN_WAIT1:
-	case TCP_ST_LAST_ACK:
-		/* this end's FIN is queued: its sequence number is counted */
-		c = bpf_map_lookup_elem(&tcp_conns, &key);
-		if (c)
-			c->fin = 1;
-		return 0;
 	case TCP_ST_ESTABLISHED:
+		/* a server's time is not sent (the connect's duration is the
+		 * client's): its mark is its start, with no clock read */
 		c = bpf_map_lookup_elem(&tcp_conns, &key);
 		if (c && !c->est)
-			c->est = tcp__now();
+			c->est = c->side == 1 ? tcp__now() : c->start;
 		return 0;
 	case TCP_ST_CLOSE:
 		if (oldstate == TCP_ST_LISTEN) {
@@ -302,12 +315,22 @@ int BPF_PROG(tcp_state, const struct sock *sk, const int oldstate, const int new
 		}
 		c = bpf_map_lookup_elem(&tcp_conns, &key);
 		if (c && !c->closed) {
+			const struct tcp_sock *tp = bpf_skc_to_tcp_sock((void *)sk);
+
 			/* the error is read now: the process may take it (SO_ERROR,
 			 * connect's return) before the socket goes */
 			c->closed = tcp__now();
-			c->err = BPF_CORE_READ(sk, sk_err);
-			c->tlen = tcp__tuple(c->tuple, sk, c->side);
-			tcp__snapshot(c, sk);
+			c->err = sk->sk_err;
+			/* left from a state past this end's FIN (queued at
+			 * FIN_WAIT1 or LAST_ACK; no way back): its sequence
+			 * number counts */
+			c->fin = oldstate == TCP_ST_FIN_WAIT1 || oldstate == TCP_ST_FIN_WAIT2 ||
+				 oldstate == TCP_ST_TIME_WAIT || oldstate == TCP_ST_CLOSING ||
+				 oldstate == TCP_ST_LAST_ACK;
+			if (tp) {
+				c->tlen = tcp__tuple(c->tuple, sk, tp, c->side);
+				tcp__snapshot(c, sk, tp);
+			}
 		}
 		return 0;
 	}

@@ -49,23 +49,5 @@ rate=$(run)
 rb_progs >"$tmp/after"
 kill -INT "$pid"; wait "$pid" 2>/dev/null
 echo "$storm storm, ${secs}s: bare $bare round trips/s, under 'agent $*' $rate ($(awk -v r="$rate" -v b="$bare" 'BEGIN { printf "%.3f", r / b }') of bare)"
-python3 - "$tmp/before" "$tmp/after" "$(cat "$tmp/trips")" "$bare" <<'PY'
-import sys
-def load(f):
-    return {l.split()[0]: l.split() for l in open(f)}
-b, a, trips, bare = load(sys.argv[1]), load(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
-rows, total = [], 0.0
-for pid, (i, name, ns, cnt) in a.items():
-    if pid not in b:
-        continue
-    dns, dcnt = int(ns) - int(b[pid][2]), int(cnt) - int(b[pid][3])
-    if dcnt <= 0:
-        continue
-    per_trip = dns / trips
-    total += per_trip
-    rows.append((per_trip, name, dcnt / trips, dns / dcnt))
-print("%-22s %12s %10s %12s" % ("program", "runs/trip", "ns/run", "ns/trip"))
-for per_trip, name, runs, nsrun in sorted(rows, reverse=True):
-    print("%-22s %12.2f %10.0f %12.0f" % (name, runs, nsrun, per_trip))
-print("%-22s %12s %10s %12.0f   (a bare round trip: %.0f ns)" % ("all", "", "", total, 1e9 / bare))
-PY
+python3 "$here/../requests/progs_table.py" "$tmp/before" "$tmp/after" "$(cat "$tmp/trips")" trip \
+	"$(awk -v b="$bare" 'BEGIN { printf "   (a bare round trip: %.0f ns)", 1e9 / b }')"

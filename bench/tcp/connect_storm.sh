@@ -18,8 +18,9 @@
 # the records its exit summary matched, two per connection (the client's
 # end and the server's) plus what else on the host ended meanwhile. Last,
 # TCP health's part of request mode: requests over notcp.
-# With RB_BEFORE=PATH (another agent binary), a before row: the requests row
-# with that agent, before or after the requests row in alternate rounds.
+# With RB_BEFORE=PATH (another agent binary), before rows: the requests row
+# and the tcp row with that agent (before, tcpbefore), each before or after
+# its own row in alternate rounds.
 # With RB_BPF_STATS=1, each agent row also says the ns per connection spent
 # in the agent's BPF programs (kernel.bpf_stats_enabled, on for the run).
 #   usage: sudo bench/tcp/connect_storm.sh [-s SECS] [-r ROUNDS] [-t THREADS]
@@ -75,7 +76,7 @@ rb_counted() {
 		RB_TCP_SAYS="; TCP health counted $c connects ($((c - RB_COUNT))), $a accepts ($((a - RB_COUNT)))"
 		[ "$1" = notcp ] && RB_TCP_SAYS="; TCP health counted $c connects, $a accepts" ;;
 	requests:after | notcp:after) echo "$RB_TCP_SAYS" ;;
-	tcp:after)
+	tcp:after | tcpbefore:after)
 		a=$(grep -m1 -oE '[0-9]+ matched' "$RB_ERR" | grep -oE '[0-9]+')
 		echo "; $a TCP records ($((a - 2 * RB_COUNT)) vs 2 per connection)" ;;
 	esac
@@ -88,7 +89,15 @@ for r in $(seq "$rounds"); do
 	rb_row bare bare
 	rb_requests_rows "$r" "" --requests -q --metrics "127.0.0.1:$mport"
 	rb_row notcp notcp --requests -q --metrics "127.0.0.1:$mport" --no-tcp
+	# RB_BEFORE: TCP health alone under that agent too, before or after
+	# this one's in alternate rounds
+	if [ -n "${RB_BEFORE:-}" ] && [ $((r % 2)) -eq 1 ]; then
+		RB_USE_AGENT=$RB_BEFORE rb_row tcpbefore tcpbefore --tcp -q
+	fi
 	rb_row tcp tcp --tcp -q
+	if [ -n "${RB_BEFORE:-}" ] && [ $((r % 2)) -eq 0 ]; then
+		RB_USE_AGENT=$RB_BEFORE rb_row tcpbefore tcpbefore --tcp -q
+	fi
 done
 echo "means (load average now $(cut -d' ' -f1-3 /proc/loadavg)):"
 rb_summary

@@ -45,13 +45,25 @@ expect "the agent starts with --requests --profile" \
 	"req.sport=$PORT or req.sport=$RPORT"
 # perf's own sampler on the server meanwhile: the oracle of the stacks
 command -v perf >/dev/null || need_pkgs linux-perf
-perf record -q -e cpu-clock -F 997 -g -p "$PHASE_PID" -o "$TMP/perf.data" >"$TMP/perf.out" 2>&1 &
+# Started disabled and enabled through its control FIFO: its acknowledgement
+# says the sampling is on. Its file's first bytes came before that, and a perf
+# starved of CPU (CI beside two CPU hogs) once sampled none of the requests.
+mkfifo "$TMP/perf.ctl" "$TMP/perf.ack"
+perf record -q -D -1 --control "fifo:$TMP/perf.ctl,$TMP/perf.ack" -e cpu-clock -F 997 -g \
+	-p "$PHASE_PID" -o "$TMP/perf.data" >"$TMP/perf.out" 2>&1 &
 PERF_PID=$!
-for _ in $(seq 1 100); do [ -s "$TMP/perf.data" ] && break; sleep 0.1; done
+# read-write opens, which never block on a FIFO: a perf that failed to start
+# costs the bounded read below, not a hang
+exec {PERF_CTL}<>"$TMP/perf.ctl" {PERF_ACK}<>"$TMP/perf.ack"
+echo enable >&"$PERF_CTL"
+read -t 20 -r perf_ack <&"$PERF_ACK" || perf_ack=
+expect "perf's sampler of the server is on (its control FIFO acknowledged)" [ "$perf_ack" = ack ] ||
+	cat "$TMP/perf.out"
 for i in $(seq 1 $N); do
 	timeout 10 curl -s -o /dev/null "http://127.0.0.1:$PORT/work?i=$i"
 done
 kill -INT "$PERF_PID"; wait "$PERF_PID"
+exec {PERF_CTL}>&- {PERF_ACK}>&-
 perf script -i "$TMP/perf.data" -F comm,tid,ip,sym,dso >"$TMP/perf.txt" 2>/dev/null
 # The metrics (rendered about once a second): polled until the N requests are
 # in agent_request_total (served) and agent_request_profiled_total (less

@@ -242,18 +242,25 @@ rb_summary() {
 				x, r[x] / n[x], s[x] / n[x], c[x] / n[x], n[x], med(S, x, n[x]), med(C, x, n[x]) } }' "$RB_TMP/rows"
 }
 
-# rb_requests_rows ROUND KEY_SUFFIX ARGS...: the request-mode row with the agent
-# under test and, with RB_BEFORE (another agent binary), the same row with it
-# ("before"), in alternating order from round to round so neither always runs
-# first after bare.
-rb_requests_rows() {
-	local r=$1 sfx=$2; shift 2
+# rb_pair_rows ROUND NAME KEY BEFORE_NAME BEFORE_KEY ARGS...: the row NAME
+# with the agent under test and, with RB_BEFORE (another agent binary), the
+# same row with it (BEFORE_NAME), in alternating order from round to round so
+# neither always runs first after the row before.
+rb_pair_rows() {
+	local r=$1 name=$2 key=$3 bname=$4 bkey=$5; shift 5
 	if [ -n "${RB_BEFORE:-}" ] && [ $((r % 2)) -eq 1 ]; then
-		RB_USE_AGENT=$RB_BEFORE rb_row before "before$sfx" "$@"
+		RB_USE_AGENT=$RB_BEFORE rb_row "$bname" "$bkey" "$@"
 	fi
-	rb_row requests "requests$sfx" "$@"
+	rb_row "$name" "$key" "$@"
 	if [ -n "${RB_BEFORE:-}" ] && [ $((r % 2)) -eq 0 ]; then
-		RB_USE_AGENT=$RB_BEFORE rb_row before "before$sfx" "$@"
+		RB_USE_AGENT=$RB_BEFORE rb_row "$bname" "$bkey" "$@"
 	fi
 	return 0
+}
+
+# rb_requests_rows ROUND KEY_SUFFIX ARGS...: the request-mode row, and its
+# "before" row with RB_BEFORE (rb_pair_rows).
+rb_requests_rows() {
+	local r=$1 sfx=$2; shift 2
+	rb_pair_rows "$r" requests "requests$sfx" before "before$sfx" "$@"
 }

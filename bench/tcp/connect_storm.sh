@@ -89,15 +89,7 @@ for r in $(seq "$rounds"); do
 	rb_row bare bare
 	rb_requests_rows "$r" "" --requests -q --metrics "127.0.0.1:$mport"
 	rb_row notcp notcp --requests -q --metrics "127.0.0.1:$mport" --no-tcp
-	# RB_BEFORE: TCP health alone under that agent too, before or after
-	# this one's in alternate rounds
-	if [ -n "${RB_BEFORE:-}" ] && [ $((r % 2)) -eq 1 ]; then
-		RB_USE_AGENT=$RB_BEFORE rb_row tcpbefore tcpbefore --tcp -q
-	fi
-	rb_row tcp tcp --tcp -q
-	if [ -n "${RB_BEFORE:-}" ] && [ $((r % 2)) -eq 0 ]; then
-		RB_USE_AGENT=$RB_BEFORE rb_row tcpbefore tcpbefore --tcp -q
-	fi
+	rb_pair_rows "$r" tcp tcp tcpbefore tcpbefore --tcp -q
 done
 echo "means (load average now $(cut -d' ' -f1-3 /proc/loadavg)):"
 rb_summary

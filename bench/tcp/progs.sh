@@ -34,18 +34,14 @@ echo 1 >/proc/sys/kernel/bpf_stats_enabled
 
 # one storm under agent $1 (the rest: its arguments)
 row() {
-	local a=$1 pid
+	local a=$1
 	shift
-	: >"$tmp/err"
-	"$a" -v "$@" >/dev/null 2>"$tmp/err" &
-	pid=$!
-	for _ in $(seq 600); do grep -q capturing "$tmp/err" && break; sleep 0.1; done
+	RB_USE_AGENT=$a rb_agent_start "$tmp/err" "$@" || exit 1
 	rb_progs >"$tmp/before"
 	"$tmp/storm" client "$port" "$secs" 2 >"$tmp/load.out"
 	rb_progs >"$tmp/after"
-	kill -INT "$pid"
-	wait "$pid" 2>/dev/null
-	echo "agent $a: $(cat "$tmp/load.out"); $(grep -m1 -oE '[0-9]+ dropped' "$tmp/err")"
+	rb_agent_stop
+	echo "agent $a: $(cat "$tmp/load.out"); $(rb_dropped "$tmp/err") dropped"
 	python3 "$here/../requests/progs_table.py" "$tmp/before" "$tmp/after" \
 		"$(awk '{ print $1 }' "$tmp/load.out")" conn
 }

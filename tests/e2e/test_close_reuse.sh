@@ -2,8 +2,10 @@
 # An fd number reused while its close still runs (reuse/close_reuse.c): the
 # kernel frees the number at the start of close(), so another thread's accept
 # can get it and return, and serve a request on it, before that close returns.
-# A FUSE file whose flush sleeps (reuse/slowfs.c) holds the close open for
-# 300 ms, so the race happens every round, on any machine. The agent must
+# A FUSE file whose flush waits (reuse/slowfs.c) holds the close open until
+# close_reuse has served a request on the new socket (it then makes the gate
+# directory the flush waits for), so the race happens every round, on any
+# machine however slow. The agent must
 # keep the new connection's fd entry: plain capture names the close by the
 # file it closed and the accepted socket's I/O by its connection, with and
 # without exit-only capture, and request mode pairs every request on it
@@ -33,7 +35,7 @@ gcc -O2 -Wall -o "$TMP/slowfs" "$SRC/tests/e2e/reuse/slowfs.c" \
 expect "slowfs and close_reuse compile" [ -x "$TMP/close_reuse" ] ||
 	{ cat "$TMP/gcc.err"; finish; exit 1; }
 mkdir -p "$MNT"
-SLOWFS_DELAY_MS=300 "$TMP/slowfs" "$MNT" -f -s 2>"$TMP/slowfs.err" &
+SLOWFS_GATE=$TMP/gate "$TMP/slowfs" "$MNT" -f -s 2>"$TMP/slowfs.err" &
 fs_pid=$!
 for _ in $(seq 100); do [ -r "$MNT/slow" ] && break; sleep 0.1; done
 expect "slowfs mounted (its file readable)" [ -r "$MNT/slow" ] ||
@@ -46,7 +48,7 @@ run() {
 	local name=$1; shift
 	start_agent "$TMP/$name.out" "$TMP/$name.err" "$@" ||
 		{ cat "$TMP/$name.err"; return 1; }
-	"$TMP/close_reuse" "$MNT/slow" "$PORT" "$ROUNDS" >"$TMP/$name.run" 2>&1
+	"$TMP/close_reuse" "$MNT/slow" "$PORT" "$ROUNDS" "$TMP/gate" >"$TMP/$name.run" 2>&1
 	local rc=$?
 	sleep 0.5
 	stop_agent

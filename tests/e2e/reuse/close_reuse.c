@@ -1,6 +1,8 @@
 /* An fd number reused while its close() still runs, made on purpose:
- * close_reuse FILE PORT ROUNDS, FILE on slowfs (slowfs.c: its close() takes
- * SLOWFS_DELAY_MS in the FUSE flush), PORT a free TCP port on 127.0.0.1.
+ * close_reuse FILE PORT ROUNDS [GATE], FILE on slowfs (slowfs.c: its close()
+ * takes SLOWFS_DELAY_MS in the FUSE flush, or, given GATE, waits until that
+ * directory exists: this program makes it once the round's first exchange is
+ * done), PORT a free TCP port on 127.0.0.1.
  * Each round, thread T2 opens FILE (fd N, the lowest free number) and closes
  * it. The kernel frees N at the start of close(), before the slow flush, so
  * T1 (main), once it sees N free, accept()s a waiting loopback connection and
@@ -22,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -205,7 +208,7 @@ static void http__exchange(int client, int server, int round, const char *tail)
 }
 
 /* Every fd a round makes is closed by its end, so N is the same each round. */
-static int round__run(int listener, int port, int round, const char *file)
+static int round__run(int listener, int port, int round, const char *file, const char *gate)
 {
 	struct closer c = { .file = file, .fd = -1 };
 	pthread_t t2;
@@ -227,6 +230,9 @@ static int round__run(int listener, int port, int round, const char *file)
 	reused = a == c.fd && !atomic_load(&c.closed);
 	http__exchange(client, a, round, "");
 	during = reused && !atomic_load(&c.closed);
+	/* the close may end now (a directory: no fd of ours is made) */
+	if (gate && mkdir(gate, 0700))
+		die("mkdir GATE");
 	errno = pthread_join(t2, NULL);
 	if (errno)
 		die("pthread_join");
@@ -249,15 +255,15 @@ int main(int argc, char **argv)
 {
 	int port, rounds, listener, k = 0;
 
-	if (argc != 4 || (port = atoi(argv[2])) <= 0 || port > 65535 ||
+	if (argc < 4 || argc > 5 || (port = atoi(argv[2])) <= 0 || port > 65535 ||
 	    (rounds = atoi(argv[3])) <= 0) {
-		fprintf(stderr, "usage: close_reuse FILE PORT ROUNDS\n");
+		fprintf(stderr, "usage: close_reuse FILE PORT ROUNDS [GATE]\n");
 		return 2;
 	}
 	signal(SIGALRM, watchdog__fire);
 	listener = listener__open(port);
 	for (int i = 1; i <= rounds; i++)
-		k += round__run(listener, port, i, argv[1]);
+		k += round__run(listener, port, i, argv[1], argc == 5 ? argv[4] : NULL);
 	alarm(0);
 	close(listener);
 	printf("reused %d of %d\n", k, rounds);

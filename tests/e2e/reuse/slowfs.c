@@ -1,8 +1,11 @@
 /* A FUSE file system with one file, /slow ("slow\n", mode 0444), whose close()
  * takes SLOWFS_DELAY_MS (default 300) milliseconds: the FLUSH that close()
- * sends sleeps that long. The kernel frees the fd number at the start of
- * close(), before the flush, so the number is free, and can be handed out again
- * to another thread, while the close still runs (see close_reuse.c).
+ * sends sleeps that long. With SLOWFS_GATE=DIR (a path outside the mount) it
+ * waits instead until DIR exists (up to 10 s), removes it and returns: the
+ * close ends when its caller's test says so, however slow the machine. The
+ * kernel frees the fd number at the start of close(), before the flush, so
+ * the number is free, and can be handed out again to another thread, while
+ * the close still runs (see close_reuse.c).
  * Run: slowfs MOUNTPOINT -f -s; unmount: fusermount3 -u MOUNTPOINT. */
 #define FUSE_USE_VERSION 31
 #include <errno.h>
@@ -13,10 +16,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 static const char fs__name[] = "/slow";
 static const char fs__data[] = "slow\n";
 static long fs__delay_ms = 300;
+static const char *fs__gate;
 
 static int fs__getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
 {
@@ -81,6 +86,13 @@ static int fs__flush(const char *path, struct fuse_file_info *fi)
 
 	(void)path;
 	(void)fi;
+	if (fs__gate) {
+		struct timespec ms = { 0, 1000000 };
+
+		for (int i = 0; i < 10000 && rmdir(fs__gate); i++)
+			nanosleep(&ms, NULL);
+		return 0;
+	}
 	if (!fs__delay_ms)
 		return 0; /* nanosleep(0) could still wait out the timer slack */
 	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
@@ -110,5 +122,8 @@ int main(int argc, char **argv)
 		}
 		fs__delay_ms = ms;
 	}
+	env = getenv("SLOWFS_GATE");
+	if (env && *env)
+		fs__gate = env;
 	return fuse_main(argc, argv, &fs__ops, NULL);
 }

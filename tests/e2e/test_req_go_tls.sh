@@ -117,8 +117,9 @@ expect "curl --http2 made its 18 requests, each with its status" curls --http2
 # A copy of the client at a new path (a file the agent has not seen), started
 # now: it makes its TLS connection (says so with its port), then waits for
 # $TMP/go, which the test makes once the agent has probed it (its perf
-# events, one per probe: at least Read's and Write's entries, grow, then
-# stay) before its requests, all on that connection.
+# events, one per probe, grow, and agent_tls_go_programs, counted once all
+# of a program's probes are on, reaches GO_MIN) before its requests, all on
+# that connection.
 perf_fds() { ls -l "/proc/$AGENT_PID/fd" 2>/dev/null | grep -c 'perf_event'; }
 mkdir -p "$TMP/late"
 cp "$BIN/goclient" "$TMP/late/golate"
@@ -129,9 +130,11 @@ PIDS+=("$LATE_PID")
 connected() { grep -q '^connected ' "$TMP/late.err"; }
 expect "the late Go client makes its TLS connection" wait_for 10 connected || cat "$TMP/late.err"
 probed() { [ "$(perf_fds)" -ge $((N0 + 2)) ]; }
-steady() { local n; n=$(perf_fds); sleep 0.3; [ "$(perf_fds)" = "$n" ]; }
+# gauge_min RE MIN: a metric whose name matches RE is at least MIN
+gauge_min() { awk -v re="$1" -v min="$2" '$1 ~ re && $2 >= min { ok = 1 } END { exit !ok }' "$TMP/metrics.txt"; }
+all_on() { curl -s "http://127.0.0.1:$MPORT/metrics" >"$TMP/metrics.txt" && gauge_min "$GO_METRIC_RE" "$GO_MIN"; }
 expect "the agent probes a Go binary started after it (a new file), within 15 s" wait_for 15 probed &&
-	wait_for 5 steady
+	wait_for 30 all_on
 echo "    perf events: $N0 before the late client, $(perf_fds) after"
 touch "$TMP/go"
 # on_conn: every request of the late client on the connection it made first
@@ -143,14 +146,12 @@ expect "the late Go client made its 18 requests, on the connection it made befor
 touch "$TMP/go3"
 expect "the stripped Go client made its 18 requests" ran 18 "$TMP/strip.out" "$STRIP_PID"
 
-# gauge_min RE MIN: a metric whose name matches RE is at least MIN
-gauge_min() { awk -v re="$1" -v min="$2" '$1 ~ re && $2 >= min { ok = 1 } END { exit !ok }' "$TMP/metrics.txt"; }
 go_gauges() {
 	curl -s "http://127.0.0.1:$MPORT/metrics" >"$TMP/metrics.txt" &&
 	gauge_min "$GO_METRIC_RE" "$GO_MIN" && gauge_min "$GO_UNPROBED_METRIC_RE" 1
 }
 expect "the metrics give the Go programs probed (/$GO_METRIC_RE/ >= $GO_MIN) and the stripped one not (/$GO_UNPROBED_METRIC_RE/ >= 1)" \
-	wait_for 5 go_gauges || grep -E '^agent_tls' "$TMP/metrics.txt" | sed 's/^/    /'
+	wait_for 30 go_gauges || grep -E '^agent_tls' "$TMP/metrics.txt" | sed 's/^/    /'
 req_agent_stop; rc=$?
 expect "the agent exits 0" [ $rc = 0 ] || tail -n 5 "$REQ_ERR"
 srv_stop "$GSRV_PID"

@@ -291,7 +291,7 @@ assert all(sums.get(k) == v for k, v in want.items()) and slow == 8 and \
 PY
 }
 expect "--metrics: agent_request_total for grpc per path and gRPC status (response_content) == the calls made" \
-	wait_for 10 grpc_metrics || cat "$TMP/metrics.check"
+	wait_for 30 grpc_metrics || cat "$TMP/metrics.check"
 req_agent_stop; rc=$?
 expect "the agent exits 0" [ $rc = 0 ] || tail -n 5 "$REQ_ERR"
 kill -TERM "$WIRE_PID" 2>/dev/null

@@ -133,7 +133,7 @@ unknown_metric() {
 	grep -q '^agent_requests_not_followed_total{reason="http2_headers_unknown"} 6$' "$TMP/metrics.txt" &&
 	grep -q '^agent_requests_not_followed_total{reason="http2_frames_lost"} 0$' "$TMP/metrics.txt"
 }
-expect "--metrics: 6 requests with HTTP/2 headers unknown, no frames lost" wait_for 10 unknown_metric ||
+expect "--metrics: 6 requests with HTTP/2 headers unknown, no frames lost" wait_for 30 unknown_metric ||
 	grep http2 "$TMP/metrics.txt"
 req_agent_stop; rc=$?
 expect "the agent exits 0" [ $rc = 0 ] || tail -n 5 "$REQ_ERR"

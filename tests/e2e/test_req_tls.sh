@@ -154,7 +154,7 @@ tls_gauge() {
 	grep -q '^agent_requests_not_followed_total{reason="tls_no_socket"} 0$' "$TMP/metrics.txt"
 }
 expect "the metrics give the 4 files probed (agent_tls_library_files), no TLS call on no socket" \
-	wait_for 5 tls_gauge || grep tls "$TMP/metrics.txt"
+	wait_for 30 tls_gauge || grep tls "$TMP/metrics.txt"
 req_agent_stop; rc=$?
 expect "the agent exits 0" [ $rc = 0 ] || tail -n 5 "$REQ_ERR"
 srv_stop "$NGINX_PID" QUIT

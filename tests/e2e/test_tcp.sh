@@ -219,9 +219,14 @@ for fam, host, lhost in ((socket.AF_INET6, "::1", "::1"),
 PY
 wait_for 30 settled
 srv_stop "$ngx"
-# the metrics' text is made again once a second
-sleep 2.5
-curl -s -m 5 http://127.0.0.1:18609/metrics >"$TMP/metrics"
+# scraped until its 47 connections are in: the agent reads its rings and
+# makes the metrics' text again once a second, later on a loaded machine
+scraped() {	# scraped PORT FILE FAMILY LABEL=VALUE N: FILE's FAMILY samples with LABEL sum to N
+	curl -s -m 5 "http://127.0.0.1:$1/metrics" >"$2" &&
+		[ "$(awk -v f="$3" -v l="$4" 'index($0, f "{") == 1 && (l == "" || index($0, l)) {
+			n += $NF } END { print n + 0 }' "$2")" = "$5" ]
+}
+wait_for 30 scraped 18609 "$TMP/metrics" agent_tcp_connections_total '' 47
 stop_agent
 expect "the agent ended cleanly" grep -qE '^agent: dropped 0 ' "$TMP/tcp.err" ||
 	tail -5 "$TMP/tcp.err"
@@ -357,8 +362,8 @@ refuse 5
 for i in 1 2 3 4; do inns curl -s -m 10 -o /dev/null http://127.0.0.1:18600/index.html; done
 wait_for 30 settled
 srv_stop "$ngx"
-sleep 2.5
-curl -s -m 5 http://127.0.0.1:18610/metrics >"$TMP/req.metrics"
+wait_for 30 scraped 18610 "$TMP/req.metrics" agent_request_total 'process="nginx"' 4
+wait_for 30 scraped 18610 "$TMP/req.metrics" agent_tcp_connect_total 'outcome="refused"' 5
 stop_agent
 sample() {	# sample FAMILY LABEL=VALUE: the sum of FAMILY's samples that have the label
 	awk -v f="$1" -v l="$2" 'index($0, f "{") == 1 && index($0, l) { n += $NF } END { print n + 0 }' \

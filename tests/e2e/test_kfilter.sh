@@ -557,7 +557,7 @@ run_round() {	# run_round ROUND FILTER_INDEX...
 	apids=$(IFS=,; echo "${agents[*]}")
 	local rc stopped=1
 	for k in "${agents[@]}"; do
-		wait_bounded "$k" 50; rc=$?
+		wait_bounded "$k" 300; rc=$?
 		[ $rc = 0 ] || { echo "FAIL: an agent ended with $rc after SIGINT"; stopped=; }
 	done
 	agents=()

@@ -125,11 +125,14 @@ for _ in $(seq 1 150); do
 done
 code=$(curl -s -m 5 -o "$TMP/health" -w '%{http_code}' "http://127.0.0.1:$PORT/healthz")
 sed 's/^/  /' "$TMP/slow.err" | head -n 3
+# the age is measured when the watch wakes, late on a loaded machine: any
+# whole number of seconds
 expect "a slow load is told on stderr, naming the step" \
-	grep -q '^agent: still starting: loading its BPF programs has not finished after 1 s' "$TMP/slow.err"
+	grep -qE '^agent: still starting: loading its BPF programs has not finished after [0-9]+ s' "$TMP/slow.err"
 expect "... and pointing at dmesg and the kernel's BPF loader" \
 	grep -q "the kernel's BPF loader has not answered. \`dmesg\` tells whether tasks hang in it" "$TMP/slow.err"
-expect "... and again while it lasts" grep -q 'has not finished after 2 s' "$TMP/slow.err"
+expect "... and again while it lasts" \
+	[ "$(grep -cE 'has not finished after [0-9]+ s' "$TMP/slow.err")" -ge 2 ]
 expect "/healthz is not 200 before capture runs ($code: $(cat "$TMP/health" 2>/dev/null))" [ "$code" = 503 ]
 expect "the agent has not said it captures" bash -c "! grep -q capturing '$TMP/slow.err'"
 kill -9 "$tracer" $slow 2>/dev/null

@@ -123,7 +123,7 @@ static void test_own_tracepoints(bool tps, const char *path)
 	struct harness *h;
 	struct driver *d;
 	int64_t tid = pn_gettid();
-	uint64_t r0, r1;
+	uint64_t r0 = 0, r1 = 0;
 	struct utsname u;
 	char buf[16];
 	int file, out, nr;
@@ -136,17 +136,27 @@ static void test_own_tracepoints(bool tps, const char *path)
 	EXPECT(li.syscall_tps == (tps ? 8u : 0u));
 	fprintf(stderr, "the dispatcher on %u syscalls' own exit tracepoints\n", li.syscall_tps);
 
-	/* the program's runs while this thread makes syscalls outside the set */
-	r0 = eo_runs(d);
-	for (int i = 0; i < STORM; i++)
-		syscall(SYS_getppid);
-	r1 = eo_runs(d);
+	/* the program's runs while this thread makes syscalls outside the set;
+	 * other processes' calls in the set may run it meanwhile, the more the
+	 * slower the storm: the quietest of up to 3 storms counts */
+	for (int k = 0; k < 3; k++) {
+		uint64_t a = eo_runs(d), b;
+
+		for (int i = 0; i < STORM; i++)
+			syscall(SYS_getppid);
+		b = eo_runs(d);
+		if (!k || b - a < r1 - r0) {
+			r0 = a;
+			r1 = b;
+		}
+		if (!tps || r1 - r0 < STORM / 4)
+			break;
+	}
 	fprintf(stderr, "%d getppid calls: %llu runs of sys_exit_eo\n", STORM,
 		(unsigned long long)(r1 - r0));
 	if (!harness__exit_only())
 		;	/* no sys_exit_eo */
 	else if (tps)
-		/* other processes' calls in the set may run it meanwhile */
 		EXPECT(r1 - r0 < STORM / 4);
 	else
 		EXPECT(r1 - r0 >= STORM);

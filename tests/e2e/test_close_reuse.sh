@@ -5,7 +5,8 @@
 # A FUSE file whose flush waits (reuse/slowfs.c) holds the close open until
 # close_reuse has served a request on the new socket (it then makes the gate
 # directory the flush waits for), so the race happens every round, on any
-# machine however slow. The agent must
+# machine however slow, and then 300 ms more: longer than the agent's order
+# window (10 ms), so the close's exit is read after the new socket's events. The agent must
 # keep the new connection's fd entry: plain capture names the close by the
 # file it closed and the accepted socket's I/O by its connection, with and
 # without exit-only capture, and request mode pairs every request on it
@@ -35,7 +36,7 @@ gcc -O2 -Wall -o "$TMP/slowfs" "$SRC/tests/e2e/reuse/slowfs.c" \
 expect "slowfs and close_reuse compile" [ -x "$TMP/close_reuse" ] ||
 	{ cat "$TMP/gcc.err"; finish; exit 1; }
 mkdir -p "$MNT"
-SLOWFS_GATE=$TMP/gate "$TMP/slowfs" "$MNT" -f -s 2>"$TMP/slowfs.err" &
+SLOWFS_DELAY_MS=300 SLOWFS_GATE=$TMP/gate "$TMP/slowfs" "$MNT" -f -s 2>"$TMP/slowfs.err" &
 fs_pid=$!
 for _ in $(seq 100); do [ -r "$MNT/slow" ] && break; sleep 0.1; done
 expect "slowfs mounted (its file readable)" [ -r "$MNT/slow" ] ||

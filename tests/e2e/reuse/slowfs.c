@@ -1,8 +1,8 @@
 /* A FUSE file system with one file, /slow ("slow\n", mode 0444), whose close()
  * takes SLOWFS_DELAY_MS (default 300) milliseconds: the FLUSH that close()
  * sends sleeps that long. With SLOWFS_GATE=DIR (a path outside the mount) it
- * waits instead until DIR exists (up to 10 s), removes it and returns: the
- * close ends when its caller's test says so, however slow the machine. The
+ * first waits until DIR exists (up to 10 s) and removes it, then sleeps: the
+ * close ends after its caller's test says so, however slow the machine. The
  * kernel frees the fd number at the start of close(), before the flush, so
  * the number is free, and can be handed out again to another thread, while
  * the close still runs (see close_reuse.c).
@@ -91,7 +91,6 @@ static int fs__flush(const char *path, struct fuse_file_info *fi)
 
 		for (int i = 0; i < 10000 && rmdir(fs__gate); i++)
 			nanosleep(&ms, NULL);
-		return 0;
 	}
 	if (!fs__delay_ms)
 		return 0; /* nanosleep(0) could still wait out the timer slack */

@@ -6,12 +6,12 @@
 # close_reuse has served a request on the new socket (it then makes the gate
 # directory the flush waits for), so the race happens every round, on any
 # machine however slow, and then 300 ms more: longer than the agent's order
-# window (10 ms), so the close's exit is read after the new socket's events. The agent must
-# keep the new connection's fd entry: plain capture names the close by the
-# file it closed and the accepted socket's I/O by its connection, with and
-# without exit-only capture, and request mode pairs every request on it
-# (before the fix, exit-only capture took the close's late exit for the new
-# socket's and lost its requests). Loopback only.
+# window (10 ms), so the close's exit is read after the new socket's events.
+# The agent must keep the new connection's fd entry: plain capture names the
+# close by the file it closed and the accepted socket's I/O by its
+# connection, with and without exit-only capture, and request mode pairs
+# every request on it (before the fix, exit-only capture took the close's
+# late exit for the new socket's and lost its requests). Loopback only.
 source "$(dirname "$0")/lib.sh"
 need_live
 need_pkgs gcc libc6-dev pkg-config fuse3 libfuse3-dev

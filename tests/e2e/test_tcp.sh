@@ -219,13 +219,15 @@ for fam, host, lhost in ((socket.AF_INET6, "::1", "::1"),
 PY
 wait_for 30 settled
 srv_stop "$ngx"
-# scraped until its 47 connections are in: the agent reads its rings and
-# makes the metrics' text again once a second, later on a loaded machine
-scraped() {	# scraped PORT FILE FAMILY LABEL=VALUE N: FILE's FAMILY samples with LABEL sum to N
-	curl -s -m 5 "http://127.0.0.1:$1/metrics" >"$2" &&
-		[ "$(awk -v f="$3" -v l="$4" 'index($0, f "{") == 1 && (l == "" || index($0, l)) {
-			n += $NF } END { print n + 0 }' "$2")" = "$5" ]
+# msum FILE FAMILY [LABEL=VALUE]: the sum of FILE's FAMILY samples (with the label)
+msum() {
+	awk -v f="$2" -v l="${3:-}" 'index($0, f "{") == 1 && (l == "" || index($0, l)) {
+		n += $NF } END { print n + 0 }' "$1"
 }
+# scraped PORT FILE FAMILY LABEL=VALUE N: a scrape into FILE whose sum is N.
+# The agent reads its rings and makes the metrics' text again once a second,
+# later on a loaded machine: scraped until the counts awaited are in.
+scraped() { curl -s -m 5 "http://127.0.0.1:$1/metrics" >"$2" && [ "$(msum "$2" "$3" "$4")" = "$5" ]; }
 wait_for 30 scraped 18609 "$TMP/metrics" agent_tcp_connections_total '' 47
 stop_agent
 expect "the agent ended cleanly" grep -qE '^agent: dropped 0 ' "$TMP/tcp.err" ||
@@ -365,10 +367,7 @@ srv_stop "$ngx"
 wait_for 30 scraped 18610 "$TMP/req.metrics" agent_request_total 'process="nginx"' 4
 wait_for 30 scraped 18610 "$TMP/req.metrics" agent_tcp_connect_total 'outcome="refused"' 5
 stop_agent
-sample() {	# sample FAMILY LABEL=VALUE: the sum of FAMILY's samples that have the label
-	awk -v f="$1" -v l="$2" 'index($0, f "{") == 1 && index($0, l) { n += $NF } END { print n + 0 }' \
-		"$TMP/req.metrics"
-}
+sample() { msum "$TMP/req.metrics" "$@"; }	# sample FAMILY LABEL=VALUE
 refused=$(sample agent_tcp_connect_total 'outcome="refused"')
 accepted=$(sample agent_tcp_accept_total 'dst_process="nginx"')
 requests=$(sample agent_request_total 'process="nginx"')

@@ -1,8 +1,8 @@
 /* An fd number reused while its close() still runs, made on purpose:
  * close_reuse FILE PORT ROUNDS [GATE], FILE on slowfs (slowfs.c: its close()
- * takes SLOWFS_DELAY_MS in the FUSE flush, or, given GATE, waits until that
- * directory exists: this program makes it once the round's first exchange is
- * done), PORT a free TCP port on 127.0.0.1.
+ * takes SLOWFS_DELAY_MS in the FUSE flush, after, given GATE, waiting until
+ * that directory exists: this program makes it once the round's first
+ * exchange is done), PORT a free TCP port on 127.0.0.1.
  * Each round, thread T2 opens FILE (fd N, the lowest free number) and closes
  * it. The kernel frees N at the start of close(), before the slow flush, so
  * T1 (main), once it sees N free, accept()s a waiting loopback connection and

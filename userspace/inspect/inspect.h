@@ -76,6 +76,9 @@ struct inspector_counters {
 	/* closes whose fd number another thread's call got before they
 	 * returned: the new file's entry kept (parse_fd.c, fd__close) */
 	uint64_t n_close_reused;
+	/* clone exits whose child is their caller (a damaged file): shown,
+	 * no thread made of them */
+	uint64_t n_clone_self;
 };
 
 void inspector__counters(const struct inspector *in, struct inspector_counters *c);

@@ -266,6 +266,12 @@ static void clone__parent(struct inspector *in, struct ievt *ev, const struct ev
 			ns_fork__keep(in, ctid, child, caller->fds);
 		return;
 	}
+	/* Only a damaged file names the caller its own child: making it over
+	 * would drop the fd table it is about to copy from. */
+	if (child == ev->tid) {
+		in->c.n_clone_self++;
+		return;
+	}
 	ti = thread_table__find(in->threads, child);
 	if (ti && !thread__placeholder(ti))
 		return;		/* the child's own event came first */

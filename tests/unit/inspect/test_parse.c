@@ -450,6 +450,40 @@ static void test_close_reuse(void)
 	t_free(t, root);
 }
 
+/* A clone exit that names its caller as its child comes only from a damaged
+ * file (the fuzzer's find: a placeholder caller had its fd table dropped, then
+ * copied from). The event is shown; the caller keeps its fds. */
+static void test_clone_self(void)
+{
+	struct inspector_opts o = { .no_proc_scan = true, .no_proc_lookup = true };
+	struct t_ctx *t = calloc(1, sizeof(*t));
+	struct inspector_counters c;
+	struct thread_info *ti;
+
+	t->in = inspector__new(&o);
+	CHECK(t->in != NULL);
+	open_as(t, 720, 3, "/kept");
+	CHECK(find(t, 720) && thread__placeholder(find(t, 720)));
+	CHECK(t_clone(t, PPME_SYSCALL_CLONE_20_X, 720, 720, "self", "a", 2, 720, 720, 1,
+		      "/s", "self", 0, 1000, 720, 720) == 0);
+	ti = find(t, 720);
+	/* (its params still describe the caller, which they complete) */
+	CHECK(t->ev.thread == ti && ti && ti->pid == 720);
+	CHECK_STR(ti->comm, "self");
+	CHECK_STR(t_fdname(t, 720, 3), "/kept");
+	inspector__counters(t->in, &c);
+	CHECK_INT(c.n_clone_self, 1);
+	/* its fork of a real child still makes the child, with the fd */
+	CHECK(t_clone(t, PPME_SYSCALL_CLONE_20_X, 720, 721, "self", "a", 2, 720, 720, 1,
+		      "/s", "self", 0, 1000, 720, 720) == 0);
+	CHECK(find(t, 721) && find(t, 721)->pid == 721);
+	CHECK_STR(t_fdname(t, 721, 3), "/kept");
+	inspector__counters(t->in, &c);
+	CHECK_INT(c.n_clone_self, 1);
+	inspector__free(t->in);
+	free(t);
+}
+
 int main(void)
 {
 	unsetenv("HOST_ROOT");
@@ -458,5 +492,6 @@ int main(void)
 	test_unknown_tid();
 	test_add_by_hand();
 	test_close_reuse();
+	test_clone_self();
 	return t_report();
 }

@@ -52,6 +52,14 @@ head -c 5000 "$FIXTURES/curl_google.scap" | gzip -dc 2>/dev/null >"$TMP/cut.scap
 "$AGENT" -r "$TMP/cut.scap" -q 2>"$TMP/ce"; rc=$?
 expect "-r of a cut-short file fails naming the offset" \
 	bash -c "[ $rc = 1 ] && grep -q 'offset' '$TMP/ce'"
+# A damaged file (the capfile fuzzer's, tests/fuzz) whose clone exit names its
+# caller as its own child, and whose last block runs past its end: the clone
+# counted, the cut named, exit 1.
+"$AGENT" -r "$(dirname "$0")/../fuzz/corpus/capfile/clone_self.scap" -q 2>"$TMP/se"; rc=$?
+expect "-r of a file with a clone of its caller: counted, the cut named" \
+	bash -c "[ $rc = 1 ] && grep -q '^agent: 1 clone exits named their caller' '$TMP/se' &&
+		grep -q '^agent: file truncated: .* at offset 9256' '$TMP/se'" ||
+	cat "$TMP/se"
 "$AGENT" -z >/dev/null 2>"$TMP/ze"; rc=$?
 expect "-z without -w is refused" bash -c "[ $rc = 2 ] && grep -q -- '-w FILE' '$TMP/ze'"
 

@@ -27,6 +27,7 @@ void agent__gather(struct agent *a)
 		c->have_containers = true;
 		inspector__counters(a->in, &ic);
 		c->close_reused = ic.n_close_reused;
+		c->clone_self = ic.n_clone_self;
 	}
 	if (a->prof)
 		agent__profile_counters(a, &c->profile);

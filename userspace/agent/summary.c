@@ -102,6 +102,9 @@ void summary__print(FILE *out, const struct agent_counters *c, const char *headi
 	if (c->close_reused)
 		fprintf(out, "agent: %" PRIu64 " closes returned after another thread's call had "
 			"got their fd number: the new file's fd entry kept\n", c->close_reused);
+	if (c->clone_self)
+		fprintf(out, "agent: %" PRIu64 " clone exits named their caller as its own child "
+			"(a damaged file): shown, no thread made of them\n", c->clone_self);
 	if (c->have_containers)
 		summary__containers(out, &c->containers);
 	if (c->have_pairing)

@@ -38,6 +38,9 @@ struct agent_counters {
 	/* closes whose fd number another thread got before they returned
 	 * (inspector_counters.n_close_reused) */
 	uint64_t close_reused;
+	/* clone exits naming their caller as the child (a damaged file):
+	 * inspector_counters.n_clone_self */
+	uint64_t clone_self;
 	/* --requests: the pairing's counters and the request metrics (NULL
 	 * without --requests) */
 	bool have_pairing;

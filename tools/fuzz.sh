@@ -3,7 +3,8 @@
 # from its seed corpus for FUZZ_SECS seconds (default 10), one at a time. Prints
 # one line per target and exits nonzero if any found a crash, a leak, a timeout
 # or ran out of memory; the line names the reproducer, kept under a scratch
-# directory. The tree's corpora are only read.
+# directory, and is followed by the sanitizer's lines and the reproducer itself
+# (gzip, base64) when small. The tree's corpora are only read.
 #
 #   tools/fuzz.sh [BUILD_DIR]      BUILD_DIR: $FUZZ_BUILD, else ./build-fuzz
 #   FUZZ_SECS=300 FUZZ_TARGETS="cgroup url" tools/fuzz.sh /tmp/build-fuzz
@@ -36,6 +37,9 @@ if ! grep -q '^tests/fuzz/fuzz_' <<<"$all_targets"; then
 fi
 ninja -C "$dir" "${targets[@]/#/tests/fuzz/fuzz_}" >/dev/null
 
+# fuzz_report: a finding's sanitizer lines and reproducer, for the CI record
+source tools/fuzz_report.sh
+
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/fuzz.XXXXXX")
 found=0
 for t in "${targets[@]}"; do
@@ -60,6 +64,7 @@ for t in "${targets[@]}"; do
 	kind=$(basename "${repro:-unknown-}" | cut -d- -f1)
 	echo "fuzz: $t: ${runs:-?} runs, FOUND a $kind (exit $rc): reproducer ${repro:-none}," \
 		"log $work/log; replay: $dir/tests/fuzz/fuzz_$t ${repro:-}"
+	fuzz_report "$work/log" "$repro"
 done
 if [ "$found" = 0 ]; then
 	rm -rf "$scratch"

@@ -198,6 +198,9 @@ int sock_tables__lookup(const struct sock_tables *st, uint64_t ino, struct fd_in
 
 /* ---- users.c ---- */
 void users__set_root(const char *root);
+/* Everything the lists hold, freed when the inspector that set them up is:
+ * the process-wide lists live as long as it does. */
+void users__release(void);
 
 /* ---- the inspector (inspector.c, parse_*.c) ---- */
 

@@ -76,6 +76,7 @@ void inspector__free(struct inspector *in)
 	/* after the threads, which hold references to it */
 	container_table__free(in->containers);
 	procfs__free(in->proc);
+	users__release();
 	free(in->root);
 	free(in);
 }

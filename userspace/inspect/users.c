@@ -332,6 +332,23 @@ void users__set_root(const char *root)
 	id_db__clear(&host_groups);
 }
 
+void users__release(void)
+{
+	users__file_reset();
+	id_db__clear(&host_users);
+	id_db__clear(&host_groups);
+	free(users_root);
+	users_root = NULL;
+	for (size_t i = 0; i < n_added; i++) {
+		free((char *)added[i].name);
+		free((char *)added[i].home);
+		free((char *)added[i].shell);
+	}
+	free(added);
+	added = NULL;
+	n_added = cap_added = 0;
+}
+
 const char *users__name(uint32_t uid)
 {
 	const struct id_name *e = users__find(false, uid);

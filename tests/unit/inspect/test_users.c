@@ -91,8 +91,11 @@ int main(void)
 	CHECK_INT(users__file_add(&fe, true), 0);	/* after the first event */
 	CHECK_STR(groups__name(27), "sudo");
 	CHECK_INT(users__added(), added + 1);
-	/* a new inspector: the host's lists again */
+	/* freed with the inspector: the file's lists and the users seen later */
 	inspector__free(in);
+	CHECK(!users__from_file());
+	CHECK_INT(users__added(), 0);
+	/* a new inspector: the host's lists again */
 	in = inspector__new(&io);
 	CHECK(!users__from_file());
 	CHECK_STR(users__name(0), "root");

@@ -319,26 +319,27 @@ static const struct id_name *users__find(bool group, uint32_t id)
 	return id_db__get(db, id);
 }
 
-void users__set_root(const char *root)
-{
-	/* a new inspector starts on the host's lists until a file brings its own */
-	users__file_reset();
-	if (!root)
-		root = "";
-	/* and reads the host's files afresh */
-	free(users_root);
-	users_root = strdup(root);
-	id_db__clear(&host_users);
-	id_db__clear(&host_groups);
-}
-
-void users__release(void)
+/* The file's lists and the host's, and the root they were read under. */
+static void lists__clear(void)
 {
 	users__file_reset();
 	id_db__clear(&host_users);
 	id_db__clear(&host_groups);
 	free(users_root);
 	users_root = NULL;
+}
+
+void users__set_root(const char *root)
+{
+	/* a new inspector starts on the host's lists until a file brings its
+	 * own, and reads the host's files afresh */
+	lists__clear();
+	users_root = strdup(root ? root : "");
+}
+
+void users__release(void)
+{
+	lists__clear();
 	for (size_t i = 0; i < n_added; i++) {
 		free((char *)added[i].name);
 		free((char *)added[i].home);

@@ -24,8 +24,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* a few MB of input hold far fewer events; this only bounds a run */
 #define EVENTS_MAX 100000
-/* the agent's default (--request-timeout) */
-#define TIMEOUT_NS 10000000000ull
 
 static int fd = -1;
 static char path[64];
@@ -68,7 +66,8 @@ static void on_request(void *ctx, const struct req_record *r, const struct ievt 
 
 static void replay(struct inspector *in, struct capture *cap, struct run *run)
 {
-	struct req_mode *m = req_mode__new(in, TIMEOUT_NS, false, on_request, run);
+	/* timeout 0: the pairing's default, as the agent without --request-timeout */
+	struct req_mode *m = req_mode__new(in, 0, false, on_request, run);
 	struct capture_event cev;
 	struct pair_counters pc;
 	struct ievt ev;

@@ -23,8 +23,12 @@ struct driver {
 	struct agent_driver *skel;
 	bool paused;
 	bool no_bpf_loop;
-	struct bpf_link *links[15];
+	struct bpf_link *links[16];	/* one per driver__attach hook */
 	int nlinks;
+	/* the hooks' programs last attached, kept past a detach for
+	 * driver__skipped */
+	struct bpf_program *hook_progs[16];
+	int nhook_progs;
 	/* syscall_tps: sys_exit_eo on each wanted syscall's own tracepoint */
 	bool syscall_tps;
 	bool no_syscall_tps;		/* driver_config.no_syscall_tps */
@@ -350,9 +354,11 @@ static void plan__apply(struct driver *d)
 	bpf_map__set_max_entries(sk->maps.go_bins, d->tls ? GO_BINS_MAX : 1);
 	sk->bss->settings.tls = d->tls;
 	bpf_program__set_autoload(sk->progs.tcp_state, d->tcp);
+	bpf_program__set_autoload(sk->progs.tcp_state2, d->tcp);
 	bpf_program__set_autoload(sk->progs.tcp_rst_out, d->tcp);
 	bpf_program__set_autoload(sk->progs.tcp_rst_in, d->tcp);
 	bpf_program__set_autoload(sk->progs.tcp_destroy, d->tcp);
+	bpf_program__set_autoload(sk->progs.tcp_destroy2, d->tcp);
 	/* the tables take their memory at load: none without TCP health */
 	bpf_map__set_max_entries(sk->maps.tcp_conns, d->tcp ? d->tcp_conns : 1);
 	bpf_map__set_max_entries(sk->maps.tcp_listeners, d->tcp ? TCP_LISTENERS : 1);
@@ -681,15 +687,20 @@ int driver__attach(struct driver *d)
 		{ "sched_waking", offsetof(struct agent_driver, progs.prof_waking) },
 		{ "sched_wakeup_new", offsetof(struct agent_driver, progs.prof_wakeup_new) },
 		{ "inet_sock_set_state", offsetof(struct agent_driver, progs.tcp_state) },
+		{ "inet_sock_set_state", offsetof(struct agent_driver, progs.tcp_state2) },
 		{ "tcp_send_reset", offsetof(struct agent_driver, progs.tcp_rst_out) },
 		{ "tcp_receive_reset", offsetof(struct agent_driver, progs.tcp_rst_in) },
 		{ "tcp_destroy_sock", offsetof(struct agent_driver, progs.tcp_destroy) },
+		{ "tcp_destroy_sock", offsetof(struct agent_driver, progs.tcp_destroy2) },
 	};
 
+	_Static_assert(sizeof(hooks) / sizeof(hooks[0]) <= sizeof(d->links) / sizeof(d->links[0]),
+		       "a link per hook");
 	if (!d->loaded)
 		return -EINVAL;
 	if (d->nlinks)
 		return -EBUSY;
+	d->nhook_progs = 0;
 	for (size_t i = 0; i < sizeof(hooks) / sizeof(hooks[0]); i++) {
 		struct bpf_program *p = *(struct bpf_program **)((char *)d->skel + hooks[i].prog_off);
 		struct bpf_link *l;
@@ -720,6 +731,7 @@ int driver__attach(struct driver *d)
 			return err;
 		}
 		d->links[d->nlinks++] = l;
+		d->hook_progs[d->nhook_progs++] = p;
 	}
 	/* (loaded where the run may want closes: plan.c) */
 	close_enter__attach(d);
@@ -1135,6 +1147,28 @@ int driver__counters(const struct driver *d, struct driver_counters *per_cpu, in
 cleanup:
 	free(vals);
 	return err;
+}
+
+int driver__skipped(const struct driver *d, uint64_t *paired, uint64_t *lost)
+{
+	*paired = *lost = 0;
+	if (!d->loaded)
+		return -EINVAL;
+	/* one call per hook (at most 16), about once a second: not per event */
+	for (int i = 0; i < d->nhook_progs; i++) {
+		const struct bpf_program *p = d->hook_progs[i];
+		struct bpf_prog_info info = { 0 };
+		__u32 len = sizeof(info);
+
+		if (bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len))
+			return -errno;
+		if (p == d->skel->progs.tcp_state || p == d->skel->progs.tcp_state2 ||
+		    p == d->skel->progs.tcp_destroy || p == d->skel->progs.tcp_destroy2)
+			*paired += info.recursion_misses;
+		else
+			*lost += info.recursion_misses;
+	}
+	return 0;
 }
 
 int driver__drops_by_type(const struct driver *d, uint64_t *out, uint32_t n)

@@ -259,6 +259,14 @@ int driver__prof_each(const struct driver *d,
 int driver__counters(const struct driver *d, struct driver_counters *per_cpu, int ncpu,
 		     struct driver_counters *total);
 
+/* Runs of the attached tracepoint programs that the kernel skipped because
+ * the same program was running on that CPU already (a softirq over a
+ * process: bpf_prog_info's recursion_misses), summed since the load. PAIRED:
+ * of TCP health's state and destroy programs, whose pair's other program
+ * made the run's work (tcp.bpf.c); LOST: of the others (a reset not
+ * counted, a profiler's wake-up not seen). Returns 0 or -errno. */
+int driver__skipped(const struct driver *d, uint64_t *paired, uint64_t *lost);
+
 /* Events dropped in the kernel by event code, summed over CPUs: OUT[code] for
  * code < N (N at most PPM_EVENT_MAX). Returns 0 or -errno. */
 int driver__drops_by_type(const struct driver *d, uint64_t *out, uint32_t n);

@@ -234,11 +234,45 @@ static __always_inline void tcp__emit(void *ctx, const struct sock *sk, struct t
 	frame__account(err, PPME_TCP_CLOSE_E, 0, 1);
 }
 
+/* The kernel skips a typed program's run on a CPU where that program is
+ * running already (a softirq's socket work over a process's, counted in the
+ * program's recursion_misses), so the state and destroy programs come in
+ * pairs on one tracepoint, the second doing what the first did not: each
+ * step below is made once however many of the pair run. The one step that
+ * cannot tell from the table, a count of a connection the full table left
+ * out, is marked per CPU by the first for the second. A mark is wrong only
+ * where two runs nest at once on a full table. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} tcp_untracked_mark SEC(".maps");
+
+/* SK's connection is counted untracked, once for both programs of the pair
+ * (SECOND: the pair's second, which skips a count its first made). */
+static __always_inline void tcp__untracked(const struct sock *sk, bool second)
+{
+	__u32 zero = 0;
+	__u64 *mark = bpf_map_lookup_elem(&tcp_untracked_mark, &zero);
+
+	if (!mark)
+		return;
+	if (second && *mark == (__u64)sk) {
+		*mark = 0;
+		return;
+	}
+	if (!second)
+		*mark = (__u64)sk;
+	COUNT(n_tcp_untracked);
+}
+
 /* A new connection of SK, this end's SIDE, of process PID named COMM (NULL:
  * not known). An entry left there by the socket's earlier connection
- * (connect again after a failure) is sent first. */
+ * (connect again after a failure) is sent first; a live one is this
+ * connection's, begun by the pair's other program. */
 static __always_inline void tcp__begin(void *ctx, const struct sock *sk, __u8 side, __u32 pid,
-				       const char *comm)
+				       const char *comm, bool second)
 {
 	__u64 key = (__u64)sk;
 	struct tcp_conn *c;
@@ -246,13 +280,15 @@ static __always_inline void tcp__begin(void *ctx, const struct sock *sk, __u8 si
 	if (pid && pid == settings.own_tgid)
 		return;
 	c = bpf_map_lookup_elem(&tcp_conns, &key);
-	if (c && c->closed)
+	if (c && !c->closed)
+		return;
+	if (c)
 		tcp__emit(ctx, sk, c);
 	/* made zero from a constant, then filled in place: the entry is too
 	 * big to build beside the frame on the stack */
 	if (bpf_map_update_elem(&tcp_conns, &key, &tcp_zero, BPF_ANY) ||
 	    !(c = bpf_map_lookup_elem(&tcp_conns, &key))) {
-		COUNT(n_tcp_untracked);
+		tcp__untracked(sk, second);
 		return;
 	}
 	c->start = tcp__now();
@@ -262,8 +298,8 @@ static __always_inline void tcp__begin(void *ctx, const struct sock *sk, __u8 si
 		__builtin_memcpy(c->comm, comm, sizeof(c->comm));
 }
 
-SEC("tp_btf/inet_sock_set_state")
-int BPF_PROG(tcp_state, const struct sock *sk, const int oldstate, const int newstate)
+static __always_inline int tcp__state(void *ctx, const struct sock *sk, int oldstate, int newstate,
+				      bool second)
 {
 	struct tcp_listener me = {}, *lp;
 	struct tcp_lkey lk;
@@ -289,16 +325,16 @@ int BPF_PROG(tcp_state, const struct sock *sk, const int oldstate, const int new
 	case TCP_ST_SYN_SENT:
 		/* connect() (or a Fast Open send): the task making the call */
 		bpf_get_current_comm(me.comm, sizeof(me.comm));
-		tcp__begin(ctx, sk, 1, bpf_get_current_pid_tgid() >> 32, me.comm);
+		tcp__begin(ctx, sk, 1, bpf_get_current_pid_tgid() >> 32, me.comm, second);
 		return 0;
 	case TCP_ST_SYN_RECV:
 		/* made from a listener, whose port it still has here */
 		tcp__lkey(sk, &lk);
 		lp = bpf_map_lookup_elem(&tcp_listeners, &lk);
 		if (lp)
-			tcp__begin(ctx, sk, 2, lp->pid, lp->comm);
+			tcp__begin(ctx, sk, 2, lp->pid, lp->comm, second);
 		else
-			tcp__begin(ctx, sk, 2, 0, NULL);
+			tcp__begin(ctx, sk, 2, 0, NULL, second);
 		return 0;
 	case TCP_ST_ESTABLISHED:
 		/* a server's time is not sent (the connect's duration is the
@@ -337,6 +373,18 @@ int BPF_PROG(tcp_state, const struct sock *sk, const int oldstate, const int new
 	return 0;
 }
 
+SEC("tp_btf/inet_sock_set_state")
+int BPF_PROG(tcp_state, const struct sock *sk, const int oldstate, const int newstate)
+{
+	return tcp__state(ctx, sk, oldstate, newstate, false);
+}
+
+SEC("tp_btf/inet_sock_set_state")
+int BPF_PROG(tcp_state2, const struct sock *sk, const int oldstate, const int newstate)
+{
+	return tcp__state(ctx, sk, oldstate, newstate, true);
+}
+
 /* A reset this end sent: a socket's abort sends it after its move to CLOSE,
  * so the entry is still there until the socket is destroyed. */
 SEC("tp_btf/tcp_send_reset")
@@ -365,9 +413,11 @@ int BPF_PROG(tcp_rst_in, struct sock *sk)
 }
 
 /* The socket goes: its connection is sent, with the tcp_sock's counts as
- * they ended. */
-SEC("tp_btf/tcp_destroy_sock")
-int BPF_PROG(tcp_destroy, struct sock *sk)
+ * they ended, and its entry deleted (by whichever of the pair runs first: a
+ * socket goes once, so the other finds none). A run both skipped would
+ * leave the entry until the socket's memory holds a socket again, whose
+ * connection sends it first (tcp__begin). */
+static __always_inline int tcp__destroy(void *ctx, struct sock *sk)
 {
 	__u64 key = (__u64)sk;
 	struct tcp_conn *c = bpf_map_lookup_elem(&tcp_conns, &key);
@@ -377,4 +427,16 @@ int BPF_PROG(tcp_destroy, struct sock *sk)
 	tcp__emit(ctx, sk, c);
 	bpf_map_delete_elem(&tcp_conns, &key);
 	return 0;
+}
+
+SEC("tp_btf/tcp_destroy_sock")
+int BPF_PROG(tcp_destroy, struct sock *sk)
+{
+	return tcp__destroy(ctx, sk);
+}
+
+SEC("tp_btf/tcp_destroy_sock")
+int BPF_PROG(tcp_destroy2, struct sock *sk)
+{
+	return tcp__destroy(ctx, sk);
 }

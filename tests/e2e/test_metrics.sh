@@ -64,6 +64,8 @@ missing = [n for n in want if n not in names]
 assert not missing, ("missing metrics", missing)
 for r in ("ring_full", "too_big", "driver_bug"):
     assert 'agent_kernel_drops_total{reason="%s"}' % r in samples, ("kernel drops reason", r)
+for r in ("made_by_pair", "lost"):
+    assert 'agent_kernel_runs_skipped_total{result="%s"}' % r in samples, ("skipped runs", r)
 for u in ("stdout", stall):
     assert 'agent_output_emitted_total{output="%s"}' % u in samples, ("output label", u)
     for r in ("queue_full", "output_error", "exit_deadline"):

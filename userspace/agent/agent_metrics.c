@@ -113,6 +113,16 @@ static int kernel_drops(struct prom_buf *b, const struct agent_counters *c)
 							      PPME_IS_ENTER(code) ? ">" : "<", NULL },
 				       c->drops_by_type[code]);
 	}
+	err = err ?: prom__family(b, "agent_kernel_runs_skipped_total", "counter",
+				  "Runs of the driver's tracepoint programs the kernel skipped, "
+				  "nested on a CPU where the program ran: made by the program's "
+				  "pair (TCP health), or lost.");
+	err = err ?: prom__sample_u64(b, "agent_kernel_runs_skipped_total",
+				      (const char *const[]){ "result", "made_by_pair", NULL },
+				      t->drv_skipped_paired);
+	err = err ?: prom__sample_u64(b, "agent_kernel_runs_skipped_total",
+				      (const char *const[]){ "result", "lost", NULL },
+				      t->drv_skipped_lost);
 	return err ?: one(b, "agent_corrupt_records_total", "counter",
 			  "Ring records skipped as malformed (lost events).", t->n_corrupt)
 		   ?: one(b, "agent_ring_lost_total", "counter",

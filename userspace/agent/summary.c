@@ -97,6 +97,12 @@ void summary__print(FILE *out, const struct agent_counters *c, const char *headi
 	}
 	if (c->live)
 		types_line(out, c->drops_by_type);
+	if (t->drv_skipped_paired || t->drv_skipped_lost)
+		fprintf(out, "agent: the kernel skipped %" PRIu64 " runs of the driver's tracepoint "
+			"programs, each nested on a CPU where its program ran: %" PRIu64 " of TCP "
+			"health's, made by their pair's other program; %" PRIu64 " lost (a reset "
+			"count, a profiler's wake-up)\n", t->drv_skipped_paired + t->drv_skipped_lost,
+			t->drv_skipped_paired, t->drv_skipped_lost);
 	for (int i = 0; i < c->n_outputs; i++)
 		output_line(out, c->output_url[i], &c->out[i]);
 	if (c->close_reused)

@@ -72,6 +72,11 @@ struct capture_cpu_stats {
 	uint64_t drv_prof_full;
 	/* TCP connections the driver's table had no room for: no TCP_CLOSE event */
 	uint64_t drv_tcp_untracked;
+	/* runs of the driver's tracepoint programs the kernel skipped, nested
+	 * on a CPU where the program ran (driver__skipped): of TCP health's
+	 * paired programs, made by the pair's other; of the others, lost; in
+	 * the total only */
+	uint64_t drv_skipped_paired, drv_skipped_lost;
 	uint64_t ring_used;		/* bytes written and not yet consumed, now */
 	uint64_t ring_size;		/* bytes of ring */
 };

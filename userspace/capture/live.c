@@ -297,7 +297,7 @@ static int live_stats(void *e, struct capture_stats *st)
 	st->total.drv_peeks = tot.n_peeks;
 	st->total.drv_prof_full = tot.n_prof_full;
 	st->total.drv_tcp_untracked = tot.n_tcp_untracked;
-	return 0;
+	return driver__skipped(l->drv, &st->total.drv_skipped_paired, &st->total.drv_skipped_lost);
 }
 
 static void live_close(void *e)

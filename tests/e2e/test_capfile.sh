@@ -60,6 +60,16 @@ expect "-r of a file with a clone of its caller: counted, the cut named" \
 	bash -c "[ $rc = 1 ] && grep -q '^agent: 1 clone exits named their caller' '$TMP/se' &&
 		grep -q '^agent: file truncated: .* at offset 9256' '$TMP/se'" ||
 	cat "$TMP/se"
+# A capture our agent recorded (the capreq fuzzer's seed: a Python process on
+# loopback), in request mode: its DNS client sent from a fresh UDP socket
+# (sendto's enter names no port of its own), so its end is the port the answer
+# came to, on the address it is bound to; the server saw it from 127.0.0.1.
+"$AGENT" -r "$(dirname "$0")/../fuzz/corpus/capreq/loopback_http_redis_dns.scap" --requests \
+	-j 'req.protocol=dns' >"$TMP/dns.j" 2>/dev/null
+expect "-r --requests names an unbound UDP client by its own port (both sides' records)" \
+	bash -c "grep -q '\"req.client\":\"0.0.0.0:41980\".*\"req.server\":\"127.0.0.1:49487\",\"req.side\":\"client\"' '$TMP/dns.j' &&
+		grep -q '\"req.client\":\"127.0.0.1:41980\".*\"req.server\":\"127.0.0.1:49487\",\"req.side\":\"server\"' '$TMP/dns.j' &&
+		[ \$(wc -l <'$TMP/dns.j') = 2 ]" || cat "$TMP/dns.j"
 "$AGENT" -z >/dev/null 2>"$TMP/ze"; rc=$?
 expect "-z without -w is refused" bash -c "[ $rc = 2 ] && grep -q -- '-w FILE' '$TMP/ze'"
 

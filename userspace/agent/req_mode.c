@@ -295,8 +295,10 @@ void req_mode__free(struct req_mode *m)
 }
 
 /* The socket's tuple for the pairing. TCP: as the fd table holds it. UDP:
- * this end first and the datagram's peer second (the fd table keeps the last
- * message's tuple as client -> server). */
+ * this end first and the datagram's peer second, as the messages' tuples
+ * gave them where they did (mlport, mrport), else from the fd table's tuple
+ * (kept client -> server by sysdig's rules, which give a socket that never
+ * connected its peer's port as its own once the answer comes). */
 static void io__tuple(struct req_io *io, const struct fd_info *fd)
 {
 	io->family = fd->family;
@@ -313,6 +315,14 @@ static void io__tuple(struct req_io *io, const struct fd_info *fd)
 	io->sport = fd->is_server ? fd->dport : fd->sport;
 	memcpy(io->dip, fd->is_server ? fd->sip : fd->dip, 16);
 	io->dport = fd->is_server ? fd->sport : fd->dport;
+	if (fd->mlport) {
+		memcpy(io->sip, fd->mlip, 16);
+		io->sport = fd->mlport;
+	}
+	if (fd->mrport) {
+		memcpy(io->dip, fd->mrip, 16);
+		io->dport = fd->mrport;
+	}
 	memcpy(io->peer_ip, io->dip, 16);
 	io->peer_port = io->dport;
 	io->has_peer = io->dport != 0;

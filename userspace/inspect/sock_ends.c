@@ -192,6 +192,25 @@ static int msg__server(struct fd_info *fi, struct fd_info *t, bool inbound)
 	return sock__set_tuple_name(fi);
 }
 
+/* The message's own ends onto FI's mlip/mrip (the driver's order: the
+ * sender first), each where it has a port. */
+static void msg__ends(struct fd_info *fi, const struct fd_info *t, bool inbound)
+{
+	const uint8_t *lip = inbound ? t->dip : t->sip, *rip = inbound ? t->sip : t->dip;
+	uint16_t lport = inbound ? t->dport : t->sport, rport = inbound ? t->sport : t->dport;
+
+	if (fi->family != t->family)
+		fi->mlport = fi->mrport = 0;
+	if (lport) {
+		memcpy(fi->mlip, lip, sizeof(fi->mlip));
+		fi->mlport = lport;
+	}
+	if (rport) {
+		memcpy(fi->mrip, rip, sizeof(fi->mrip));
+		fi->mrport = rport;
+	}
+}
+
 int sock__from_msg(struct fd_info *fi, const uint8_t *v, uint16_t len, bool inbound,
 		   struct fd_table *fds)
 {
@@ -201,6 +220,7 @@ int sock__from_msg(struct fd_info *fi, const uint8_t *v, uint16_t len, bool inbo
 		return sock__tuple_unix(fi, v, len);
 	if (sock__decode_tuple(&t, v, len) < 0)
 		return -EINVAL;
+	msg__ends(fi, &t, inbound);
 	if (sock__is_bound(fi) || fi->msg_server)
 		return msg__server(fi, &t, inbound);
 	if (!ends__update(fi, &t))

@@ -61,6 +61,14 @@ struct fd_info {
 	 * client -> server by each message. sysdig 0.29.3 takes bytes of the
 	 * bound port for the peer's address there. */
 	bool msg_server;
+	/* An IP socket's ends as its messages' tuples gave them, by the
+	 * kernel's word rather than by sysdig's rules above: this end (mlip,
+	 * mlport) and the last message's peer (mrip, mrport); a port 0 where no
+	 * message said (a sendto's enter before the kernel bound the socket
+	 * says no port of its own). Request mode names a datagram's ends by
+	 * them. */
+	uint8_t mlip[16], mrip[16];
+	uint16_t mlport, mrport;
 	int64_t pidfd_pid;	/* a pidfd's process (host pid), 0 when unknown */
 	/* The ts of the event that made the entry (0: found in /proc). A close
 	 * whose enter came before it cannot have closed this file. */

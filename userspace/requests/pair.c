@@ -789,6 +789,15 @@ static void dgram__io(struct pairer *p, struct pair_conn *c, const struct req_io
 		p->c.n_unparsed++;
 		return;
 	}
+	/* this end's port comes with the first message after the kernel bound
+	 * the socket (a sendto's enter names none): the records name it, and
+	 * the other side's find it by it */
+	if (!c->tsport && io->sport) {
+		memcpy(c->tsip, io->sip, 16);
+		c->tsport = io->sport;
+		if (c->side == REQ_SIDE_CLIENT && c->tdport)
+			conn__set_side(p, c, c->side);
+	}
 	if (!c->side)
 		dgram__set_side(p, c, h.request == (io->dir == REQ_DIR_IN) ? REQ_SIDE_SERVER
 									  : REQ_SIDE_CLIENT);

@@ -4,6 +4,7 @@
  * host's stream of short connections allocates nothing once warm; the table
  * holds at most max_conns. Buckets are chosen with the process's seeded hash:
  * pids, fds and ports are the traced programs' to pick. */
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -189,6 +190,10 @@ struct pair_conn *pair_conn__by_tuple(struct pairer *p, const uint8_t *cip, uint
 	/* an unconnected UDP server socket is indexed for any client */
 	if (side == REQ_SIDE_SERVER && cport)
 		return pair_conn__by_tuple(p, any, 0, sip, sport, l4proto, side, self);
+	/* a UDP client bound to no address of its own (0.0.0.0, ::), by its
+	 * port: the server saw the address the kernel sent from */
+	if (side == REQ_SIDE_CLIENT && l4proto == IPPROTO_UDP && memcmp(cip, any, 16))
+		return pair_conn__by_tuple(p, any, cport, sip, sport, l4proto, side, self);
 	return NULL;
 }
 

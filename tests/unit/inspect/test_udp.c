@@ -6,7 +6,8 @@
  * says it is no socket), TCP sockets keeping their name; then connect again to
  * another peer (its enter gives it) and to AF_UNSPEC (the peer stays, the
  * local end is the tuple's), for unbound sockets, one bound to port 0 and one
- * bound to a port, IPv4 and IPv6. Failed calls change nothing. */
+ * bound to a port, IPv4 and IPv6. Failed calls change nothing. Beside
+ * sysdig's names, the ends as the messages themselves gave them. */
 #include <netinet/in.h>
 
 #include "filter.h"
@@ -176,6 +177,37 @@ static void test_udp_client(void)
 	n = tuple4(tup, LO, 9, ANY, 40000);
 	CHECK(t_emit(t, PPME_SOCKET_RECVFROM_X, TID, "qBB", Q(5), "x", 1u, tup, (unsigned)n) == 0);
 	CHECK_STR(fdname(3), "127.0.0.53:53->127.0.0.1:5353");
+}
+
+/* The ends as the messages gave them (mlip/mlport, mrip/mrport), which
+ * request mode names a datagram by: a client whose answer comes right after
+ * its first sendto, where sysdig's rules give it the server's port as its
+ * own. */
+static void test_msg_ends(void)
+{
+	uint8_t tup[13];
+	uint16_t n;
+	struct fd_info *f;
+
+	socket_(7, 2, 2);
+	f = fd(7);
+	CHECK(f && !f->mlport && !f->mrport);
+	/* the enter's tuple names no port of this end: only the peer is known */
+	n = tuple4(tup, ANY, 0, STUB, 53);
+	sendto_(7, tup, n, 5);
+	CHECK(!f->mlport && f->mrport == 53 && memcmp(f->mrip, STUB, 4) == 0);
+	/* the answer, remote -> local, names this end's port */
+	recvfrom4(7, STUB, 53, ANY, 40000, 5);
+	CHECK_STR(fdname(7), "127.0.0.53:53->127.0.0.53:53");	/* sysdig's */
+	CHECK(f->mlport == 40000 && memcmp(f->mlip, ANY, 4) == 0);
+	CHECK(f->mrport == 53 && memcmp(f->mrip, STUB, 4) == 0);
+	/* another peer: the peer follows the message, this end stays */
+	sendto4(7, ANY, 40000, LO, 5353, 5);
+	CHECK(f->mlport == 40000 && f->mrport == 5353 && memcmp(f->mrip, LO, 4) == 0);
+	/* a failed call and a send with no address change nothing */
+	recvfrom_(7, tup, n, -4);
+	sendto_(7, (const uint8_t *)"", 0, 5);
+	CHECK(f->mlport == 40000 && f->mrport == 5353 && memcmp(f->mrip, LO, 4) == 0);
 }
 
 static void test_udp_server(void)
@@ -385,6 +417,7 @@ int main(void)
 	field_ctx__init(&fctx, inspector__threads(t->in));
 	CHECK(t_spawn(t, TID, 1, "app", "/") == 0);
 	test_udp_client();
+	test_msg_ends();
 	test_udp_server();
 	test_unknown_and_other();
 	test_reconnect();

@@ -451,6 +451,57 @@ static void test_dns_udp(void)
 		CHECK_INT(cli->duration, order ? 510 : 495);
 		pair__free(p);
 	}
+
+	/* a client that never bound nor connected: its sendto's enter names no
+	 * port of its own (the kernel binds it in the call), its answer does,
+	 * on no address of its own (0.0.0.0); the server saw 127.0.0.1:5555 */
+	{
+		struct req_io c = { .pid = 500, .tid = 500, .fd = 3, .family = 2, .l4proto = 17,
+				    .has_peer = true, .comm = "py" };
+		static const uint8_t any[16];
+		const struct req_record *srv, *cli;
+
+		p = fresh(0);
+		/* the peer is dst too, as request mode's io__tuple gives it */
+		memcpy(c.dip, s.dip, 16);
+		c.dport = 53;
+		memcpy(c.peer_ip, s.dip, 16);
+		c.peer_port = 53;
+		s.peer_port = 5555;
+		io_do(p, c, REQ_DIR_OUT, 1000, 0, (char *)q1, n1, 0);
+		io_do(p, s, REQ_DIR_IN, 1010, 0, (char *)q1, n1, 0);
+		io_do(p, s, REQ_DIR_OUT, 1400, 0, (char *)r1, n1, 0);
+		c.sport = 5555;
+		io_do(p, c, REQ_DIR_IN, 1500, 0, (char *)r1, n1, 0);
+		CHECK_INT(nrec, 2);
+		srv = &recs[0];
+		cli = &recs[1];
+		CHECK_INT(cli->side, REQ_SIDE_CLIENT);
+		CHECK_INT(cli->client.port, 5555);
+		CHECK(memcmp(cli->client.ip, any, 16) == 0);
+		CHECK_INT(cli->server.port, 53);
+		CHECK(memcmp(cli->server.ip, s.dip, 16) == 0);
+		CHECK_INT(srv->client.port, 5555);
+		/* the client's finds the server; the server answered before any
+		 * call of the client named its port */
+		CHECK(cli->both_sides && !srv->both_sides);
+		CHECK_INT(cli->server.pid, 400);
+		/* the next exchange: each finds the other, the server's record
+		 * the client by its port (0.0.0.0 to it, 127.0.0.1 to the server) */
+		dns_msg(q2, 0x2222, false, 0);
+		io_do(p, c, REQ_DIR_OUT, 2000, 0, (char *)q2, n2, 0);
+		io_do(p, s, REQ_DIR_IN, 2010, 0, (char *)q2, n2, 0);
+		io_do(p, s, REQ_DIR_OUT, 2400, 0, (char *)r2, dns_msg(r2, 0x2222, true, 0), 0);
+		io_do(p, c, REQ_DIR_IN, 2500, 0, (char *)r2, n2, 0);
+		CHECK_INT(nrec, 4);
+		CHECK(recs[2].side == REQ_SIDE_SERVER && recs[2].both_sides);
+		CHECK_INT(recs[2].client.pid, 500);
+		CHECK_INT(recs[2].client.port, 5555);
+		CHECK(recs[3].side == REQ_SIDE_CLIENT && recs[3].both_sides);
+		CHECK_INT(recs[3].client.port, 5555);
+		CHECK_INT(recs[3].server.pid, 400);
+		pair__free(p);
+	}
 }
 
 static size_t mysql_pkt(char *b, uint8_t seq, const char *payload, size_t n)

@@ -249,22 +249,13 @@ struct {
 	__type(value, __u64);
 } tcp_untracked_mark SEC(".maps");
 
-/* SK's connection is counted untracked, once for both programs of the pair
- * (SECOND: the pair's second, which skips a count its first made). */
-static __always_inline void tcp__untracked(const struct sock *sk, bool second)
+/* This CPU's mark: the socket the pair's first program last counted
+ * untracked, or NULL. */
+static __always_inline __u64 *tcp__mark(void)
 {
 	__u32 zero = 0;
-	__u64 *mark = bpf_map_lookup_elem(&tcp_untracked_mark, &zero);
 
-	if (!mark)
-		return;
-	if (second && *mark == (__u64)sk) {
-		*mark = 0;
-		return;
-	}
-	if (!second)
-		*mark = (__u64)sk;
-	COUNT(n_tcp_untracked);
+	return bpf_map_lookup_elem(&tcp_untracked_mark, &zero);
 }
 
 /* A new connection of SK, this end's SIDE, of process PID named COMM (NULL:
@@ -274,7 +265,7 @@ static __always_inline void tcp__untracked(const struct sock *sk, bool second)
 static __always_inline void tcp__begin(void *ctx, const struct sock *sk, __u8 side, __u32 pid,
 				       const char *comm, bool second)
 {
-	__u64 key = (__u64)sk;
+	__u64 key = (__u64)sk, *mark;
 	struct tcp_conn *c;
 
 	if (pid && pid == settings.own_tgid)
@@ -282,13 +273,21 @@ static __always_inline void tcp__begin(void *ctx, const struct sock *sk, __u8 si
 	c = bpf_map_lookup_elem(&tcp_conns, &key);
 	if (c && !c->closed)
 		return;
+	/* the first counted it, the table full then: a slot freed since
+	 * must not make it tracked as well */
+	if (second && (mark = tcp__mark()) && *mark == key) {
+		*mark = 0;
+		return;
+	}
 	if (c)
 		tcp__emit(ctx, sk, c);
 	/* made zero from a constant, then filled in place: the entry is too
 	 * big to build beside the frame on the stack */
 	if (bpf_map_update_elem(&tcp_conns, &key, &tcp_zero, BPF_ANY) ||
 	    !(c = bpf_map_lookup_elem(&tcp_conns, &key))) {
-		tcp__untracked(sk, second);
+		if (!second && (mark = tcp__mark()))
+			*mark = key;
+		COUNT(n_tcp_untracked);
 		return;
 	}
 	c->start = tcp__now();

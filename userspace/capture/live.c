@@ -43,6 +43,8 @@ struct live {
 	/* Rebuilt enter events per CPU: handed out like the rings' own. */
 	uint64_t synth_evts[CAPTURE_MAX_CPUS];
 	uint64_t synth_bytes[CAPTURE_MAX_CPUS];
+	/* the last skipped-run counts read (driver__skipped) */
+	uint64_t skipped_paired, skipped_lost;
 };
 
 static void live_free(struct live *l)
@@ -256,6 +258,7 @@ static int live_stats(void *e, struct capture_stats *st)
 {
 	struct live *l = e;
 	struct driver_counters tot;
+	uint64_t paired, lost;
 	int err, n;
 
 	err = ringset__stats(l->rs, st);
@@ -297,7 +300,16 @@ static int live_stats(void *e, struct capture_stats *st)
 	st->total.drv_peeks = tot.n_peeks;
 	st->total.drv_prof_full = tot.n_prof_full;
 	st->total.drv_tcp_untracked = tot.n_tcp_untracked;
-	return driver__skipped(l->drv, &st->total.drv_skipped_paired, &st->total.drv_skipped_lost);
+	/* A report beside the capture, not the capture: a failed read keeps the
+	 * last counts and the stats read succeeds, as the agent's start (the TLS
+	 * watcher, the listeners' seeding) waits on it. */
+	if (driver__skipped(l->drv, &paired, &lost) == 0) {
+		l->skipped_paired = paired;
+		l->skipped_lost = lost;
+	}
+	st->total.drv_skipped_paired = l->skipped_paired;
+	st->total.drv_skipped_lost = l->skipped_lost;
+	return 0;
 }
 
 static void live_close(void *e)

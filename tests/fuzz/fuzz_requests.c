@@ -6,7 +6,9 @@
  * end inside the bytes, and the same end when they come in two pieces. A
  * Kafka response is read as the answer to the API and version the first
  * byte names (bits 1-3: one of eight APIs, bits 4-7: the version). Dubbo and
- * RocketMQ say themselves whether a message is a request: read either way. */
+ * RocketMQ say themselves whether a message is a request: read either way.
+ * http__chunks walks a chunked body to the same end, or the same refusal,
+ * whole or in two pieces, and never past the bytes. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +92,33 @@ static void check_head_end(const uint8_t *buf, size_t n, size_t at)
 		__builtin_trap();
 }
 
+/* A chunked body: the whole of BUF at once, and cut at AT. */
+static void check_chunks(const uint8_t *buf, size_t n, size_t at)
+{
+	struct http_chunks ch;
+	long whole, first, second;
+	bool ended;
+
+	http__chunks_start(&ch);
+	whole = http__chunks(&ch, buf, n);
+	if (whole > (long)n || (whole == 0 && n) || (whole >= 0 && whole < (long)n && ch.state))
+		__builtin_trap();
+	ended = whole >= 0 && !ch.state;
+	http__chunks_start(&ch);
+	first = http__chunks(&ch, buf, at);
+	if (first < 0 || !ch.state) {
+		/* refused or ended in the first piece: so it is whole */
+		if (first != whole)
+			__builtin_trap();
+		return;
+	}
+	if (first != (long)at)
+		__builtin_trap();
+	second = http__chunks(&ch, buf + at, n - at);
+	if (second < 0 ? whole >= 0 : (long)at + second != whole || ended != !ch.state)
+		__builtin_trap();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -114,6 +143,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check(parsers[i].fn(buf, size - 1, request, &h), &h, parsers[i].proto);
 	}
 	check_head_end(buf, size - 1, (size_t)(data[0] >> 1) % size);
+	check_chunks(buf, size - 1, (size_t)(data[0] >> 1) % size);
 	free(buf);
 	return 0;
 }

@@ -1,6 +1,7 @@
 /* HTTP/1.x start lines and the headers that give a message's length
  * (RFC 9112). Lines end in CRLF; a bare LF is accepted too, as servers do. */
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 #include <strings.h>
 
@@ -287,7 +288,7 @@ static bool parse_length(const uint8_t *v, size_t n, uint64_t *val)
  * them are in BUF. */
 static void parse_headers(const uint8_t *buf, size_t len, size_t p, struct req_head *out)
 {
-	bool have_cl = false, chunked = false, bad = false;
+	bool have_cl = false, chunked = false, te_chunked = false, bad = false;
 	uint64_t cl = 0, v = 0;
 
 	for (;;) {
@@ -323,6 +324,8 @@ static void parse_headers(const uint8_t *buf, size_t len, size_t p, struct req_h
 			cl = v;
 		} else if (name_is(buf + n0, colon - n0, "Transfer-Encoding")) {
 			chunked = true;	/* any coding: the body ends where the coding says */
+			/* (chunked is the last coding of a valid request's) */
+			te_chunked = token__has(buf + colon + 1, q - colon - 1, "chunked");
 		} else if (name_is(buf + n0, colon - n0, "Upgrade")) {
 			out->upgrade_h2c = token__has(buf + colon + 1, q - colon - 1, "h2c");
 		}
@@ -331,7 +334,14 @@ static void parse_headers(const uint8_t *buf, size_t len, size_t p, struct req_h
 		/* never a body, whatever the headers say (a 304's
 		 * Content-Length is the stored representation's) */
 		cl = 0;
-	} else if (bad || chunked) {
+	} else if (chunked) {
+		/* Transfer-Encoding overrides any Content-Length (RFC 9112 6.3) */
+		if (te_chunked && p <= UINT32_MAX) {
+			out->chunked = true;
+			out->head_len = (uint32_t)p;
+		}
+		return;
+	} else if (bad) {
 		return;
 	} else if (!have_cl) {
 		/* without a length a request has no body, a response runs
@@ -388,4 +398,119 @@ size_t http__head_end(uint8_t *state, const uint8_t *buf, size_t len)
 		}
 	}
 	return 0;
+}
+
+/* http__chunks' states: a chunk-size's first digit, its further digits, the
+ * rest of its line (extensions), the chunk's data, the CRLF after the data
+ * (its CR seen: DATA_LF), a trailer section's line start, after a CR there,
+ * inside a trailer line. */
+enum {
+	CH_SIZE0 = 1, CH_SIZE, CH_EXT, CH_DATA, CH_DATA_END, CH_DATA_LF,
+	CH_TRAILER, CH_TRAILER_CR, CH_TRAILER_LINE,
+};
+
+void http__chunks_start(struct http_chunks *ch)
+{
+	ch->left = 0;
+	ch->state = CH_SIZE0;
+	ch->digits = 0;
+}
+
+static int hex_val(uint8_t b)
+{
+	if (b >= '0' && b <= '9')
+		return b - '0';
+	b |= 0x20;
+	return b >= 'a' && b <= 'f' ? b - 'a' + 10 : -1;
+}
+
+long http__chunks(struct http_chunks *ch, const uint8_t *buf, size_t len)
+{
+	size_t i = 0;
+
+	if (len > LONG_MAX)
+		len = LONG_MAX;
+	while (i < len) {
+		uint8_t b = buf[i];
+		int v;
+
+		switch (ch->state) {
+		case CH_SIZE0:
+		case CH_SIZE:
+			v = hex_val(b);
+			if (v >= 0) {
+				/* at most 15 digits: no size overflows */
+				if (++ch->digits > 15)
+					goto bad;
+				ch->left = ch->left << 4 | (uint64_t)v;
+				ch->state = CH_SIZE;
+				break;
+			}
+			if (ch->state == CH_SIZE0)
+				goto bad;
+			/* this byte ends the size: the line's rest */
+			ch->state = CH_EXT;
+			/* fall through */
+		case CH_EXT:
+			if (b == '\n') {
+				ch->digits = 0;
+				ch->state = ch->left ? CH_DATA : CH_TRAILER;
+			}
+			break;
+		case CH_DATA: {
+			uint64_t take = len - i < ch->left ? len - i : ch->left;
+
+			ch->left -= take;
+			i += take;
+			if (!ch->left)
+				ch->state = CH_DATA_END;
+			continue;
+		}
+		case CH_DATA_END:
+		case CH_DATA_LF:
+			if (b == '\r' && ch->state == CH_DATA_END)
+				ch->state = CH_DATA_LF;
+			else if (b == '\n')
+				ch->state = CH_SIZE0;
+			else
+				goto bad;
+			break;
+		case CH_TRAILER:
+		case CH_TRAILER_CR:
+			if (b == '\n') {
+				ch->state = 0;
+				return (long)(i + 1);
+			}
+			if (b == '\r' && ch->state == CH_TRAILER)
+				ch->state = CH_TRAILER_CR;
+			else if (ch->state == CH_TRAILER_CR)
+				goto bad;
+			else
+				ch->state = CH_TRAILER_LINE;
+			break;
+		case CH_TRAILER_LINE:
+			if (b == '\n')
+				ch->state = CH_TRAILER;
+			break;
+		default:
+			goto bad;
+		}
+		i++;
+	}
+	return (long)len;
+bad:
+	ch->state = 0;
+	return -EPROTO;
+}
+
+bool http__chunks_skip(struct http_chunks *ch, uint64_t n)
+{
+	if (ch->state != CH_DATA || n > ch->left) {
+		ch->state = 0;
+		return false;
+	}
+	ch->left -= n;
+	if (!ch->left)
+		ch->state = CH_DATA_END;
+	return true;
 }

@@ -37,4 +37,21 @@ bool http__interim(int32_t status);
 #define HTTP_HEAD_START 1
 size_t http__head_end(uint8_t *state, const uint8_t *buf, size_t len);
 
+/* A chunked body (RFC 9112 7.1) walked piece by piece, from the byte after
+ * its head (req_head.chunked): http__chunks_start, then each piece's bytes in
+ * order. */
+struct http_chunks {
+	uint64_t left;		/* data bytes of the current chunk still to come */
+	uint8_t state;		/* 0: not walking */
+	uint8_t digits;
+};
+void http__chunks_start(struct http_chunks *ch);
+/* The bytes of BUF that are the body's: LEN when its end is not among them,
+ * else up to its last CRLF, and ch->state 0 then. -EPROTO for bytes that are
+ * no chunked coding (ch->state 0 too). */
+long http__chunks(struct http_chunks *ch, const uint8_t *buf, size_t len);
+/* N bytes not seen (past the snaplen): true when all are inside one chunk's
+ * data, so the walk goes on after them. */
+bool http__chunks_skip(struct http_chunks *ch, uint64_t n);
+
 #endif

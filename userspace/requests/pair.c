@@ -109,6 +109,46 @@ static struct pair_req *q_newest(struct pair_conn *c)
 	return c->n ? q_at(c, c->n - 1) : NULL;
 }
 
+/* Q's own request is still being read: a server that answered before it read
+ * the body (nginx discarding a body it has no use for, a 401 or 413 to an
+ * upload) reads the rest after its response. Those bytes are Q's, and its
+ * record waits for them (or for the connection's end or idle expiry). */
+static bool q_body_due(struct pair_conn *c, const struct pair_req *q)
+{
+	return ((c->req_need && c->req_need != PAIR_LEN_OPEN) || c->req_chunks.state) &&
+	       q == q_newest(c);
+}
+
+/* Of the LEFT bytes from B (AVAIL of them captured), those of the current
+ * request's chunked body. A walk that cannot go on (bytes that are no chunked
+ * coding, a chunk's size line past the snaplen) leaves the rest to the rule
+ * for bodies of unknown length: they run to the response (counted). */
+static uint64_t req__chunked(struct pairer *p, struct pair_conn *c, const uint8_t *b,
+			     size_t avail, uint64_t left)
+{
+	long n = avail ? http__chunks(&c->req_chunks, b, avail) : 0;
+
+	if (n < 0) {
+		p->c.n_unparsed++;
+		c->req_need = PAIR_LEN_OPEN;
+		return left;
+	}
+	if (!c->req_chunks.state)
+		return (uint64_t)n;	/* its end */
+	if (left > avail && !http__chunks_skip(&c->req_chunks, left - avail)) {
+		p->c.n_uncaptured++;
+		c->req_need = PAIR_LEN_OPEN;
+	}
+	return left;
+}
+
+/* The done requests at the head of the queue go out, in order. */
+static void q_emit_done(struct pairer *p, struct pair_conn *c)
+{
+	while (c->n && q_at(c, 0)->resp_done && !q_body_due(c, q_at(c, 0)))
+		pair_emit__req(p, c, q_at(c, 0), false, false, 0);
+}
+
 static bool is_request_dir(const struct pair_conn *c, uint8_t dir)
 {
 	return (c->side == REQ_SIDE_SERVER) == (dir == REQ_DIR_IN);
@@ -240,7 +280,9 @@ static void conn__settle(struct pairer *p, struct pair_conn *c, bool all, uint64
 		struct pair_req *q = q_at(c, 0);
 
 		if (q->resp_done) {
-			/* answered by none (one-way) */
+			/* answered by none (one-way), or answered before its body came */
+			if (!all && q_body_due(c, q))
+				break;
 		} else if (!q->has_resp) {
 			if (!all)
 				break;
@@ -251,14 +293,6 @@ static void conn__settle(struct pairer *p, struct pair_conn *c, bool all, uint64
 		}
 		pair_emit__req(p, c, q, false, false, 0);
 	}
-}
-
-/* The done requests at the head of the queue (one-way ones, answered by
- * none): reported in order. */
-static void conn__done(struct pairer *p, struct pair_conn *c)
-{
-	while (c->n && q_at(c, 0)->resp_done)
-		pair_emit__req(p, c, q_at(c, 0), false, false, 0);
 }
 
 /* Sets up BUF/BLEN/LEN for bytes of direction DIR: carried bytes of that
@@ -378,9 +412,21 @@ static void stream__request(struct pairer *p, struct pair_conn *c, const struct 
 			off = done < blen ? (size_t)done : blen;
 			if (c->req_need != PAIR_LEN_OPEN)
 				c->req_need -= take;
-			/* one-way requests wholly read go out, in order */
+			/* one-way requests wholly read go out, in order, and
+			 * those answered before their body came */
 			if (!c->req_need)
-				conn__done(p, c);
+				q_emit_done(p, c);
+			continue;
+		}
+		if (c->req_chunks.state) {
+			uint64_t take = req__chunked(p, c, off < blen ? buf + off : NULL,
+						     off < blen ? blen - off : 0, len - done);
+
+			if (q)
+				q->req_bytes += take;
+			done += take;
+			off = done < blen ? (size_t)done : blen;
+			q_emit_done(p, c);
 			continue;
 		}
 		if (off >= blen) {
@@ -406,7 +452,8 @@ static void stream__request(struct pairer *p, struct pair_conn *c, const struct 
 		}
 		/* a walked message whose header the read cut: kept for the next
 		 * (a Dubbo call's method comes after its path, in the body) */
-		if ((again || (!r && proto__walks(proto) && !h.len_known) || (!r && h.head_cut)) &&
+		if ((again || (!r && proto__walks(proto) && !h.len_known && !h.chunked) ||
+		     (!r && h.head_cut)) &&
 		    stream__carry(c, io->dir, buf + off, blen - off, len - done,
 				  off ? ts_read : ts))
 			break;
@@ -429,10 +476,15 @@ static void stream__request(struct pairer *p, struct pair_conn *c, const struct 
 			pair_req__release(p, q);
 		}
 		ts = ts_read;
-		if (!r && proto__walks(proto) && h.len_known && h.total_len)
+		if (!r && proto__walks(proto) && h.len_known && h.total_len) {
 			c->req_need = h.total_len;
-		else
+		} else if (!r && proto == REQ_PROTO_HTTP && h.chunked) {
+			/* its head, then its body walked chunk by chunk */
+			c->req_need = h.head_len;
+			http__chunks_start(&c->req_chunks);
+		} else {
 			c->req_need = PAIR_LEN_OPEN;
+		}
 	}
 }
 
@@ -747,8 +799,7 @@ take:
 					q->resp_done = true;
 					pair_req__release(p, q);
 					/* done ones at the head go out in order */
-					while (c->n && q_at(c, 0)->resp_done)
-						pair_emit__req(p, c, q_at(c, 0), false, false, 0);
+					q_emit_done(p, c);
 				}
 			}
 		}
@@ -864,6 +915,7 @@ static bool conn__quiet(struct pairer *p, struct pair_conn *c)
 		pair_req__release(p, q_at(c, i));
 	c->head = c->n = 0;
 	c->req_need = c->resp_need = 0;
+	c->req_chunks.state = 0;
 	c->resp_seq = 0;
 	c->resp_other = false;
 	c->resp_scan = 0;
@@ -939,6 +991,7 @@ static void conn__tls_begin(struct pairer *p, struct pair_conn *c)
 	c->detected = false;
 	c->last_dir = 0;
 	c->req_need = c->resp_need = 0;
+	c->req_chunks.state = 0;
 	c->resp_seq = 0;
 	c->resp_other = false;
 	c->resp_lost = false;

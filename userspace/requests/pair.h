@@ -108,7 +108,8 @@ struct pair_counters {
 	uint64_t n_pipeline_full; /* requests not followed: PAIR_PIPELINE reached */
 	uint64_t n_unmatched;	/* responses with no request (started mid-way) */
 	uint64_t n_unparsed;	/* messages on a known protocol its parser refused */
-	uint64_t n_uncaptured;	/* pipelined messages past the snaplen: not counted */
+	uint64_t n_uncaptured;	/* pipelined messages past the snaplen: not counted;
+				 * chunked bodies whose walk a size line there ended */
 	uint64_t n_open_at_end;	/* requests still unanswered at pair__flush */
 	uint64_t n_client_quiet; /* client sides not walked (server_side_once) */
 	uint64_t n_quiet_handed;  /* ... of which handed to pair__set_quiet's callback */

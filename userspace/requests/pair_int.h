@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "http.h"
 #include "pair.h"
 
 /* Bytes of a message header kept across reads when a read ends inside it
@@ -144,6 +145,8 @@ struct pair_conn {
 	uint8_t last_dir;	/* enum req_dir of the last bytes, 0: none */
 	uint64_t last_ts;	/* the last bytes' time */
 	uint64_t req_need;	/* bytes of the current request still to come, PAIR_LEN_OPEN, or 0 */
+	struct http_chunks req_chunks;	/* the current request's chunked body, after
+					 * its head's req_need (state 0: none) */
 	uint32_t seq;		/* requests begun on it */
 	uint64_t resp_need;	/* the same for the current response message */
 	uint32_t resp_seq;	/* the request (seq) an id gave the response message in

@@ -601,6 +601,77 @@ static void test_interim(void)
 	}
 }
 
+/* A chunked body: the head says so and where it ends; http__chunks finds the
+ * body's end in one piece and cut anywhere, skips data not seen, and refuses
+ * what is no chunked coding. The body as Python's http.client sends a
+ * generator's (each piece a chunk), with an extension and a trailer. */
+static void test_chunks(void)
+{
+	static const char head[] = "POST /up HTTP/1.1\r\nHost: e2e\r\n"
+				   "Transfer-Encoding: chunked\r\n\r\n";
+	static const char body[] = "5\r\nhello\r\n1A;ext=1\r\nabcdefghijklmnopqrstuvwxyz\r\n"
+				   "0\r\nX-Sum: 7\r\n\r\n";
+	static const char lf_only[] = "3\nabc\n0\n\n";
+	static const char *const refused[] = {
+		"x\r\n", "\r\n", "3\r\nabcX\r\n", "0\r\n\rX", "1234567890abcdef0\r\n",
+	};
+	struct http_chunks ch;
+	struct req_head h;
+	char buf[256];
+	size_t n = strlen(body);
+
+	/* the head: whole, chunked, its length; gzip alone is not walked */
+	snprintf(buf, sizeof(buf), "%s%s", head, body);
+	CHECK_INT(parse(buf, strlen(buf), true, &h), 0);
+	CHECK(h.chunked && !h.len_known);
+	CHECK_INT(h.head_len, strlen(head));
+	CHECK_INT(parse_str("POST / HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n"
+			    "Content-Length: 9\r\n\r\n", true, &h), 0);
+	CHECK(h.chunked && !h.len_known);
+	CHECK_INT(parse_str("POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n", true, &h), 0);
+	CHECK(!h.chunked && !h.len_known);
+	/* cut before the head's end: not known yet */
+	CHECK_INT(parse(head, strlen(head) - 1, true, &h), 0);
+	CHECK(!h.chunked);
+
+	/* the body with the next request after it: ends at its last CRLF */
+	snprintf(buf, sizeof(buf), "%sGET / HTTP/1.1\r\n\r\n", body);
+	http__chunks_start(&ch);
+	CHECK_INT(http__chunks(&ch, (const uint8_t *)buf, strlen(buf)), n);
+	CHECK_INT(ch.state, 0);
+	for (size_t cut = 0; cut <= n; cut++) {
+		long a, b;
+
+		http__chunks_start(&ch);
+		a = http__chunks(&ch, (const uint8_t *)buf, cut);
+		CHECK_INT(a, cut == n ? (long)n : (long)cut);
+		CHECK(cut == n ? !ch.state : ch.state);
+		if (cut == n)
+			continue;
+		b = http__chunks(&ch, (const uint8_t *)buf + cut, strlen(buf) - cut);
+		CHECK_INT(a + b, n);
+		CHECK_INT(ch.state, 0);
+	}
+	http__chunks_start(&ch);
+	CHECK_INT(http__chunks(&ch, (const uint8_t *)lf_only, strlen(lf_only)), strlen(lf_only));
+	CHECK_INT(ch.state, 0);
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		http__chunks_start(&ch);
+		CHECK_INT(http__chunks(&ch, (const uint8_t *)refused[i], strlen(refused[i])), -EPROTO);
+		CHECK_INT(ch.state, 0);
+	}
+	/* data past the snaplen: skipped inside a chunk, not over its end */
+	http__chunks_start(&ch);
+	CHECK_INT(http__chunks(&ch, (const uint8_t *)"1000\r\nab", 8), 8);
+	CHECK(http__chunks_skip(&ch, 4080));
+	CHECK_INT(http__chunks(&ch, (const uint8_t *)"cdefghijklmnop\r\n0\r\n\r\n", 21), 21);
+	CHECK_INT(ch.state, 0);
+	http__chunks_start(&ch);
+	CHECK_INT(http__chunks(&ch, (const uint8_t *)"10\r\nab", 6), 6);
+	CHECK(!http__chunks_skip(&ch, 15));
+	CHECK_INT(ch.state, 0);
+}
+
 int main(void)
 {
 	test_captured();
@@ -612,5 +683,6 @@ int main(void)
 	test_lengths();
 	test_mutations();
 	test_interim();
+	test_chunks();
 	return t_report();
 }

@@ -3,7 +3,8 @@
  * on one side and on both; several interim responses, 103 Early Hints with
  * Link headers, cut across reads at every byte; pipelined requests each with
  * its own; a close or a timeout after the 100; and 101 Switching Protocols,
- * which is the final response, after which the connection is not HTTP. */
+ * which is the final response, after which the connection is not HTTP.
+ * Bodies read after their answer, and chunked bodies walked to their end. */
 #include <stdio.h>
 #include <string.h>
 
@@ -294,6 +295,133 @@ static void test_switching(void)
 	pair__free(p);
 }
 
+/* nginx answering a location of `return 200` at once and reading the body
+ * after (its lingering discard), on a keep-alive connection: a body of known
+ * length, then a chunked one past the snaplen in part, then a chunked one
+ * read before the answer with the next request in the same read. Each is one
+ * record with every byte of its request, held until the last one came, and
+ * the request after each is a record of its own. */
+static const char ok_early[] = "HTTP/1.1 200 OK\r\nServer: nginx/1.22.1\r\nContent-Type: "
+			       "application/octet-stream\r\nContent-Length: 3\r\n\r\nok\n";
+static void test_body_after_answer(void)
+{
+	static const char cl_head[] = "POST /early/a HTTP/1.1\r\nHost: e2e\r\nContent-Length: 30000\r\n\r\n";
+	static const char ch_head[] = "POST /early/b HTTP/1.1\r\nHost: e2e\r\n"
+				      "Transfer-Encoding: chunked\r\n\r\n";
+	/* a chunk of 0x1800 bytes: its data runs past a 2048-byte capture */
+	static char big[6200];
+	static const char ch_tail[] = "\r\n11;x=y\r\n01234567890123456\r\n0\r\nX-T: 1\r\n\r\n";
+	static char both[512];
+	struct pairer *p = fresh(0);
+	struct req_io s = tcp(100, 5, true, 40000, 80);
+	struct pair_counters k;
+	size_t big_len, n;
+
+	/* 1. Content-Length: the head, the answer, the body in three reads */
+	IN(p, s, 1000, cl_head);
+	OUT(p, s, 1100, ok_early);
+	CHECK_INT(nrec, 0);	/* answered, its body to come */
+	for (int i = 0; i < 3; i++)
+		io_do(p, s, REQ_DIR_IN, 1200 + 10 * (uint64_t)i, 0, body, sizeof(body), 10000);
+	CHECK_INT(nrec, 1);
+	CHECK_STR(recs[0].method, "POST");
+	CHECK_STR(recs[0].target, "/early/a");
+	CHECK_INT(recs[0].status, 200);
+	CHECK_INT(recs[0].req_bytes, strlen(cl_head) + 30000);
+	CHECK_INT(recs[0].resp_bytes, strlen(ok_early));
+	CHECK_INT(recs[0].duration, 100);	/* to its answer's last byte */
+	IN(p, s, 2000, get_small);
+	OUT(p, s, 2100, small_ok);
+	CHECK_INT(nrec, 2);
+	CHECK_STR(recs[1].target, "/small.txt");
+	CHECK_INT(recs[1].req_bytes, strlen(get_small));
+
+	/* 2. chunked: the head, the answer, then 1800 data bytes read 4096 at a
+	 * time of which 2048 captured, then the rest with a trailer */
+	memcpy(big, "1800\r\n", 6);
+	memset(big + 6, 'b', 0x1800);
+	big_len = 6 + 0x1800;
+	IN(p, s, 3000, ch_head);
+	OUT(p, s, 3100, ok_early);
+	io_do(p, s, REQ_DIR_IN, 3200, 0, big, 2048, 4096);
+	io_do(p, s, REQ_DIR_IN, 3210, 0, big + 4096, 2048, big_len - 4096);
+	CHECK_INT(nrec, 2);	/* its end not read yet */
+	IN(p, s, 3220, ch_tail);
+	CHECK_INT(nrec, 3);
+	CHECK_STR(recs[2].target, "/early/b");
+	CHECK_INT(recs[2].req_bytes, strlen(ch_head) + big_len + strlen(ch_tail));
+	CHECK_INT(recs[2].status, 200);
+
+	/* 3. chunked, whole before the answer, the next request in its read */
+	n = (size_t)snprintf(both, sizeof(both), "%s5\r\nhello\r\n0\r\n\r\n%s", ch_head, get_small);
+	IN(p, s, 4000, both);
+	OUT(p, s, 4100, ok_early);
+	OUT(p, s, 4110, small_ok);
+	CHECK_INT(nrec, 5);
+	CHECK_STR(recs[3].target, "/early/b");
+	CHECK_INT(recs[3].req_bytes, n - strlen(get_small));
+	CHECK_INT(recs[3].resp_bytes, strlen(ok_early));
+	CHECK_STR(recs[4].target, "/small.txt");
+	CHECK_INT(recs[4].req_bytes, strlen(get_small));
+	CHECK_INT(recs[4].resp_bytes, strlen(small_ok));
+	pair__counters(p, &k);
+	CHECK_INT(k.n_unmatched, 0);
+	CHECK_INT(k.n_unparsed, 0);
+	CHECK_INT(k.n_uncaptured, 0);
+
+	/* 4. a body that never comes: the close reports it, not aborted (its
+	 * answer came whole) */
+	IN(p, s, 5000, cl_head);
+	OUT(p, s, 5100, ok_early);
+	CHECK_INT(nrec, 5);
+	pair__close(p, &s);
+	CHECK_INT(nrec, 6);
+	CHECK_INT(recs[5].req_bytes, strlen(cl_head));
+	CHECK(!recs[5].aborted);
+	pair__free(p);
+}
+
+/* A chunked body whose next size line is past the snaplen cannot be walked,
+ * nor bytes that are no chunked coding: each counted, and the rest of the
+ * body runs to the answer as a body of unknown length does. */
+static void test_chunks_lost(void)
+{
+	static const char ch_head[] = "POST /up HTTP/1.1\r\nHost: e2e\r\n"
+				      "Transfer-Encoding: chunked\r\n\r\n";
+	static const char bad[] = "3\r\nabcx\r\n0\r\n\r\n";
+	static char data[2048];
+	struct pairer *p = fresh(0);
+	struct req_io s = tcp(100, 5, true, 40000, 80), t = tcp(100, 6, true, 40001, 80);
+	struct pair_counters k;
+
+	/* a 4096-byte read, 2048 captured: a chunk of 0x400, then one of 0x400
+	 * whose data the capture cuts 12 bytes before its end */
+	memcpy(data, "400\r\n", 5);
+	memset(data + 5, 'x', 0x400);
+	memcpy(data + 5 + 0x400, "\r\n400\r\n", 7);
+	memset(data + 12 + 0x400, 'y', sizeof(data) - 12 - 0x400);
+	IN(p, s, 1000, ch_head);
+	io_do(p, s, REQ_DIR_IN, 1100, 0, data, sizeof(data), 4096);
+	IN(p, s, 1200, "0\r\n\r\n");
+	OUT(p, s, 1300, ok_early);
+	CHECK_INT(nrec, 1);
+	CHECK_INT(recs[0].req_bytes, strlen(ch_head) + 4096 + 5);
+	CHECK_INT(recs[0].status, 200);
+	pair__counters(p, &k);
+	CHECK_INT(k.n_uncaptured, 1);
+	CHECK_INT(k.n_unparsed, 0);
+
+	/* "x" where the CRLF after a chunk's data was due */
+	IN(p, t, 2000, ch_head);
+	IN(p, t, 2100, bad);
+	OUT(p, t, 2200, ok_early);
+	CHECK_INT(nrec, 2);
+	CHECK_INT(recs[1].req_bytes, strlen(ch_head) + strlen(bad));
+	pair__counters(p, &k);
+	CHECK_INT(k.n_unparsed, 1);
+	pair__free(p);
+}
+
 int main(void)
 {
 	for (size_t i = 0; i < sizeof(body); i++)
@@ -305,5 +433,7 @@ int main(void)
 	test_pipelined();
 	test_interim_only();
 	test_switching();
+	test_body_after_answer();
+	test_chunks_lost();
 	return t_report();
 }

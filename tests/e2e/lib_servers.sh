@@ -263,6 +263,24 @@ def mariadb_log(path):
     return conns, cmds
 
 
+def http_response(s, buf=b""):
+    """One HTTP/1.1 response off socket S, read to its Content-Length (BUF:
+    bytes of it read before): its head (with the empty line), its body, and
+    the bytes read past it."""
+    while b"\r\n\r\n" not in buf:
+        d = s.recv(65536)
+        assert d, ("closed mid-head", buf)
+        buf += d
+    head, _, rest = buf.partition(b"\r\n\r\n")
+    n = sum(int(l.split(b":", 1)[1]) for l in head.split(b"\r\n")[1:]
+            if l.split(b":", 1)[0].strip().lower() == b"content-length")
+    while len(rest) < n:
+        d = s.recv(65536)
+        assert d, "closed mid-body"
+        rest += d
+    return head + b"\r\n\r\n", rest[:n], rest[n:]
+
+
 def short(r):
     """One record as a short line for failure messages."""
     keys = ("req.side", "req.protocol", "req.method", "req.path", "req.status", "req.error",

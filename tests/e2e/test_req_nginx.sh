@@ -93,25 +93,14 @@ expect "ab and curl ran" load
 UPLOADS=6
 uploads() {
 	timeout 30 python3 - "$PORT" <<'PY'
-import socket, sys
+import socket, sys, req_lib as R
 BODY = bytes(range(256)) * 800	# 200 KiB
 
 def response(s):
     """One response off S: its head and body (to its Content-Length)."""
-    buf = b""
-    while b"\r\n\r\n" not in buf:
-        d = s.recv(65536)
-        assert d, ("closed mid-head", buf)
-        buf += d
-    head, _, body = buf.partition(b"\r\n\r\n")
-    n = sum(int(l.split(b":", 1)[1]) for l in head.split(b"\r\n")[1:]
-            if l.split(b":", 1)[0].strip().lower() == b"content-length")
-    while len(body) < n:
-        d = s.recv(65536)
-        assert d, "closed mid-body"
-        body += d
-    assert len(body) == n, ("more than one response came", head)
-    return head + b"\r\n\r\n", body
+    head, body, rest = R.http_response(s)
+    assert not rest, ("more than one response came", head)
+    return head, body
 
 for c in range(3):
     s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Request mode against Redis (issue 23): redis-benchmark with and without
-# pipelining (-P 16), and failing commands through redis-cli (a command on the
-# wrong type, a wrong number of arguments, an unknown command). Ground truth is
+# pipelining (-P 16), failing commands through redis-cli (a command on the
+# wrong type, a wrong number of arguments, an unknown command), and
+# redis-cli --pipe's mass insertion. Ground truth is
 # Redis' own accounting, reset when the agent starts and read once it stopped:
 # server-side records per command == INFO commandstats' calls (plus
 # rejected_calls, which calls leaves out), error records per command ==
@@ -35,6 +36,9 @@ load() {
 	cli GET e2e:a e2e:b >/dev/null			# ERR, rejected_calls of get
 	cli E2EUNKNOWN e2e:str >/dev/null		# ERR, in errorstats only
 	cli INCR e2e:str >/dev/null
+	# mass insertion: inline commands, then an empty line and an ECHO of
+	# random bytes that tells redis-cli all were answered (13 in flight)
+	printf 'SET e2e:pipe:%d v\r\n' $(seq 1 12) | cli --pipe >/dev/null || rc=1
 	return $rc
 }
 expect "redis-benchmark and redis-cli ran" load

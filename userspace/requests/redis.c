@@ -290,6 +290,23 @@ static int parse_inline(const uint8_t *buf, size_t len, struct req_head *out)
 	return 0;
 }
 
+/* The empty lines at BUF's start: Redis skips an empty inline command, and
+ * redis-cli --pipe sends one before the ECHO that ends its run. They are
+ * taken as the next command's bytes, when that is an array. */
+static size_t blank_lines(const uint8_t *buf, size_t len)
+{
+	size_t at = 0;
+
+	for (;;) {
+		if (at < len && buf[at] == '\n')
+			at++;
+		else if (at + 1 < len && buf[at] == '\r' && buf[at + 1] == '\n')
+			at += 2;
+		else
+			return at;
+	}
+}
+
 int redis__parse(const uint8_t *buf, size_t len, bool request, struct req_head *out)
 {
 	size_t at, e;
@@ -301,7 +318,19 @@ int redis__parse(const uint8_t *buf, size_t len, bool request, struct req_head *
 	if (len == 0)
 		return -EAGAIN;
 	if (request) {
-		r = buf[0] == '*' ? parse_multibulk(buf, len, out) : parse_inline(buf, len, out);
+		size_t skip = blank_lines(buf, len);
+
+		/* (a CR at the end may be a blank line's) */
+		if (skip == len || (skip + 1 == len && buf[skip] == '\r')) {
+			r = -EAGAIN;
+			goto done;
+		}
+		/* (inline commands after blank lines are not taken: an HTTP
+		 * request after a stray CRLF would read as Redis' GET) */
+		r = buf[skip] == '*' ? parse_multibulk(buf + skip, len - skip, out)
+				     : parse_inline(buf, len, out);
+		if (!r && out->len_known)
+			out->total_len += skip;
 		goto done;
 	}
 	r = value(buf, len, 0, 0, &at);

@@ -12,7 +12,9 @@
 /* As req_head.h says. A request: an array of bulk strings (method: the first,
  * uppercased, only the first word of two-word commands such as CONFIG GET;
  * target: the second, the key, cut to size), or an inline command line whose
- * first word is a known command (redis-cli's and telnet's PING). A reply: any
+ * first word is a known command (redis-cli's and telnet's PING). Empty lines
+ * before an array (Redis skips them; redis-cli --pipe sends one) count to its
+ * bytes; empty lines alone are -EAGAIN. A reply: any
  * RESP2 or RESP3 value (no attributes); error for -ERR and !blob errors, code
  * their first word (ERR, WRONGTYPE cut to "WRONGTY"). -EAGAIN while the first
  * line (a request's command) is incomplete; a value cut by LEN gives 0 with

@@ -115,8 +115,23 @@ static struct pair_req *q_newest(struct pair_conn *c)
  * record waits for them (or for the connection's end or idle expiry). */
 static bool q_body_due(struct pair_conn *c, const struct pair_req *q)
 {
-	return ((c->req_need && c->req_need != PAIR_LEN_OPEN) || c->req_chunks.state) &&
+	return ((c->req_need && c->req_need != PAIR_LEN_OPEN) || c->req_chunks.state ||
+		c->req_body_lost) &&
 	       q == q_newest(c);
+}
+
+/* A chunked body whose walk was lost (req__chunked) runs to a read that
+ * starts a request: the server may have answered it before it came, so its
+ * answer does not end it. */
+static bool body_lost__ends(struct pair_conn *c, const uint8_t *b, size_t avail)
+{
+	struct req_head h;
+
+	if (!c->req_body_lost || !avail || http__parse(b, avail, true, &h))
+		return false;
+	c->req_body_lost = false;
+	c->req_need = 0;
+	return true;
 }
 
 /* Of the LEFT bytes from B (AVAIL of them captured), those of the current
@@ -131,6 +146,7 @@ static uint64_t req__chunked(struct pairer *p, struct pair_conn *c, const uint8_
 	if (n < 0) {
 		p->c.n_unparsed++;
 		c->req_need = PAIR_LEN_OPEN;
+		c->req_body_lost = true;
 		return left;
 	}
 	if (!c->req_chunks.state)
@@ -138,6 +154,7 @@ static uint64_t req__chunked(struct pairer *p, struct pair_conn *c, const uint8_
 	if (left > avail && !http__chunks_skip(&c->req_chunks, left - avail)) {
 		p->c.n_uncaptured++;
 		c->req_need = PAIR_LEN_OPEN;
+		c->req_body_lost = true;
 	}
 	return left;
 }
@@ -386,7 +403,7 @@ static void stream__request(struct pairer *p, struct pair_conn *c, const struct 
 	if (flip) {
 		conn__settle(p, c, c->resp_lost, c->last_ts);
 		c->resp_lost = false;
-		if (c->req_need == PAIR_LEN_OPEN)
+		if (c->req_need == PAIR_LEN_OPEN && !c->req_body_lost)
 			c->req_need = 0;
 		if (c->resp_need == PAIR_LEN_OPEN) {
 			c->resp_need = 0;
@@ -403,6 +420,9 @@ static void stream__request(struct pairer *p, struct pair_conn *c, const struct 
 		bool again = false;
 		int r;
 
+		if (c->req_need && body_lost__ends(c, off < blen ? buf + off : NULL,
+						   off < blen ? blen - off : 0))
+			q_emit_done(p, c);
 		if (c->req_need) {
 			uint64_t take = len - done < c->req_need ? len - done : c->req_need;
 
@@ -707,7 +727,7 @@ static void stream__response(struct pairer *p, struct pair_conn *c, const struct
 			c->carry_len = 0;
 		return;
 	}
-	if (flip && c->req_need == PAIR_LEN_OPEN)
+	if (flip && c->req_need == PAIR_LEN_OPEN && !c->req_body_lost)
 		c->req_need = 0;
 	/* carried bytes began their message earlier */
 	ts_carry = stream__input(p, c, io, ts, &buf, &blen, &len);
@@ -916,6 +936,7 @@ static bool conn__quiet(struct pairer *p, struct pair_conn *c)
 	c->head = c->n = 0;
 	c->req_need = c->resp_need = 0;
 	c->req_chunks.state = 0;
+	c->req_body_lost = false;
 	c->resp_seq = 0;
 	c->resp_other = false;
 	c->resp_scan = 0;
@@ -992,6 +1013,7 @@ static void conn__tls_begin(struct pairer *p, struct pair_conn *c)
 	c->last_dir = 0;
 	c->req_need = c->resp_need = 0;
 	c->req_chunks.state = 0;
+	c->req_body_lost = false;
 	c->resp_seq = 0;
 	c->resp_other = false;
 	c->resp_lost = false;

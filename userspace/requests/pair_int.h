@@ -147,6 +147,8 @@ struct pair_conn {
 	uint64_t req_need;	/* bytes of the current request still to come, PAIR_LEN_OPEN, or 0 */
 	struct http_chunks req_chunks;	/* the current request's chunked body, after
 					 * its head's req_need (state 0: none) */
+	bool req_body_lost;	/* that body's walk was lost: its bytes run to a
+				 * read that starts a request (body_lost__ends) */
 	uint32_t seq;		/* requests begun on it */
 	uint64_t resp_need;	/* the same for the current response message */
 	uint32_t resp_seq;	/* the request (seq) an id gave the response message in

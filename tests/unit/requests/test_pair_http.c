@@ -383,7 +383,8 @@ static void test_body_after_answer(void)
 
 /* A chunked body whose next size line is past the snaplen cannot be walked,
  * nor bytes that are no chunked coding: each counted, and the rest of the
- * body runs to the answer as a body of unknown length does. */
+ * body runs to the next read that starts a request (or the close), whether
+ * the answer came before the rest or after it. */
 static void test_chunks_lost(void)
 {
 	static const char ch_head[] = "POST /up HTTP/1.1\r\nHost: e2e\r\n"
@@ -400,23 +401,47 @@ static void test_chunks_lost(void)
 	memset(data + 5, 'x', 0x400);
 	memcpy(data + 5 + 0x400, "\r\n400\r\n", 7);
 	memset(data + 12 + 0x400, 'y', sizeof(data) - 12 - 0x400);
+	/* answered after the body */
 	IN(p, s, 1000, ch_head);
 	io_do(p, s, REQ_DIR_IN, 1100, 0, data, sizeof(data), 4096);
 	IN(p, s, 1200, "0\r\n\r\n");
 	OUT(p, s, 1300, ok_early);
+	CHECK_INT(nrec, 0);	/* its end not known: held */
+	IN(p, s, 1400, get_small);
 	CHECK_INT(nrec, 1);
 	CHECK_INT(recs[0].req_bytes, strlen(ch_head) + 4096 + 5);
 	CHECK_INT(recs[0].status, 200);
-	pair__counters(p, &k);
-	CHECK_INT(k.n_uncaptured, 1);
-	CHECK_INT(k.n_unparsed, 0);
-
-	/* "x" where the CRLF after a chunk's data was due */
-	IN(p, t, 2000, ch_head);
-	IN(p, t, 2100, bad);
-	OUT(p, t, 2200, ok_early);
+	CHECK_INT(recs[0].duration, 300);
+	OUT(p, s, 1500, small_ok);
 	CHECK_INT(nrec, 2);
-	CHECK_INT(recs[1].req_bytes, strlen(ch_head) + strlen(bad));
+	CHECK_STR(recs[1].target, "/small.txt");
+	/* answered before the body, lost in its first read */
+	IN(p, s, 2000, ch_head);
+	OUT(p, s, 2100, ok_early);
+	io_do(p, s, REQ_DIR_IN, 2200, 0, data, sizeof(data), 4096);
+	io_do(p, s, REQ_DIR_IN, 2300, 0, data + 12 + 0x400, 2048, 8000);
+	IN(p, s, 2400, "0\r\n\r\n");
+	CHECK_INT(nrec, 2);
+	IN(p, s, 2500, get_small);
+	OUT(p, s, 2600, small_ok);
+	CHECK_INT(nrec, 4);
+	CHECK_INT(recs[2].req_bytes, strlen(ch_head) + 4096 + 8000 + 5);
+	CHECK_INT(recs[2].resp_bytes, strlen(ok_early));
+	CHECK_INT(recs[3].req_bytes, strlen(get_small));
+	pair__counters(p, &k);
+	CHECK_INT(k.n_uncaptured, 2);
+	CHECK_INT(k.n_unparsed, 0);
+	CHECK_INT(k.n_unmatched, 0);
+
+	/* "x" where the CRLF after a chunk's data was due; the close ends it */
+	IN(p, t, 3000, ch_head);
+	IN(p, t, 3100, bad);
+	OUT(p, t, 3200, ok_early);
+	CHECK_INT(nrec, 4);
+	pair__close(p, &t);
+	CHECK_INT(nrec, 5);
+	CHECK_INT(recs[4].req_bytes, strlen(ch_head) + strlen(bad));
+	CHECK(!recs[4].aborted);
 	pair__counters(p, &k);
 	CHECK_INT(k.n_unparsed, 1);
 	pair__free(p);

@@ -302,6 +302,8 @@ static void parse_headers(const uint8_t *buf, size_t len, size_t p, struct req_h
 			if (e <= 0)
 				return;
 			p = (size_t)e;
+			if (p <= UINT32_MAX)
+				out->head_len = (uint32_t)p;
 			break;
 		}
 		while (p < len && is_tchar(buf[p]))
@@ -336,10 +338,8 @@ static void parse_headers(const uint8_t *buf, size_t len, size_t p, struct req_h
 		cl = 0;
 	} else if (chunked) {
 		/* Transfer-Encoding overrides any Content-Length (RFC 9112 6.3) */
-		if (te_chunked && p <= UINT32_MAX) {
+		if (te_chunked && out->head_len)
 			out->chunked = true;
-			out->head_len = (uint32_t)p;
-		}
 		return;
 	} else if (bad) {
 		return;

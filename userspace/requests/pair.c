@@ -130,6 +130,7 @@ static bool body_lost__ends(struct pair_conn *c, const uint8_t *b, size_t avail)
 	if (!c->req_body_lost || !avail || http__parse(b, avail, true, &h))
 		return false;
 	c->req_body_lost = false;
+	c->resp_chunks.state = 0;
 	c->req_need = 0;
 	return true;
 }
@@ -628,11 +629,38 @@ static void resp__begin(struct pair_conn *c, struct pair_req *q, const uint8_t *
 		c->proto = REQ_PROTO_NONE;	/* HTTP/1 ends here: bytes from now on */
 	if (!r && proto__walks(c->proto) && hp->len_known && !q->head_resp) {
 		q->resp_need = hp->total_len ? hp->total_len : PAIR_LEN_OPEN;
+	} else if (!r && c->proto == REQ_PROTO_HTTP && hp->chunked && !q->head_resp) {
+		/* its head, then its body walked chunk by chunk */
+		q->resp_need = hp->head_len;
+		http__chunks_start(&c->resp_chunks);
 	} else {
 		q->resp_need = PAIR_LEN_OPEN;
 		if (proto__walks(c->proto))
 			c->resp_lost = true;
 	}
+}
+
+/* Of the LEFT bytes from B (AVAIL of them captured), those of Q's chunked
+ * response body. A walk that cannot go on leaves the rest to the rule for
+ * bodies of unknown length, as before the walk: the response runs to the
+ * next request (counted). */
+static uint64_t resp__chunked(struct pairer *p, struct pair_conn *c, struct pair_req *q,
+			      const uint8_t *b, size_t avail, uint64_t left)
+{
+	long n = avail ? http__chunks(&c->resp_chunks, b, avail) : 0;
+
+	if (n < 0) {
+		p->c.n_unparsed++;
+	} else if (!c->resp_chunks.state) {
+		return (uint64_t)n;	/* its end */
+	} else if (left <= avail || http__chunks_skip(&c->resp_chunks, left - avail)) {
+		return left;
+	} else {
+		p->c.n_uncaptured++;
+	}
+	q->resp_need = c->resp_need = PAIR_LEN_OPEN;
+	c->resp_lost = true;
+	return left;
 }
 
 /* An interim response's head cut by a read, sought in the AVAIL captured of
@@ -750,15 +778,33 @@ static void stream__response(struct pairer *p, struct pair_conn *c, const struct
 			}
 			break;
 		}
+		if (c->resp_chunks.state && !c->resp_need) {
+			uint64_t take = resp__chunked(p, c, q, off < blen ? buf + off : NULL,
+						      off < blen ? blen - off : 0, len - done);
+
+			q->resp_bytes += take;
+			pair_req__resp_io(p, c, q, ts, io->tid);
+			done += take;
+			off = done < blen ? (size_t)done : blen;
+			if (!c->resp_chunks.state && !c->resp_need) {
+				/* its last chunk: the response ended */
+				q->resp_done = true;
+				pair_req__release(p, q);
+				q_emit_done(p, c);
+			}
+			continue;
+		}
 		if (!c->resp_need && !c->resp_scan) {
 			/* one parse per message: the carry's test and the response's head */
 			struct req_head h;
 			int r = off < blen ? proto__parse(c->proto, false, buf + off, blen - off,
 							  false, &h) : -ENOMSG;
 
-			/* (a 101's whole head says what the connection becomes) */
+			/* (a 101's whole head says what the connection becomes;
+			 * an HTTP head the read cut, its length) */
 			if ((r == -EAGAIN || (!r && h.head_cut) ||
-			     (!r && c->proto == REQ_PROTO_HTTP && h.status == 101 && !h.len_known)) &&
+			     (!r && c->proto == REQ_PROTO_HTTP && h.status == 101 && !h.len_known) ||
+			     (!r && c->proto == REQ_PROTO_HTTP && !h.len_known && !h.head_len)) &&
 			    proto__walks(c->proto) && c->detected &&
 			    stream__carry(c, io->dir, buf + off, blen - off, len - done, ts))
 				break;
@@ -814,8 +860,9 @@ take:
 						continue;
 					}
 				}
-				/* an interim response ended: the next message is Q's too */
-				if (!c->resp_need && q->has_resp) {
+				/* an interim response ended: the next message is Q's
+				 * too; a chunked one's head: its body follows */
+				if (!c->resp_need && q->has_resp && !c->resp_chunks.state) {
 					q->resp_done = true;
 					pair_req__release(p, q);
 					/* done ones at the head go out in order */
@@ -937,6 +984,7 @@ static bool conn__quiet(struct pairer *p, struct pair_conn *c)
 	c->req_need = c->resp_need = 0;
 	c->req_chunks.state = 0;
 	c->req_body_lost = false;
+	c->resp_chunks.state = 0;
 	c->resp_seq = 0;
 	c->resp_other = false;
 	c->resp_scan = 0;
@@ -1014,6 +1062,7 @@ static void conn__tls_begin(struct pairer *p, struct pair_conn *c)
 	c->req_need = c->resp_need = 0;
 	c->req_chunks.state = 0;
 	c->req_body_lost = false;
+	c->resp_chunks.state = 0;
 	c->resp_seq = 0;
 	c->resp_other = false;
 	c->resp_lost = false;

@@ -371,6 +371,7 @@ static void conn__h2(struct pair_conn *c, struct pair_h2 *h)
 	c->req_need = c->resp_need = 0;
 	c->req_chunks.state = 0;
 	c->req_body_lost = false;
+	c->resp_chunks.state = 0;
 	c->resp_scan = 0;
 	c->carry_len = 0;
 	c->h2 = h;

@@ -149,6 +149,8 @@ struct pair_conn {
 					 * its head's req_need (state 0: none) */
 	bool req_body_lost;	/* that body's walk was lost: its bytes run to a
 				 * read that starts a request (body_lost__ends) */
+	struct http_chunks resp_chunks;	/* the current response's chunked body,
+					 * after its head's resp_need */
 	uint32_t seq;		/* requests begun on it */
 	uint64_t resp_need;	/* the same for the current response message */
 	uint32_t resp_seq;	/* the request (seq) an id gave the response message in

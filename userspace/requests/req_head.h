@@ -54,9 +54,10 @@ struct req_head {
 	uint32_t kafka_api;	/* Kafka request: api key << 16 | version, for its
 				 * response's parse (kafka.h) */
 	bool upgrade_h2c;	/* HTTP: an Upgrade header naming h2c */
-	bool chunked;		/* HTTP: the head is whole (head_len bytes) and a
-				 * chunked body follows (http__chunks walks it) */
-	uint32_t head_len;
+	bool chunked;		/* HTTP: the head is whole and a chunked body
+				 * follows (http__chunks walks it) */
+	uint32_t head_len;	/* HTTP: the head's bytes, when its end is among
+				 * them (0: not) */
 	uint64_t total_len;	/* bytes of the whole message (header and body) when
 				 * len_known: the next pipelined message starts there */
 	char method[REQ_METHOD_MAX];

@@ -4,7 +4,8 @@
  * Link headers, cut across reads at every byte; pipelined requests each with
  * its own; a close or a timeout after the 100; and 101 Switching Protocols,
  * which is the final response, after which the connection is not HTTP.
- * Bodies read after their answer, and chunked bodies walked to their end. */
+ * Bodies read after their answer, and chunked bodies walked to their end,
+ * requests' and responses'. */
 #include <stdio.h>
 #include <string.h>
 
@@ -447,6 +448,79 @@ static void test_chunks_lost(void)
 	pair__free(p);
 }
 
+/* Chunked responses, as Node 18's HTTP server writes them (head, each
+ * res.write a chunk, the last chunk with res.end), to requests pipelined
+ * four at a time: each ends at its last chunk, in whatever pieces it is
+ * read, and the next response is the next request's. A walk lost past the
+ * snaplen runs to the next request (counted); a response cut by a close
+ * before its last chunk is aborted. */
+static const char node_head[] = "HTTP/1.1 200 OK\r\nDate: Sat, 28 Nov 2026 14:10:00 GMT\r\n"
+				"Connection: keep-alive\r\nKeep-Alive: timeout=5\r\n"
+				"Transfer-Encoding: chunked\r\n\r\n";
+static const char node_body[] = "a\r\npart one, \r\n9\r\npart two\n\r\n0\r\n\r\n";
+static void test_chunked_responses(void)
+{
+	static const char get[] = "GET /chunked HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+	char four[512], answers[1024];
+	size_t nq, na, one = strlen(node_head) + strlen(node_body);
+	struct pairer *p = fresh(0);
+	struct req_io s = tcp(100, 5, true, 40000, 80), t = tcp(100, 6, true, 40001, 80);
+	struct req_io u = tcp(100, 7, true, 40002, 80);
+	struct pair_counters k;
+	static char big[4096];
+
+	nq = (size_t)snprintf(four, sizeof(four), "%s%s%s%s", get, get, get, get);
+	na = (size_t)snprintf(answers, sizeof(answers), "%s%s%s%s%s%s%s%s", node_head, node_body,
+			      node_head, node_body, node_head, node_body, node_head, node_body);
+	CHECK_INT(na, 4 * one);
+	/* the four answers cut at every byte into two writes */
+	for (size_t cut = 1; cut < na; cut++) {
+		nrec = 0;
+		io_do(p, s, REQ_DIR_IN, 1000, 0, four, nq, 0);
+		io_do(p, s, REQ_DIR_OUT, 1100, 0, answers, cut, 0);
+		io_do(p, s, REQ_DIR_OUT, 1200, 0, answers + cut, na - cut, 0);
+		CHECK_INT(nrec, 4);
+		for (int i = 0; i < 4 && i < nrec; i++) {
+			CHECK_INT(recs[i].status, 200);
+			CHECK_INT(recs[i].req_bytes, strlen(get));
+			CHECK_INT(recs[i].resp_bytes, one);
+			CHECK(!recs[i].aborted);
+		}
+	}
+	/* its end known at its last chunk: the record goes out then */
+	nrec = 0;
+	IN(p, t, 2000, get);
+	OUT(p, t, 2100, node_head);
+	OUT(p, t, 2200, node_body);
+	CHECK_INT(nrec, 1);
+	CHECK_INT(recs[0].duration, 200);
+	pair__counters(p, &k);
+	CHECK_INT(k.n_uncaptured, 0);
+	CHECK_INT(k.n_unparsed, 0);
+	/* a chunk of 0x1000 written whole, 2048 captured: lost, and the
+	 * response runs to the next request */
+	memcpy(big, "1000\r\n", 6);
+	memset(big + 6, 'x', sizeof(big) - 6);
+	IN(p, t, 3000, get);
+	OUT(p, t, 3100, node_head);
+	io_do(p, t, REQ_DIR_OUT, 3200, 0, big, 2048, 6 + 0x1000 + 2 + 5);
+	CHECK_INT(nrec, 1);
+	IN(p, t, 3300, get);
+	CHECK_INT(nrec, 2);
+	CHECK_INT(recs[1].resp_bytes, strlen(node_head) + 6 + 0x1000 + 2 + 5);
+	pair__counters(p, &k);
+	CHECK_INT(k.n_uncaptured, 1);
+	/* cut by a close mid-body: aborted */
+	nrec = 0;
+	IN(p, u, 4000, get);
+	OUT(p, u, 4100, node_head);
+	OUT(p, u, 4200, "a\r\npart one, \r\n");
+	pair__close(p, &u);
+	CHECK_INT(nrec, 1);
+	CHECK(recs[0].aborted);
+	pair__free(p);
+}
+
 int main(void)
 {
 	for (size_t i = 0; i < sizeof(body); i++)
@@ -460,5 +534,6 @@ int main(void)
 	test_switching();
 	test_body_after_answer();
 	test_chunks_lost();
+	test_chunked_responses();
 	return t_report();
 }

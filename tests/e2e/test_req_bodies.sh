@@ -10,16 +10,18 @@
 # connection one of its own: before, the late body's bytes were lost from the
 # record or taken for a request of their own, and a chunked body ran into the
 # next request. A chunked body whose chunks' size lines pass the snaplen
-# runs to the close. The clients' own counts of what they sent are the ground
+# runs to the close. And chunked responses (Node's HTTP server) to requests
+# h2load pipelines: each must end at its last chunk. The clients' own counts of what they sent are the ground
 # truth, with nginx's access log for the count and each status.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_servers.sh"
 need_live
-need_pkgs nginx-light
+need_pkgs nginx-light nodejs nghttp2-client
 t0=$SECONDS
 
-PORT=18090
+PORT=18090 NPORT=18091
 port_free "$PORT" || PORT=$(free_port)
+port_free "$NPORT" || NPORT=$(free_port)
 NGX=$SRV/nginx
 mkdir -p "$NGX/logs" "$NGX/tmp" "$NGX/www"
 echo "small file" >"$NGX/www/small.txt"
@@ -39,7 +41,20 @@ EOF
 srv_start nginx nginx -p "$NGX" -c "$NGX/nginx.conf" -e "$NGX/logs/error.log"
 NGINX_PID=$SRV_PID
 expect "nginx listens on 127.0.0.1:$PORT" wait_port "$PORT" || cat "$SRV/nginx.log"
-expect "the agent starts in request mode" req_agent_start "req.sport=$PORT"
+# Node's HTTP server answers in two writes with no length: chunked; it counts
+# the requests it served and says so when it stops.
+cat >"$SRV/chunked.js" <<'JS'
+let n = 0;
+require("http").createServer((req, res) => {
+	req.resume();
+	req.on("end", () => { n++; res.write("part one, "); res.end("part two\n"); });
+}).listen(+process.argv[2], "127.0.0.1");
+process.on("SIGTERM", () => { console.log("served " + n); process.exit(0); });
+JS
+srv_start node node "$SRV/chunked.js" "$NPORT"
+NODE_PID=$SRV_PID
+expect "node listens on 127.0.0.1:$NPORT" wait_port "$NPORT" || cat "$SRV/node.log"
+expect "the agent starts in request mode" req_agent_start "req.sport=$PORT or req.sport=$NPORT"
 
 # Each client prints one JSON line per request: its port, the request's number
 # on its connection, method, path, the bytes it sent and the status it got.
@@ -156,9 +171,17 @@ PY
 : >"$SENT"
 expect "the raw-socket client's uploads were answered" raw_client
 expect "http.client's uploads were answered" http_client
+# h2load pipelines 4 requests at a time on each of its 2 connections: each
+# chunked response must end at its last chunk, not run into the next one's
+pipelined() {
+	timeout 30 h2load --h1 -n 40 -c 2 -m 4 "http://127.0.0.1:$NPORT/chunked" >"$TMP/h2load.out" 2>&1 &&
+		grep -q '40 succeeded' "$TMP/h2load.out"
+}
+expect "h2load's 40 pipelined requests to node succeeded" pipelined || tail -n 5 "$TMP/h2load.out"
 req_agent_stop; rc=$?
 expect "the agent exits 0" [ $rc = 0 ] || tail -n 5 "$REQ_ERR"
 srv_stop "$NGINX_PID" QUIT
+srv_stop "$NODE_PID" TERM
 
 req_check bodies "one record a side per request: method, path, status, and every byte the client sent in the request bytes, the server's and the client's alike; as many as nginx's log says, with its statuses" \
 	"$REQ_OUT" "$SENT" "$NGX/logs/access.log" "$PORT" "$REQ_ERR" <<'PY'
@@ -203,6 +226,28 @@ req_check sides "each request has its server-side record, never slower than the 
 	"$REQ_OUT" "$PORT" <<'PY'
 import sys, req_lib as R
 R.check_sides(sys.argv[1], "http", ("python3",), ("nginx",), sport=int(sys.argv[2]))
+print("ok")
+PY
+req_check chunked "chunked responses to pipelined requests: one record a side per request h2load made, as many as node served, each GET 200 of the same bytes, their sum h2load's traffic" \
+	"$REQ_OUT" "$NPORT" "$TMP/h2load.out" "$SRV/node.log" <<'PY'
+import re, sys, req_lib as R
+out, port, h2load, served = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+recs = [r for r in R.records(out) if r.get("req.sport") == port]
+traffic = int(re.search(r"traffic: \S+ \((\d+)\) total", open(h2load).read())[1])
+n = int(re.search(r"served (\d+)", open(served).read())[1])
+by = R.counts((r.get("req.side"), r.get("req.method"), r.get("req.path"), r.get("req.status"),
+               r.get("req.response_bytes")) for r in recs)
+print("node served %d, h2load read %d bytes; records %s; %d aborted or timed out"
+      % (n, traffic, by, len(R.ABORTED)))
+sides = {s: [r for r in recs if r.get("req.side") == s] for s in ("server", "client")}
+for s, rs in sides.items():
+    assert len(rs) == n == 40, (s, len(rs), "node served", n)
+    assert all((r.get("req.method"), r.get("req.path"), r.get("req.status")) == ("GET", "/chunked", 200)
+               for r in rs), [R.short(r) for r in rs][:5]
+    assert len({r.get("req.response_bytes") for r in rs}) == 1, (s, by)
+assert sum(r["req.response_bytes"] for r in sides["client"]) == traffic, (by, traffic)
+assert not R.ABORTED, [R.short(r) for r in R.ABORTED[:5]]
+R.check_sides(out, "http", ("h2load",), ("node",), sport=port)
 print("ok")
 PY
 echo "    $((SECONDS - t0)) s"

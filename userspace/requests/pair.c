@@ -130,7 +130,6 @@ static bool body_lost__ends(struct pair_conn *c, const uint8_t *b, size_t avail)
 	if (!c->req_body_lost || !avail || http__parse(b, avail, true, &h))
 		return false;
 	c->req_body_lost = false;
-	c->resp_chunks.state = 0;
 	c->req_need = 0;
 	return true;
 }

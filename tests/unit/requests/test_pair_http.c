@@ -382,6 +382,12 @@ static void test_body_after_answer(void)
 	pair__free(p);
 }
 
+/* As Node 18's HTTP server answers: a chunk per res.write, the last at res.end. */
+static const char node_head[] = "HTTP/1.1 200 OK\r\nDate: Sat, 28 Nov 2026 14:10:00 GMT\r\n"
+				"Connection: keep-alive\r\nKeep-Alive: timeout=5\r\n"
+				"Transfer-Encoding: chunked\r\n\r\n";
+static const char node_body[] = "a\r\npart one, \r\n9\r\npart two\n\r\n0\r\n\r\n";
+
 /* A chunked body whose next size line is past the snaplen cannot be walked,
  * nor bytes that are no chunked coding: each counted, and the rest of the
  * body runs to the next read that starts a request (or the close), whether
@@ -434,6 +440,25 @@ static void test_chunks_lost(void)
 	CHECK_INT(k.n_unparsed, 0);
 	CHECK_INT(k.n_unmatched, 0);
 
+	/* answered in chunks before the body came, the answer's last chunk
+	 * after the next request began: the lost body ends there, the
+	 * answer's walk goes on */
+	IN(p, s, 2700, ch_head);
+	OUT(p, s, 2710, node_head);
+	OUT(p, s, 2720, "a\r\npart one, \r\n");
+	io_do(p, s, REQ_DIR_IN, 2730, 0, data, sizeof(data), 4096);
+	IN(p, s, 2740, "0\r\n\r\n");
+	IN(p, s, 2750, get_small);
+	CHECK_INT(nrec, 4);
+	OUT(p, s, 2760, "9\r\npart two\n\r\n0\r\n\r\n");
+	OUT(p, s, 2770, small_ok);
+	CHECK_INT(nrec, 6);
+	CHECK_INT(recs[4].req_bytes, strlen(ch_head) + 4096 + 5);
+	CHECK_INT(recs[4].resp_bytes, strlen(node_head) + strlen(node_body));
+	CHECK_INT(recs[4].status, 200);
+	CHECK_STR(recs[5].target, "/small.txt");
+	CHECK_INT(recs[5].resp_bytes, strlen(small_ok));
+	nrec = 4;	/* (the records below counted from here) */
 	/* "x" where the CRLF after a chunk's data was due; the close ends it */
 	IN(p, t, 3000, ch_head);
 	IN(p, t, 3100, bad);
@@ -454,10 +479,6 @@ static void test_chunks_lost(void)
  * read, and the next response is the next request's. A walk lost past the
  * snaplen runs to the next request (counted); a response cut by a close
  * before its last chunk is aborted. */
-static const char node_head[] = "HTTP/1.1 200 OK\r\nDate: Sat, 28 Nov 2026 14:10:00 GMT\r\n"
-				"Connection: keep-alive\r\nKeep-Alive: timeout=5\r\n"
-				"Transfer-Encoding: chunked\r\n\r\n";
-static const char node_body[] = "a\r\npart one, \r\n9\r\npart two\n\r\n0\r\n\r\n";
 static void test_chunked_responses(void)
 {
 	static const char get[] = "GET /chunked HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";

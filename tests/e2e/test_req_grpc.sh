@@ -251,7 +251,7 @@ expect "the gRPC server listens on 127.0.0.1:$P1 (plaintext) and :$P2 (TLS)" lis
 # does not drop the port's events (it did once, 1352 of them, at 8 MiB).
 WIRE=$TMP/wire.json
 "$AGENT" -v -s 8192 --ring-size 64M -j -b \
-	-p '%evt.num %evt.rawtime %thread.tid %evt.type %fd.lport %fd.rport %evt.rawres %evt.buflen %evt.buffer' \
+	-p '%evt.num %evt.rawtime %evt.latency %thread.tid %evt.type %fd.lport %fd.rport %evt.rawres %evt.buflen %evt.buffer' \
 	"fd.sport=$P1 and evt.dir='<' and evt.type in (read, write, readv, writev, sendto, recvfrom, sendmsg, recvmsg)" \
 	>"$WIRE" 2>"$TMP/wire.err" &
 WIRE_PID=$!
@@ -320,8 +320,10 @@ DATA, HEADERS, RST = 0, 1, 3
 END_STREAM = 1
 SENDS = ("write", "writev", "sendto", "sendmsg")
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
-# Two agents stamp the same syscall each at its own probe: events of two
-# threads closer than this may be in another order in the wire agent's view
+# Two agents stamp the same syscall each at its own probe (the request agent
+# inside the call, at the socket's tracepoint; the wire agent at its exit, a
+# preempted thread's much later): two threads' calls that overlapped, or
+# events closer than this, may be in another order in the wire agent's view
 # than in the request agent's.
 CLOSE_NS = 50000
 
@@ -347,8 +349,9 @@ def wire(path, port):
     """Each end's streams on PORT as its socket saw them, by (side, client
     port): {stream: (how, near)}, how the first of the response's
     END_STREAM ("end") or a RST_STREAM either way ("rst"), near true when
-    the other came in another read or write less than CLOSE_NS later (in
-    one, the frames' order is the bytes'). Also the directions whose bytes
+    the other came in another read or write that began before the first's
+    returned, or less than CLOSE_NS after it (in one, the frames' order is
+    the bytes'). Also the directions whose bytes
     were cut (the walk of that direction stops there)."""
     evs = sorted((json.loads(l) for l in open(path) if l.strip()), key=lambda e: e["evt.num"])
     acc, started, streams, cut = {}, set(), {}, []
@@ -386,7 +389,8 @@ def wire(path, port):
             how = "rst" if t == RST else \
                   "end" if not req and t in (DATA, HEADERS) and fl & END_STREAM else None
             if how and sid in st:
-                st[sid].setdefault(how, (e["evt.num"], idx, e["evt.rawtime"]))
+                st[sid].setdefault(how, (e["evt.num"], idx, e["evt.rawtime"],
+                                         e["evt.rawtime"] - e["evt.latency"]))
         acc[k] = a
     out = {}
     for key, st in streams.items():
@@ -397,8 +401,11 @@ def wire(path, port):
                 continue
             how = min(seen, key=seen.get)
             other = [v for h, v in seen.items() if h != how]
+            # the kernel moves a call's bytes somewhere between its enter
+            # and its exit: the other came in a call that began before the
+            # first's returned, so either may have moved first
             near = bool(other) and other[0][0] != seen[how][0] and \
-                other[0][2] - seen[how][2] < CLOSE_NS
+                (other[0][3] < seen[how][2] or other[0][2] - seen[how][2] < CLOSE_NS)
             out[key][sid] = (how, near)
     return out, cut
 
@@ -487,8 +494,8 @@ def check(out, err, counts, client, port, tls, wire_path=None):
                                    "the record: %s" % (side, cport, sid, "RST_STREAM" if how == "rst"
                                                        else "END_STREAM", R.short(r)))
                     rst += R.yes(r.get("req.aborted")) if near else how == "rst"
-            print("  %s side: on the wire %d streams, %d ended first by a RST_STREAM (%d within "
-                  "%d us of the END_STREAM: either accepted)"
+            print("  %s side: on the wire %d streams, %d ended first by a RST_STREAM (%d in calls "
+                  "that overlapped, or within %d us, the END_STREAM's: either accepted)"
                   % (side, sum(len(st) for (s, _), st in flows.items() if s == side), rst, close,
                      CLOSE_NS // 1000))
             n_rst = rst

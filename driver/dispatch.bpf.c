@@ -6,6 +6,7 @@
 #include "file_fds.bpf.h"
 #include "tls.bpf.h"
 #include "prof.bpf.h"
+#include "fillers/sockio/mmsg_times.bpf.h"
 #include "fillers/sockio/sockio_fill.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
@@ -171,11 +172,15 @@ int sys_exit_eo(struct bpf_raw_tracepoint_args *ctx)
 	struct sock *sk;
 	struct filler f;
 	__u8 how;
+	int data;
 
 	/* request mode's file closes: before every filter (file_fds.bpf.h) */
 	if ((unsigned long)id < SYSCALL_TABLE_SIZE && (how = fdf_how[id]) &&
 	    fdf__exit(how, regs, ret))
 		return 0;
+	/* the messages' times noted in this call are its own (mmsg_times.bpf.h) */
+	if (id == SOCKIO_NR_SENDMMSG && settings.sock_compact)
+		mmsg_times__end();
 	r = route__wanted(id, 1, ret, (__u64)regs, 1, NULL, &pid_tgid);
 	if (!r)
 		return 0;
@@ -184,20 +189,25 @@ int sys_exit_eo(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	/* Request mode's compact socket I/O: one event for the call, no enter
 	 * event, no filler of its own (fillers/sockio). */
-	if (settings.sock_compact && sockio__data(id, regs->r8)) {
+	if (settings.sock_compact && (data = sockio__data(id, regs->r8))) {
 		/* a read or write of a wanted socket (the route's test) that
 		 * failed or moved nothing says nothing the pairing reads, which
-		 * takes results above 0 */
+		 * takes results above 0 (sendmmsg's: the messages sent) */
 		if (ret <= 0) {
 			COUNT(n_sock_empty);
 			return 0;
 		}
-		if ((sk = sockio__tcp((int)regs->di))) {
+		sk = data == SOCKIO_MMSG ? fd__sock((int)regs->di) : sockio__tcp((int)regs->di);
+		if (sk) {
 			s->stamp = 0;
 			/* the filler reads the socket's TCP state from here */
 			s->sock = (__u64)sk;
 			s->sock_owner = pid_tgid;
-			bpf_tail_call(ctx, &fillers_exit, sockio__event(id));
+			s->mmsg_i = 0;
+			if (data == SOCKIO_MMSG)
+				bpf_tail_call(ctx, &filler_parts, SOCKIO_MMSG_PART);
+			else
+				bpf_tail_call(ctx, &fillers_exit, sockio__event(id));
 			/* not loaded (it needs bpf_loop): the call's own events go */
 		}
 	}
@@ -272,6 +282,12 @@ static __always_inline int sock_tp__run(void *ctx, struct sock *sk, long ret, in
 	__u64 pid_tgid;
 	int fd;
 
+	/* a sendmmsg's messages go at its exit: here, when each was sent */
+	if (send && id == SOCKIO_NR_SENDMMSG) {
+		if (sock__family_wanted(sk->__sk_common.skc_family) && fd__sock(regs->di) == sk)
+			mmsg_times__note();
+		return 0;
+	}
 	if (!sockio__on_sock_tp(id, send) || !sock__family_wanted(sk->__sk_common.skc_family))
 		return 0;
 	/* the kernel's own socket I/O inside some other call on this fd (a

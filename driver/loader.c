@@ -1141,6 +1141,7 @@ int driver__counters(const struct driver *d, struct driver_counters *per_cpu, in
 			total->n_tcp_untracked += vals[c].n_tcp_untracked;
 			total->n_tcp_sockets += vals[c].n_tcp_sockets;
 			total->n_sock_empty += vals[c].n_sock_empty;
+			total->n_mmsg_unsent += vals[c].n_mmsg_unsent;
 		}
 	}
 	err = d->ncpus;

@@ -45,6 +45,10 @@ struct scratch {
 	 * call, for the filler it hands the call to (no second fd walk) */
 	__u64 sock;
 	__u64 sock_owner;
+	/* sendmmsg on the compact path: the next message's index
+	 * (sockio_mmsg.bpf.c, for SOCK_OWNER) */
+	__u32 mmsg_i;
+	__u32 mmsg_pad;
 	__u8 park[PARK_SIZE];
 	__u8 data[FRAME_SIZE];
 };

@@ -34,7 +34,7 @@
 #include <sys/uio.h>
 #include <time.h>
 
-#include "procnet/pn_test.h"
+#include "sock_compact_live.h"
 
 static const int compact_calls[] = {
 	SYS_read, SYS_write, SYS_readv, SYS_writev, SYS_sendto, SYS_recvfrom, SYS_sendmsg,
@@ -112,8 +112,9 @@ static void ends__close(struct ends *x)
 }
 
 /* The calls, in the order the checks walk them. */
-static void calls__run(struct ends *x)
+static void calls__run(void *arg)
 {
+	struct ends *x = arg;
 	char buf[BUF], b1[4], b2[BUF], up_got[UP_LEN];
 	struct iovec upv[2] = { { UP_101, sizeof(UP_101) - 1 }, { h2body, H2_BODY } };
 	struct iovec wv[2] = { { "abc", 3 }, { "defg", 4 } };
@@ -173,35 +174,12 @@ static void calls__run(struct ends *x)
 	EXPECT(read(x->srv, buf, BUF) == 0);
 }
 
-/* The next kept event: compact event TYPE (SOCK_RECV_X, SOCK_SEND_X) of
- * syscall NR on FD that moved RES bytes, DATA (LEN of them) captured. */
+/* The next kept event: compact event TYPE of syscall NR on FD that moved
+ * RES bytes, DATA (LEN of them) captured. */
 static void expect_compact(struct harness *h, int *at, uint16_t type, long nr, int fd,
 			   int64_t res, const void *data, size_t len)
 {
-	struct hevt *e = *at < harness__count(h) ? harness__get(h, *at) : NULL;
-	struct tcp_info ti;
-	socklen_t tl = sizeof(ti);
-
-	EXPECT(e && e->hdr.type == type);
-	if (!e || e->hdr.type != type) {
-		fprintf(stderr, "  want compact event %u (syscall %ld) at %d of %d, got %d\n",
-			type, nr, *at, harness__count(h), e ? e->hdr.type : -1);
-		return;
-	}
-	hevt__expect_header(e, type, me);
-	EXPECT(!e->rebuilt);
-	EXPECT_PARAM_INT(e, 0, res);
-	EXPECT_PARAM_INT(e, 1, fd);
-	EXPECT_PARAM_INT(e, 2, nr);
-	EXPECT_PARAM_BYTES(e, 3, data, len);
-	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &tl) == 0) {
-		EXPECT(hevt__int(e, 4) >= 0 && hevt__int(e, 4) <= ti.tcpi_total_retrans);
-		EXPECT(hevt__int(e, 5) > 0 && hevt__int(e, 5) < 1000000);
-	} else {
-		EXPECT_PARAM_INT(e, 4, 0);
-		EXPECT_PARAM_INT(e, 5, 0);
-	}
-	(*at)++;
+	sock_compact__expect(h, at, type, nr, fd, res, data, len, me);
 }
 
 /* The next two kept events: TYPE's enter and exit, their first params
@@ -244,14 +222,6 @@ static void expect_tp_io(struct harness *h, int *at, uint16_t pair_type, long nr
 		expect_pair(h, at, pair_type, fd, res);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_REALTIME, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
 static void calls__check(struct harness *h, struct ends *x)
 {
 	uint8_t tup[64];
@@ -259,25 +229,14 @@ static void calls__check(struct harness *h, struct ends *x)
 	struct driver_counters c0 = { 0 }, c1 = { 0 };
 	struct hevt *e, *xe;
 	int at = 0, compact = 0;
-	uint64_t t0, t1;
 
-	harness__drain(h, -1);
-	EXPECT(driver__counters(harness__driver(h), NULL, 0, &c0) > 0);
-	t0 = now_ns();
-	calls__run(x);
-	t1 = now_ns();
-	EXPECT(driver__counters(harness__driver(h), NULL, 0, &c1) > 0);
-	harness__drain(h, me);
+	sock_compact__run(h, calls__run, x, &c0, &c1, me);
 	for (int i = 0; i < harness__count(h); i++) {
 		uint16_t t = harness__get(h, i)->hdr.type;
 
 		compact += t == PPME_SOCK_RECV_X || t == PPME_SOCK_SEND_X;
 	}
 	EXPECT(compact == (sock_tps ? 21 : eo ? 19 : 0));
-	/* their times: the calls' (a second's slack for the clocks' offsets) */
-	for (int i = 0; i < harness__count(h); i++)
-		EXPECT(harness__get(h, i)->hdr.ts + 1000000000ull >= t0 &&
-		       harness__get(h, i)->hdr.ts <= t1 + 1000000000ull);
 
 	expect_io(h, &at, PPME_SYSCALL_WRITE_E, SYS_write, x->cli, 18, "GET / HTTP/1.1\r\n\r\n", 18);
 	expect_io(h, &at, PPME_SYSCALL_READ_E, SYS_read, x->srv, 18, "GET / HTTP/1.1\r\n\r\n", 18);

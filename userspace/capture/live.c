@@ -294,6 +294,7 @@ static int live_stats(void *e, struct capture_stats *st)
 	st->total.drv_file_closes = tot.n_file_closes;
 	st->total.drv_tcp_sockets = tot.n_tcp_sockets;
 	st->total.drv_sock_empty = tot.n_sock_empty;
+	st->total.drv_mmsg_unsent = tot.n_mmsg_unsent;
 	st->total.drv_tls_cipher = tot.n_tls_cipher;
 	st->total.drv_tls_nofd = tot.n_tls_nofd;
 	st->total.drv_tls_claimed = tot.n_tls_claimed;

@@ -5,11 +5,15 @@
 # .test is NXDOMAIN. Ground truth is dnsmasq's query log: the agent's
 # server-side DNS records per (type, name, rcode) equal its queries and their
 # replies, NXDOMAIN (rcode 3) included; TCP queries carry names of their own
-# (t*, tn*) so both transports are counted.
+# (t*, tn*) so both transports are counted. glibc's resolver (getent ahosts,
+# Python's socket.getaddrinfo) asks a second dnsmasq, on port 53 of a network
+# namespace's loopback, as /etc/resolv.conf says in a mount namespace. dig and
+# glibc send their UDP queries with sendmmsg (glibc a lookup's A and AAAA in
+# one call): each has its client-side record too.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_servers.sh"
 need_live
-need_pkgs dnsmasq-base bind9-dnsutils
+need_pkgs dnsmasq-base bind9-dnsutils iproute2
 t0=$SECONDS
 
 PORT=15353
@@ -19,7 +23,10 @@ srv_start dnsmasq dnsmasq --keep-in-foreground --conf-file=/dev/null --pid-file=
 	--log-queries --log-facility="$SRV/queries.log" --address=/a.test/10.0.0.1 --local=/test/
 DNS_PID=$SRV_PID
 expect "dnsmasq listens on 127.0.0.1:$PORT" wait_port "$PORT" || cat "$SRV/dnsmasq.log"
-expect "the agent starts in request mode" req_agent_start "req.sport=$PORT"
+# the records of this test's servers: the host's, and port 53's in the
+# namespace, whose processes are named (the host's own resolver's are not)
+expect "the agent starts in request mode" req_agent_start \
+	"req.sport=$PORT or (req.sport=53 and proc.name in (getent, python3, dnsmasq))"
 
 for j in 1 2 3 4; do
 	for i in $(seq 1 60); do
@@ -52,9 +59,7 @@ load() {
 		rc=1
 	done
 	for i in 1 2 3 4 5; do dq +tcp "tc$i.a.test" "tcn$i.test" >/dev/null || rc=1; done
-	# dig sends its UDP queries with sendmmsg, whose event in sysdig 0.29.3's
-	# schema carries no fd and no bytes: those are seen on the server's side
-	# only. A client that uses sendto/recvfrom is seen on both.
+	# a client that uses sendto/recvfrom, naming the server
 	timeout 20 python3 - "$PORT" <<'PY' || rc=1
 import socket, struct, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -70,17 +75,48 @@ PY
 	return $rc
 }
 expect "dig asked over UDP and TCP" load
+
+# glibc's resolver: a dnsmasq of its own on 127.0.0.1:53 in a network
+# namespace (port 53 of the host's loopback may be taken), named by a
+# resolv.conf bind-mounted in a mount namespace; its search domain is under
+# .test, so that a name glibc tries with it is answered (NXDOMAIN) and logged
+gai() {
+	printf 'nameserver 127.0.0.1\nsearch s.test\noptions timeout:5 attempts:2\n' >"$SRV/resolv.conf"
+	timeout 60 unshare -mn bash -c '
+		srv=$1
+		ip link set lo up || exit 1
+		mount --bind "$srv/resolv.conf" /etc/resolv.conf || exit 1
+		dnsmasq --keep-in-foreground --conf-file=/dev/null --pid-file= --user=root \
+			--no-resolv --no-hosts --port 53 --listen-address 127.0.0.1 --bind-interfaces \
+			--log-queries --log-facility="$srv/gai.log" --address=/a.test/10.0.0.1 \
+			--local=/test/ 2>"$srv/gai.err" & d=$!
+		for i in $(seq 100); do grep -q "0100007F:0035 " /proc/net/udp && break; sleep 0.1; done
+		rc=0
+		for i in $(seq 1 10); do
+			getent ahosts "g$i.a.test" >>"$srv/gai.out" || { echo "g$i.a.test: no answer"; rc=1; }
+			! getent ahosts "gn$i.test" >>"$srv/gai.out" || { echo "gn$i.test answered"; rc=1; }
+		done
+		/usr/bin/python3 -c "
+import socket
+for i in range(1, 6):
+    a = socket.getaddrinfo(\"py%d.a.test\" % i, 80, type=socket.SOCK_STREAM)
+    assert a[0][4][0] == \"10.0.0.1\", a
+" || rc=1
+		kill $d; wait $d
+		exit $rc' gai "$SRV"
+}
+expect "getent ahosts and Python's getaddrinfo asked through glibc" gai || cat "$SRV/gai.err"
 req_agent_stop; rc=$?
 expect "the agent exits 0" [ $rc = 0 ] || tail -n 5 "$REQ_ERR"
 srv_stop "$DNS_PID"
 
 req_check dns "server-side DNS records per (type, name, rcode) == dnsmasq's queries and replies" \
-	"$REQ_OUT" "$REQ_ERR" "$SRV/queries.log" <<'PY'
+	"$REQ_OUT" "$REQ_ERR" "$SRV/queries.log" "$SRV/gai.log" <<'PY'
 import re, sys, req_lib as R
-out, err, log = sys.argv[1:4]
+out, err = sys.argv[1:3]
 RCODE = {"NXDOMAIN": 3, "SERVFAIL": 2, "REFUSED": 5}
 queries, pending, nx = [], {}, 0
-for l in open(log):
+for l in open(sys.argv[3]).readlines() + open(sys.argv[4]).readlines():
     # each dnsmasq process (the TCP ones are forks) logs a query, then its reply
     m = re.search(r"dnsmasq\[(\d+)\]: query\[(\w+)\] (\S+) from 127\.0\.0\.1$", l)
     if m:
@@ -116,17 +152,28 @@ assert sum(r.get("req.status") == 3 for r in server) == nx
 print("ok")
 PY
 
-req_check sides "each query dig (TCP) and python3 (UDP, sendto) sent has its server-side record (by client port and transaction id), which is never slower" \
-	"$REQ_OUT" "$TMP/sides.json" <<'PY'
-import json, sys, req_lib as R
-# dig's UDP queries (sendmmsg) have no client-side record: left out of both sides
-keep = [r for r in R.records(sys.argv[1]) if r.get("req.l4proto") == "tcp" or
-        (r.get("req.path") or "").startswith(("p", "pn"))]
-with open(sys.argv[2], "w") as f:
-    for r in keep:
-        f.write(json.dumps(r) + "\n")
-R.check_sides(sys.argv[2], "dns", ("dig", "python3"), ("dnsmasq",),
+req_check sides "each query dig (UDP by sendmmsg, TCP), python3 (sendto) and glibc (sendmmsg) sent has its server-side record (by client port and transaction id), which is never slower; every answer had its query" \
+	"$REQ_OUT" "$REQ_ERR" "$SRV/gai.log" <<'PY'
+import re, sys, req_lib as R
+out, err, gai_log = sys.argv[1:4]
+R.check_sides(out, "dns", ("dig", "python3", "getent"), ("dnsmasq",),
               key=lambda r: (r.get("req.cport"), r.get("req.dns_id"), r.get("req.path")))
+client = [r for r in R.records(out) if r.get("req.protocol") == "dns" and r.get("req.side") == "client"]
+sent = lambda proc, l4, pre: sum(r.get("proc.name") == proc and r.get("req.l4proto") == l4 and
+                                (r.get("req.path") or "").startswith(pre) for r in client)
+# the glibc side: a record per query its dnsmasq logged, A and AAAA each
+gai = [m.groups() for m in (re.search(r"query\[(\w+)\] (\S+) from", l) for l in open(gai_log)) if m]
+gai_got = R.counts((r.get("req.method"), r.get("req.path")) for r in client if r.get("req.sport") == 53)
+print("client-side: dig %d over UDP, %d over TCP; getent %d, python3 (getaddrinfo) %d; glibc's dnsmasq logged %d"
+      % (sent("dig", "udp", ""), sent("dig", "tcp", ""), sent("getent", "udp", "g"),
+         sent("python3", "udp", "py"), len(gai)))
+assert sent("dig", "udp", "u") >= 4 * 180, "dig's UDP queries with a client-side record: %d" % sent("dig", "udp", "u")
+assert gai_got == R.counts(tuple(q) for q in gai), "glibc's queries: agent %s, log %s" % (gai_got, R.counts(tuple(q) for q in gai))
+assert sum(t == "AAAA" for t, _ in gai) >= 25 and sent("getent", "udp", "g") >= 40 and \
+    sent("python3", "udp", "py") >= 10, "glibc asked for A and AAAA"
+summary = [l for l in open(err) if l.startswith("agent: requests:")]
+assert summary and " 0 sendmmsg messages" in summary[0] and \
+    " 0 responses without a request" in summary[0], "the agent's summary: %s" % summary
 print("ok")
 PY
 echo "    $((SECONDS - t0)) s"

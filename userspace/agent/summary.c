@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "driver.h"
 #include "schema.h"
 #include "summary.h"
 
@@ -154,7 +155,8 @@ void summary__requests(FILE *out, const struct pair_counters *p,
 		PRIu64 " socket reads and writes that moved nothing kept in the kernel;"
 		" not followed: %" PRIu64
 		" connections (table full), %" PRIu64 " pipelined past %u, %" PRIu64
-		" past the snaplen; %" PRIu64 " responses without a request, %" PRIu64
+		" past the snaplen, %" PRIu64 " sendmmsg messages (past the %u of a call the"
+		" kernel sends, or naming an address); %" PRIu64 " responses without a request, %" PRIu64
 		" messages the protocol's parser refused; no req.parent: %" PRIu64
 		" calls made by a thread serving several requests, %" PRIu64 " requests"
 		" whose thread was not followed (table full); %" PRIu64 " peeks (MSG_PEEK) at"
@@ -165,7 +167,8 @@ void summary__requests(FILE *out, const struct pair_counters *p,
 		p->n_aborted, p->n_open_at_end, p->n_client_quiet, p->n_quiet_handed,
 		p->n_quiet_refused, kept, file_closes, cap->drv_tcp_sockets, cap->drv_sock_empty,
 		p->n_conns_full, p->n_pipeline_full,
-		PAIR_PIPELINE, p->n_uncaptured, p->n_unmatched, p->n_unparsed,
+		PAIR_PIPELINE, p->n_uncaptured, cap->drv_mmsg_unsent, DRIVER_MMSG_MAX,
+		p->n_unmatched, p->n_unparsed,
 		p->n_parent_unknown, p->n_threads_full, cap->drv_peeks, p->n_h2_unknown,
 		p->n_h2_lost, p->n_h2_desync, p->n_h2_nomem);
 }

@@ -99,14 +99,9 @@ static bool proto__by_id(uint8_t proto)
 	return proto == REQ_PROTO_DUBBO || proto == REQ_PROTO_ROCKETMQ;
 }
 
-static struct pair_req *q_at(struct pair_conn *c, uint32_t i)
-{
-	return &c->q[(c->head + i) % PAIR_PIPELINE];
-}
-
 static struct pair_req *q_newest(struct pair_conn *c)
 {
-	return c->n ? q_at(c, c->n - 1) : NULL;
+	return c->n ? pair_q__at(c, c->n - 1) : NULL;
 }
 
 /* Q's own request is still being read: a server that answered before it read
@@ -162,8 +157,8 @@ static uint64_t req__chunked(struct pairer *p, struct pair_conn *c, const uint8_
 /* The done requests at the head of the queue go out, in order. */
 static void q_emit_done(struct pairer *p, struct pair_conn *c)
 {
-	while (c->n && q_at(c, 0)->resp_done && !q_body_due(c, q_at(c, 0)))
-		pair_emit__req(p, c, q_at(c, 0), false, false, 0);
+	while (c->n && pair_q__at(c, 0)->resp_done && !q_body_due(c, pair_q__at(c, 0)))
+		pair_emit__req(p, c, pair_q__at(c, 0), false, false, 0);
 }
 
 static bool is_request_dir(const struct pair_conn *c, uint8_t dir)
@@ -229,11 +224,11 @@ struct pair_req *pair_req__begin(struct pairer *p, struct pair_conn *c, uint8_t 
 {
 	struct pair_req *q;
 
-	if (c->n >= PAIR_PIPELINE) {
+	if (pair_q__room(c)) {
 		p->c.n_pipeline_full++;
 		return NULL;
 	}
-	q = q_at(c, c->n++);
+	q = pair_q__at(c, c->n++);
 	/* field by field: a memset here compiled to a slow string store */
 	q->ts_start = ts;
 	q->ts_first_resp = q->ts_last_resp = 0;
@@ -294,7 +289,7 @@ void pair_req__resp_io(struct pairer *p, const struct pair_conn *c, struct pair_
 static void conn__settle(struct pairer *p, struct pair_conn *c, bool all, uint64_t ts)
 {
 	while (c->n) {
-		struct pair_req *q = q_at(c, 0);
+		struct pair_req *q = pair_q__at(c, 0);
 
 		if (q->resp_done) {
 			/* answered by none (one-way), or answered before its body came */
@@ -487,7 +482,7 @@ static void stream__request(struct pairer *p, struct pair_conn *c, const struct 
 			ts = ts_read;
 			continue;
 		}
-		/* (past PAIR_PIPELINE no request begins: the bytes go to the newest) */
+		/* (past PAIR_PIPELINE_MAX no request begins: the bytes go to the newest) */
 		q = pair_req__begin(p, c, proto, ts, r ? NULL : &h, io->tid);
 		if (!r && proto == REQ_PROTO_MYSQL)
 			auth__begin(c, &h);
@@ -515,7 +510,7 @@ static struct pair_req *resp__target(struct pair_conn *c)
 	struct pair_req *first = NULL;
 
 	for (uint32_t i = 0; i < c->n; i++) {
-		struct pair_req *x = q_at(c, i);
+		struct pair_req *x = pair_q__at(c, i);
 
 		if (x->resp_done)
 			continue;
@@ -533,7 +528,7 @@ static struct pair_req *resp__target(struct pair_conn *c)
 static struct pair_req *resp__by_id(struct pair_conn *c, struct pair_req *q, uint32_t id)
 {
 	for (uint32_t i = 0; i < c->n; i++) {
-		struct pair_req *x = q_at(c, i);
+		struct pair_req *x = pair_q__at(c, i);
 
 		if (!x->resp_done && !x->has_resp && x->dns_id == id)
 			return x;
@@ -552,22 +547,22 @@ static struct pair_req *resp__kafka(struct pairer *p, struct pair_conn *c, struc
 {
 	uint32_t i = 0, j;
 
-	while (q_at(c, i) != q)
+	while (pair_q__at(c, i) != q)
 		i++;
 	for (j = i; j < c->n; j++)
-		if (!q_at(c, j)->resp_done && q_at(c, j)->dns_id == h->id)
+		if (!pair_q__at(c, j)->resp_done && pair_q__at(c, j)->dns_id == h->id)
 			break;
 	if (j == c->n)
 		return q;
 	for (; i < j; i++) {
-		struct pair_req *x = q_at(c, i);
+		struct pair_req *x = pair_q__at(c, i);
 
 		if (!x->resp_done && !x->has_resp) {
 			x->resp_done = true;
 			pair_req__release(p, x);
 		}
 	}
-	q = q_at(c, j);
+	q = pair_q__at(c, j);
 	*again = kafka__parse_response(b, n, q->kafka_api, h) == -EAGAIN;
 	if (*again)
 		kafka__parse(b, n, false, h);
@@ -759,7 +754,7 @@ static void stream__response(struct pairer *p, struct pair_conn *c, const struct
 	/* carried bytes began their message earlier */
 	ts_carry = stream__input(p, c, io, ts, &buf, &blen, &len);
 	if (c->greet_bytes) {
-		q_at(c, 0)->resp_bytes += c->greet_bytes;
+		pair_q__at(c, 0)->resp_bytes += c->greet_bytes;
 		c->greet_bytes = 0;
 	}
 	/* a login's result: set after the loop, over its first packet's */
@@ -929,7 +924,7 @@ static void dgram__io(struct pairer *p, struct pair_conn *c, const struct req_io
 		return;
 	}
 	for (uint32_t i = 0; i < c->n; i++) {
-		q = q_at(c, i);
+		q = pair_q__at(c, i);
 		if (q->dns_id != h.id || q->peer_port != pport || memcmp(q->peer_ip, peer, 16))
 			continue;
 		q->has_resp = q->resp_done = true;
@@ -978,7 +973,7 @@ static bool conn__quiet(struct pairer *p, struct pair_conn *c)
 		return false;
 	c->quiet = true;
 	for (uint32_t i = 0; i < c->n; i++)
-		pair_req__release(p, q_at(c, i));
+		pair_req__release(p, pair_q__at(c, i));
 	c->head = c->n = 0;
 	c->req_need = c->resp_need = 0;
 	c->req_chunks.state = 0;

@@ -92,9 +92,13 @@ struct pair_opts {
 
 #define PAIR_MAX_CONNS 4096
 #define PAIR_TIMEOUT_NS (10ull * 1000000000ull)
-/* Requests sent on one connection before the first is answered (pipelining)
- * that are followed one by one; more are counted, not reported. */
+/* Requests sent on one connection before the first is answered (pipelining,
+ * HTTP/2 streams) that are followed one by one: PAIR_PIPELINE in the
+ * connection's own queue, then up to PAIR_PIPELINE_MAX in a larger one on the
+ * heap, let go when the connection has none in flight at the next expiry
+ * sweep (pair_queue.c); more are counted, not reported. Powers of 2. */
 #define PAIR_PIPELINE 16
+#define PAIR_PIPELINE_MAX 256
 /* Slots for threads serving requests (req.parent): 3/4 of them are used at
  * most; past that a thread's server requests are not followed (counted). */
 #define PAIR_THREADS 4096
@@ -105,7 +109,8 @@ struct pair_counters {
 	uint64_t n_aborted;	/* ... of which the connection closed mid-response */
 	uint64_t n_conns;	/* connections followed now */
 	uint64_t n_conns_full;	/* connections not followed: table full */
-	uint64_t n_pipeline_full; /* requests not followed: PAIR_PIPELINE reached */
+	uint64_t n_pipeline_full; /* requests not followed: PAIR_PIPELINE_MAX
+				   * reached, or no memory for a larger queue */
 	uint64_t n_unmatched;	/* responses with no request (started mid-way) */
 	uint64_t n_unparsed;	/* messages on a known protocol its parser refused */
 	uint64_t n_uncaptured;	/* pipelined messages past the snaplen: not counted;

@@ -101,6 +101,7 @@ struct pair_conn *pair_conn__add(struct pairer *p, const struct pair_key *k)
 	}
 	/* the queue's entries are set when used */
 	memset(c, 0, offsetof(struct pair_conn, q));
+	pair_q__init(c);
 	c->used = true;
 	c->key = *k;
 	c->pid = k->pid;
@@ -157,6 +158,7 @@ void pair_conn__remove(struct pairer *p, struct pair_conn *c)
 	c->ct = c->peer_ct = NULL;
 	pair_h2__free(c->h2);
 	c->h2 = NULL;
+	pair_q__shrink(c, true);
 	c->used = false;
 	c->next_free = p->free;
 	p->free = c;

@@ -32,26 +32,6 @@ static void end__remote(struct req_end *e)
 	e->container = NULL;
 }
 
-/* Removes Q from C's queue: the oldest, or (UDP, answered out of order) one
- * in the middle. */
-static void queue__drop(struct pair_conn *c, struct pair_req *q)
-{
-	uint32_t i = 0;
-
-	while (i < c->n && &c->q[(c->head + i) % PAIR_PIPELINE] != q)
-		i++;
-	if (i == c->n)
-		return;
-	if (i == 0) {
-		c->head = (c->head + 1) % PAIR_PIPELINE;
-		c->n--;
-		return;
-	}
-	for (; i + 1 < c->n; i++)
-		c->q[(c->head + i) % PAIR_PIPELINE] = c->q[(c->head + i + 1) % PAIR_PIPELINE];
-	c->n--;
-}
-
 /* Which request R is, the same on both sides: its number on a TCP
  * connection; over UDP (a server's socket answers many clients, each
  * numbering its own queries) the client's port and the DNS id. */
@@ -69,10 +49,10 @@ static uint32_t times__key(const struct req_record *r)
 static const struct pair_times *times__other(const struct req_record *r, uint32_t key,
 					     const struct pair_conn *c, const struct pair_conn *peer)
 {
-	const struct pair_times *t = &c->other[key % PAIR_PIPELINE];
+	const struct pair_times *t = &c->other[key % PAIR_TIMES];
 
 	if (t->key != key && peer)
-		t = &peer->own[key % PAIR_PIPELINE];
+		t = &peer->own[key % PAIR_TIMES];
 	if (t->key != key || t->req_bytes != (uint32_t)r->req_bytes ||
 	    t->resp_bytes != (uint32_t)r->resp_bytes)
 		return NULL;
@@ -119,9 +99,9 @@ static void times__nest(struct req_record *r, struct pair_conn *c, struct pair_c
 	t.resp_bytes = (uint32_t)r->resp_bytes;
 	t.start = r->ts_start;
 	t.end = r->ts_end;
-	c->own[key % PAIR_PIPELINE] = t;
+	c->own[key % PAIR_TIMES] = t;
 	if (peer)
-		peer->other[key % PAIR_PIPELINE] = t;
+		peer->other[key % PAIR_TIMES] = t;
 }
 
 _Static_assert(sizeof(((struct req_record *)0)->target) == sizeof(((struct pair_req *)0)->target) &&
@@ -226,7 +206,7 @@ void pair_emit__req(struct pairer *p, struct pair_conn *c, struct pair_req *q, b
 	r.tcp_retrans = q->retrans1 - q->retrans0;
 	r.tcp_srtt_us = q->srtt1;
 	pair_req__release(p, q);
-	queue__drop(c, q);
+	pair_q__drop(c, q);
 	p->c.n_requests++;
 	p->c.n_timeouts += timed_out;
 	p->c.n_aborted += aborted;
@@ -236,7 +216,7 @@ void pair_emit__req(struct pairer *p, struct pair_conn *c, struct pair_req *q, b
 void pair_emit__answered(struct pairer *p, struct pair_conn *c, uint64_t *dropped)
 {
 	while (c->n) {
-		struct pair_req *q = &c->q[c->head];
+		struct pair_req *q = pair_q__at(c, 0);
 
 		if (q->has_resp) {
 			pair_emit__req(p, c, q, false, false, 0);
@@ -244,7 +224,6 @@ void pair_emit__answered(struct pairer *p, struct pair_conn *c, uint64_t *droppe
 		}
 		(*dropped)++;
 		pair_req__release(p, q);
-		c->head = (c->head + 1) % PAIR_PIPELINE;
-		c->n--;
+		pair_q__pop(c);
 	}
 }

@@ -108,7 +108,7 @@ static void dir__desync(struct pairer *p, struct h2_dir *d)
 static struct pair_req *stream__find(struct pair_conn *c, uint32_t stream)
 {
 	for (uint32_t i = 0; i < c->n; i++) {
-		struct pair_req *q = &c->q[(c->head + i) % PAIR_PIPELINE];
+		struct pair_req *q = pair_q__at(c, i);
 
 		if (q->stream == stream)
 			return q;

@@ -82,9 +82,10 @@ struct pair_req {
 
 /* One record's times and sizes, kept for the other side's record of the
  * same request, by KEY (TCP: the request's number; UDP: the client's port
- * and the DNS id) in slot KEY % PAIR_PIPELINE: a client has at most that many
- * requests in flight, so a slot is not reused before the other side's
- * record of its request is made. KEY 0: none. */
+ * and the DNS id) in slot KEY % PAIR_TIMES: a slot is not reused before the
+ * other side's record of its request is made while fewer requests are in
+ * flight (past that a record stands alone). KEY 0: none. */
+#define PAIR_TIMES 64
 struct pair_times {
 	uint32_t key;
 	uint32_t req_bytes, resp_bytes;	/* the request's identity, with KEY */
@@ -114,7 +115,7 @@ struct pair_conn {
 	 * side on this host (OTHER), by request number, so a record nests with
 	 * the other side's record of the same request whichever was made first
 	 * (pair_emit.c). */
-	struct pair_times own[PAIR_PIPELINE], other[PAIR_PIPELINE];
+	struct pair_times own[PAIR_TIMES], other[PAIR_TIMES];
 	/* TCP: the other side's connection on this host, last found by tuple,
 	 * valid while it is used under id PEER_CONN_ID (pair_emit.c) */
 	struct pair_conn *peer_conn;
@@ -175,10 +176,39 @@ struct pair_conn {
 	/* TLS: the server name its ClientHello asked for (SNI), "" none */
 	uint16_t sni_len;
 	char sni[REQ_TARGET_MAX];
-	/* requests in flight, oldest first: q[(head + i) % PAIR_PIPELINE] */
-	uint16_t head, n;
-	struct pair_req q[PAIR_PIPELINE];
+	/* requests in flight, oldest first: q[(head + i) & (cap - 1)] (pair_q__at);
+	 * Q is Q0 until more than PAIR_PIPELINE are in flight at once, then a
+	 * larger array on the heap (pair_queue.c) */
+	struct pair_req *q;
+	uint16_t head, n, cap;
+	struct pair_req q0[PAIR_PIPELINE];
 };
+
+/* The Ith request in flight on C, oldest first (I < C->n). */
+static inline struct pair_req *pair_q__at(struct pair_conn *c, uint32_t i)
+{
+	return &c->q[(c->head + i) & (c->cap - 1)];
+}
+
+/* The oldest request leaves C's queue. */
+static inline void pair_q__pop(struct pair_conn *c)
+{
+	c->head = (uint16_t)((c->head + 1) & (c->cap - 1));
+	c->n--;
+}
+
+/* pair_queue.c: C's queue is its own, empty. */
+void pair_q__init(struct pair_conn *c);
+/* pair_queue.c: room for one more request on C: the queue grown if full,
+ * up to PAIR_PIPELINE_MAX; -ENOSPC past that, -ENOMEM. Pointers into the
+ * queue are not kept across it. */
+int pair_q__room(struct pair_conn *c);
+/* pair_queue.c: C's queue back in the connection when it is empty (the
+ * expiry sweep), or freed with C (REMOVING: whatever it holds). */
+void pair_q__shrink(struct pair_conn *c, bool removing);
+/* pair_queue.c: Q leaves C's queue: the oldest, or (UDP, answered out of
+ * order) one in the middle. */
+void pair_q__drop(struct pair_conn *c, struct pair_req *q);
 
 #define PAIR_PID_SLOTS 1024
 /* Server request ids kept per thread (pair.h's PAIR_THREADS). */

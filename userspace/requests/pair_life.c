@@ -59,7 +59,7 @@ void pair__free(struct pairer *p)
 static void conn__end(struct pairer *p, struct pair_conn *c, bool closed)
 {
 	while (c->n) {
-		struct pair_req *q = &c->q[c->head];
+		struct pair_req *q = pair_q__at(c, 0);
 		/* (done with no response: a Kafka request answered by none) */
 		bool cut = !q->resp_done &&
 			   (!q->has_resp || (q->resp_need != PAIR_LEN_OPEN && q->resp_need));
@@ -67,8 +67,7 @@ static void conn__end(struct pairer *p, struct pair_conn *c, bool closed)
 		if (!closed && !q->has_resp && !q->resp_done) {
 			p->c.n_open_at_end++;
 			pair_req__release(p, q);
-			c->head = (c->head + 1) % PAIR_PIPELINE;
-			c->n--;
+			pair_q__pop(c);
 			continue;
 		}
 		pair_emit__req(p, c, q, false, closed && cut, 0);
@@ -119,7 +118,7 @@ void pair__expire(struct pairer *p, uint64_t now)
 			continue;
 		/* in order: an unanswered request holds the later ones back */
 		while (c->n) {
-			struct pair_req *q = &c->q[c->head];
+			struct pair_req *q = pair_q__at(c, 0);
 
 			if (!q->has_resp && !q->resp_done && now > q->ts_start + t)
 				pair_emit__req(p, c, q, true, false, q->ts_start + t);
@@ -131,6 +130,8 @@ void pair__expire(struct pairer *p, uint64_t now)
 		/* a process that exited closed its fds without close events */
 		if (!c->n && now > c->last_ts + 4 * t && !conn__held(p, c, now))
 			pair_conn__remove(p, c);
+		else
+			pair_q__shrink(c, false);
 	}
 }
 

@@ -9,7 +9,7 @@
 #include "pair.h"
 #include "t_check.h"
 
-#define MAXREC 64
+#define MAXREC 512
 static struct req_record recs[MAXREC];
 static int nrec;
 

@@ -821,18 +821,91 @@ static void test_pipeline_full(void)
 	struct pairer *p = fresh(0);
 	struct req_io s = tcp(700, 5, true, 40004, 6379);
 	struct pair_counters pc;
-	char buf[2048], rep[256];
+	char buf[16 * (PAIR_PIPELINE_MAX + 4)], rep[8 * (PAIR_PIPELINE_MAX + 4)];
 	size_t n = 0, m = 0;
 
-	for (int i = 0; i < PAIR_PIPELINE + 4; i++) {
+	for (int i = 0; i < PAIR_PIPELINE_MAX + 4; i++) {
 		n += (size_t)sprintf(buf + n, "*1\r\n$4\r\nPING\r\n");
 		m += (size_t)sprintf(rep + m, "+PONG\r\n");
 	}
 	io_do(p, s, REQ_DIR_IN, 1000, 0, buf, n, 0);
 	io_do(p, s, REQ_DIR_OUT, 2000, 0, rep, m, 0);
 	pair__counters(p, &pc);
-	CHECK_INT(nrec, PAIR_PIPELINE);
+	CHECK_INT(nrec, PAIR_PIPELINE_MAX);
 	CHECK_INT(pc.n_pipeline_full, 4);
+	pair__free(p);
+}
+
+/* N Redis SETs of keys FIRST.. on S at TS, in one read. */
+static void sets__in(struct pairer *p, struct req_io s, uint64_t ts, int first, int n)
+{
+	static char buf[64 * PAIR_PIPELINE_MAX];
+	size_t len = 0;
+
+	for (int i = first; i < first + n; i++) {
+		int k = snprintf(NULL, 0, "k%d", i);
+
+		len += (size_t)sprintf(buf + len, "*3\r\n$3\r\nSET\r\n$%d\r\nk%d\r\n$1\r\nv\r\n", k, i);
+	}
+	io_do(p, s, REQ_DIR_IN, ts, 0, buf, len, 0);
+}
+
+/* N +OKs on S at TS, in one write. */
+static void oks__out(struct pairer *p, struct req_io s, uint64_t ts, int n)
+{
+	static char rep[8 * PAIR_PIPELINE_MAX];
+	size_t len = 0;
+
+	for (int i = 0; i < n; i++)
+		len += (size_t)sprintf(rep + len, "+OK\r\n");
+	io_do(p, s, REQ_DIR_OUT, ts, 0, rep, len, 0);
+}
+
+/* Records FROM.. (N of them) are SETs of keys FIRST.., in order. */
+static void sets__check(int from, int first, int n)
+{
+	char key[16];
+
+	for (int i = 0; i < n && from + i < MAXREC; i++) {
+		snprintf(key, sizeof(key), "k%d", first + i);
+		CHECK_STR(recs[from + i].method, "SET");
+		CHECK_STR(recs[from + i].target, key);
+		CHECK_INT(recs[from + i].status, -1);
+		CHECK(!recs[from + i].error && !recs[from + i].aborted);
+	}
+}
+
+/* Deeper pipelines than the connection's own queue: the queue grows, in
+ * order, also from mid-ring (some answered first), and again after an
+ * expiry sweep gave the larger one back; every request is a record. */
+static void test_pipeline_deep(void)
+{
+	struct pairer *p = fresh(0);
+	struct req_io s = tcp(701, 5, true, 40005, 6379);
+	struct pair_counters pc;
+
+	/* 100 at once, answered in three writes */
+	sets__in(p, s, 1000, 0, 100);
+	oks__out(p, s, 2000, 33);
+	oks__out(p, s, 2100, 33);
+	oks__out(p, s, 2200, 34);
+	CHECK_INT(nrec, 100);
+	sets__check(0, 0, 100);
+	/* the larger queue goes back (nothing in flight), then again: 10
+	 * in flight, 5 answered, 20 more (the ring's head mid-way when it
+	 * grows), all answered */
+	pair__expire(p, 3000);
+	sets__in(p, s, 4000, 100, 10);
+	oks__out(p, s, 4100, 5);
+	sets__in(p, s, 4200, 110, 20);
+	oks__out(p, s, 4300, 25);
+	CHECK_INT(nrec, 130);
+	sets__check(100, 100, 30);
+	for (int i = 1; i < 130; i++)
+		CHECK(recs[i].conn_seq == recs[i - 1].conn_seq + 1);
+	pair__counters(p, &pc);
+	CHECK_INT(pc.n_pipeline_full, 0);
+	CHECK_INT(pc.n_unmatched, 0);
 	pair__free(p);
 }
 
@@ -1041,6 +1114,7 @@ int main(void)
 	test_mysql_ssl();
 	test_unknown_and_full();
 	test_pipeline_full();
+	test_pipeline_deep();
 	test_dup_fds();
 	test_exit();
 	test_server_side_once();

@@ -499,7 +499,7 @@ static void test_hostile(void)
 	}
 }
 
-/* Past PAIR_PIPELINE streams in flight a stream is counted, not followed;
+/* Past PAIR_PIPELINE_MAX streams in flight a stream is counted, not followed;
  * an interim (1xx) header block is no response; a server push's block keeps
  * the table (the pushed response is no record), so the blocks after it,
  * leaning on what it added, still decode. */
@@ -522,7 +522,7 @@ static void test_bounds_interim_push(void)
 	ssize_t n;
 
 	w_open(&a);
-	for (uint32_t i = 0; i < PAIR_PIPELINE + 1; i++)
+	for (uint32_t i = 0; i < PAIR_PIPELINE_MAX + 1; i++)
 		w_headers(&a, cd, 1 + 2 * i, H2_F_END_STREAM, get_a, 6);
 	feed(p, s, REQ_DIR_IN, 100, &a);
 	pair__counters(p, &k);

@@ -61,7 +61,7 @@ OUT=$TMP/req.out ERR=$TMP/req.err MAP=$TMP/map.json
 expect "the agent starts in request mode" start_agent "$OUT" "$ERR" --requests -j \
 	--request-timeout 1 --service-map "$MAP" -p "$REQ_FORMAT" -w "$TMP/req.scap" "req.sport=$PORT"
 expect "-v: only IPv4 and IPv6 socket I/O leaves the kernel, 2048 bytes of buffers, the bounds" \
-	grep -q 'request mode: only IPv4 and IPv6 socket I/O leaves the kernel, 2048 bytes of each buffer (64000 of an HTTP/2 connection.s); up to 4096 connections followed, 16 requests in flight on each, unanswered ones time out after 1.000 s' "$ERR"
+	grep -q 'request mode: only IPv4 and IPv6 socket I/O leaves the kernel, 2048 bytes of each buffer (64000 of an HTTP/2 connection.s); up to 4096 connections followed, 256 requests in flight on each, unanswered ones time out after 1.000 s' "$ERR"
 expect "-v: exit-only capture" grep -q 'exit-only' "$ERR"
 expect "-v: the filter's syscalls loaded, not every syscall" grep -q "for the filter's syscalls" "$ERR"
 expect "-v: on those syscalls' own exit tracepoints" grep -qE 'on the own exit tracepoints of [0-9]+ syscalls' "$ERR"

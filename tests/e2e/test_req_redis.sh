@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Request mode against Redis (issue 23): redis-benchmark with and without
-# pipelining (-P 16), failing commands through redis-cli (a command on the
-# wrong type, a wrong number of arguments, an unknown command), and
-# redis-cli --pipe's mass insertion. Ground truth is
+# pipelining (-P 16, and -P 64 PINGs, deeper than a connection's own queue of 16),
+# failing commands through redis-cli (a command on the wrong type, a wrong
+# number of arguments, an unknown command), and redis-cli --pipe's mass
+# insertion (12 commands, and 200 PINGs in flight at once). Ground truth is
 # Redis' own accounting, reset when the agent starts and read once it stopped:
 # server-side records per command == INFO commandstats' calls (plus
 # rejected_calls, which calls leaves out), error records per command ==
@@ -39,6 +40,11 @@ load() {
 	# mass insertion: inline commands, then an empty line and an ECHO of
 	# random bytes that tells redis-cli all were answered (13 in flight)
 	printf 'SET e2e:pipe:%d v\r\n' $(seq 1 12) | cli --pipe >/dev/null || rc=1
+	# deeper than a connection's own queue (16): up to 256 are followed,
+	# where their bytes fit in the snaplen (2048), which 64 PINGs and 200
+	# inline ones do
+	timeout 30 redis-benchmark -p "$PORT" -n 2000 -c 2 -P 64 -t ping -q >/dev/null || rc=1
+	printf 'PING\r\n%.0s' $(seq 1 200) | cli --pipe >/dev/null || rc=1
 	return $rc
 }
 expect "redis-benchmark and redis-cli ran" load
@@ -230,6 +236,10 @@ for r in server:
         break
 assert len(other) == 0, "server-side records not parsed as redis"
 assert not bad, "\n".join(bad)
+# every pipelined command followed, on both sides: none past the bound
+summary = [l for l in open(err) if l.startswith("agent: requests:")]
+assert summary and " 0 pipelined past 256," in summary[0] and \
+    " 0 responses without a request" in summary[0], "the agent's summary: %s" % summary
 print("ok")
 PY
 

@@ -179,7 +179,7 @@ void agent__requests_describe(const struct agent *a)
 			   "ones time out after %.3f s",
 			   a->o.snaplen_given ? a->o.snaplen : REQ_MODE_SNAPLEN,
 			   REQ_MODE_H2_SNAPLEN, PAIR_MAX_CONNS,
-			   PAIR_PIPELINE, (a->o.request_timeout_ns ? a->o.request_timeout_ns :
+			   PAIR_PIPELINE_MAX, (a->o.request_timeout_ns ? a->o.request_timeout_ns :
 					   PAIR_TIMEOUT_NS) / 1e9);
 }
 

@@ -167,7 +167,7 @@ void summary__requests(FILE *out, const struct pair_counters *p,
 		p->n_aborted, p->n_open_at_end, p->n_client_quiet, p->n_quiet_handed,
 		p->n_quiet_refused, kept, file_closes, cap->drv_tcp_sockets, cap->drv_sock_empty,
 		p->n_conns_full, p->n_pipeline_full,
-		PAIR_PIPELINE, p->n_uncaptured, cap->drv_mmsg_unsent, DRIVER_MMSG_MAX,
+		PAIR_PIPELINE_MAX, p->n_uncaptured, cap->drv_mmsg_unsent, DRIVER_MMSG_MAX,
 		p->n_unmatched, p->n_unparsed,
 		p->n_parent_unknown, p->n_threads_full, cap->drv_peeks, p->n_h2_unknown,
 		p->n_h2_lost, p->n_h2_desync, p->n_h2_nomem);

@@ -203,11 +203,12 @@ int sys_exit_eo(struct bpf_raw_tracepoint_args *ctx)
 			/* the filler reads the socket's TCP state from here */
 			s->sock = (__u64)sk;
 			s->sock_owner = pid_tgid;
-			s->mmsg_i = 0;
-			if (data == SOCKIO_MMSG)
+			if (data == SOCKIO_MMSG) {
+				s->mmsg_i = 0;
 				bpf_tail_call(ctx, &filler_parts, SOCKIO_MMSG_PART);
-			else
+			} else {
 				bpf_tail_call(ctx, &fillers_exit, sockio__event(id));
+			}
 			/* not loaded (it needs bpf_loop): the call's own events go */
 		}
 	}

@@ -59,6 +59,78 @@ static const char *l4proto__name(uint8_t proto)
 	}
 }
 
+/* The kind of fd a call makes, by its enter event: sysdig's type letter for an
+ * fd event whose fd its table does not hold. */
+static const char *fd__call_letter(uint16_t type)
+{
+	switch (type & ~1u) {
+	case PPME_SYSCALL_OPEN_E: case PPME_SYSCALL_OPENAT_E: case PPME_SYSCALL_OPENAT_2_E:
+	case PPME_SYSCALL_OPENAT2_E: case PPME_SYSCALL_CREAT_E:
+		return "f";
+	case PPME_SOCKET_SOCKET_E: case PPME_SOCKET_ACCEPT_E: case PPME_SOCKET_ACCEPT_5_E:
+	case PPME_SOCKET_ACCEPT4_E: case PPME_SOCKET_ACCEPT4_5_E:
+		return "4";	/* sysdig's guess, whatever the family */
+	case PPME_SYSCALL_PIPE_E: return "p";
+	case PPME_SYSCALL_EVENTFD_E: return "e";
+	case PPME_SYSCALL_SIGNALFD_E: return "s";
+	case PPME_SYSCALL_TIMERFD_CREATE_E: return "t";
+	case PPME_SYSCALL_INOTIFY_INIT_E: return "i";
+	default: return "o";
+	}
+}
+
+/* The param that names the fd a creating call's exit was about: sysdig's name
+ * for it when its table holds no entry (a failed accept's NULL tuple, an open
+ * the tables missed). -1: the call names none. */
+static int fd__creator_param(uint16_t type)
+{
+	switch (type) {
+	case PPME_SYSCALL_OPEN_X: case PPME_SYSCALL_CREAT_X: case PPME_SOCKET_CONNECT_X:
+	case PPME_SOCKET_ACCEPT_X: case PPME_SOCKET_ACCEPT_5_X: case PPME_SOCKET_ACCEPT4_X:
+	case PPME_SOCKET_ACCEPT4_5_X:
+		return 1;
+	case PPME_SYSCALL_OPENAT_2_X: case PPME_SYSCALL_OPENAT2_X:
+		return 2;
+	default:
+		return -1;
+	}
+}
+
+/* An fd event on an fd the tables do not hold (opened before the capture, a
+ * dup of one, a failed accept): sysdig still shows a type letter by the call,
+ * and on the exit a name (a creating call's param, else empty) and its
+ * directory ("/" when the name has none). Our failed opens carry their own
+ * entry (fdnum -1), so they never get here. */
+static int fd__unknown(const struct field_ref *ref, const struct ievt *ev,
+		       struct field_ctx *ctx, struct field_value *out)
+{
+	int idx = fd__creator_param(ev->type);
+	const char *name = "", *slash;
+	size_t len = 0;
+
+	if (ref->info->id == F_FD_TYPECHAR)
+		return value__str(out, fd__call_letter(ev->type), 1);
+	if ((ref->info->id != F_FD_NAME && ref->info->id != F_FD_DIRECTORY) ||
+	    !PPME_IS_EXIT(ev->type))
+		return -ENOENT;
+	if (idx >= 0 && (uint32_t)idx < ev->params.n) {
+		sbuf__reset(&ctx->scratch);
+		param__render(ev, (uint32_t)idx, ctx, &ctx->scratch, PM_ARG);
+		if (ctx->scratch.err)
+			return ctx->scratch.err;
+		if (ctx->scratch.buf) {
+			name = ctx->scratch.buf;
+			len = ctx->scratch.len;
+		}
+	}
+	if (ref->info->id == F_FD_NAME)
+		return value__str(out, name, len);
+	slash = len ? memrchr(name, '/', len) : NULL;
+	if (!slash || slash == name)
+		return value__str(out, "/", 1);
+	return value__str(out, name, slash == name + len - 1 ? len : (size_t)(slash - name));
+}
+
 int fields__extract_fd(const struct field_ref *ref, const struct ievt *ev,
 		       struct field_ctx *ctx, unsigned n, struct field_value *out)
 {
@@ -74,8 +146,11 @@ int fields__extract_fd(const struct field_ref *ref, const struct ievt *ev,
 			return -ENOENT;
 		return value__i64(out, fd ? fd->fd : ev->fdnum);
 	}
-	if (!fd || n > (ref->info->flags & FF_MULTI ? 1u : 0u))
+	if (n > (ref->info->flags & FF_MULTI ? 1u : 0u))
 		return -ENOENT;
+	if (!fd)
+		return flags & (EF_CREATES_FD | EF_USES_FD | EF_DESTROYS_FD) ?
+			fd__unknown(ref, ev, ctx, out) : -ENOENT;
 	name = fd->name ? fd->name : "";
 	/* An fd without a number is what a failed open showed (the inspector's
 	 * one-event entry): sysdig knows its name, type letter and directory only. */

@@ -3,7 +3,8 @@
 # need, and -v says how many and how long each step took; the kernel holds
 # exactly those programs (bpftool's view); and a step that does not end is
 # told on stderr, naming it, while /healthz is not 200. The slow start is real:
-# strace delays every bpf() call the agent makes.
+# strace delays every bpf() call the agent makes. The /proc scan follows the
+# load: an fd moved meanwhile has its new name.
 source "$(dirname "$0")/lib.sh"
 need_live
 need_pkgs strace curl
@@ -139,4 +140,51 @@ kill -9 "$tracer" $slow 2>/dev/null
 wait "$tracer" 2>/dev/null
 # nothing it loaded is left behind
 expect "no driver program is left loaded after the slow agent was killed" no_progs_loaded
+
+# The /proc scan comes after the programs are loaded and attached (paused): a
+# process that moves a file onto its fd 5 while the agent loads is seen with
+# the new file. The mover stops the agent as soon as it holds a BPF program
+# fd (it is loading), moves the fd, and lets it go on; scanned before the
+# load, the agent would name the old file.
+: >"$TMP/scan.err"
+"$PY" - "$TMP" <<'PY' &
+import os, signal, sys, time
+tmp = sys.argv[1]
+os.dup2(os.open(tmp + "/scan-old", os.O_WRONLY | os.O_CREAT, 0o600), 5)
+open(tmp + "/mover.pid", "w").write(str(os.getpid()))
+while not os.path.exists(tmp + "/agent.pid"):
+    time.sleep(0.001)
+agent = int(open(tmp + "/agent.pid").read())
+moved = False
+for _ in range(60000):
+    try:
+        links = [os.readlink("/proc/%d/fd/%s" % (agent, f)) for f in os.listdir("/proc/%d/fd" % agent)]
+    except OSError:
+        links = []
+    if "anon_inode:bpf-prog" in links:
+        os.kill(agent, signal.SIGSTOP)
+        os.dup2(os.open(tmp + "/scan-new", os.O_WRONLY | os.O_CREAT, 0o600), 5)
+        os.kill(agent, signal.SIGCONT)
+        moved = True
+        break
+    time.sleep(0.001)
+print("moved" if moved else "never saw the agent load", flush=True)
+while not os.path.exists(tmp + "/go"):
+    time.sleep(0.01)
+os.write(5, b"x")
+PY
+mover=$!
+for _ in $(seq 1 100); do [ -s "$TMP/mover.pid" ] && break; sleep 0.05; done
+"$AGENT" -v -p '%proc.pid %fd.num %fd.name' "proc.pid=$(cat "$TMP/mover.pid") and evt.type=write and evt.dir=<" \
+	>"$TMP/scan.out" 2>"$TMP/scan.err" &
+AGENT_PID=$!
+echo "$AGENT_PID" >"$TMP/agent.pid.new" && mv "$TMP/agent.pid.new" "$TMP/agent.pid"
+wait_capturing "$TMP/scan.err" "$AGENT_PID"
+touch "$TMP/go"
+wait "$mover"
+sleep 0.5
+stop_agent
+echo "  the mover's write: $(cat "$TMP/scan.out")"
+expect "a file moved onto an fd during the BPF load is the fd's name at the first event" \
+	grep -qx "$(cat "$TMP/mover.pid") 5 $TMP/scan-new" "$TMP/scan.out"
 finish

@@ -230,18 +230,6 @@ int agent__start(struct agent *a)
 		agent__say("cannot set up the process tables: %s", strerror(errno));
 		return -errno;
 	}
-	/* Scan /proc before capturing so every thread the first events name is known. */
-	startup__step(a->startup, STARTUP_PROC);
-	if (inspector__scan_proc(a->in) < 0 && a->o.verbose)
-		agent__say("warning: the /proc scan stopped early: %s", strerror(errno));
-	if ((err = record__start(&a->rec, a->in)))
-		return err;
-	field_ctx__init(&a->fctx, inspector__threads(a->in));
-	agent__buffer_options(a);
-	if (a->o.requests && (err = agent__requests_open(a)))
-		return err;
-	if ((err = agent__tcp_open(a)))
-		return err;
 	lo.syscalls = agent_kf__syscalls(a->kf);
 	lo.per_thread = agent_kf__per_thread(a->kf);
 	/* AGENT_NO_SYSCALL_TPS=1: the raw sys_exit tracepoint, to compare */
@@ -260,6 +248,22 @@ int agent__start(struct agent *a)
 		agent__say("%s", msg);
 		return err;
 	}
+	/* Scan /proc with the driver loaded and paused, so that what changes
+	 * between the scan and the first event is only what happens in the next
+	 * few steps, not during the seconds a BPF load can take (a shell's dup
+	 * then, unseen, left its fd table wrong); every thread the first events
+	 * name is known. */
+	startup__step(a->startup, STARTUP_PROC);
+	if (inspector__scan_proc(a->in) < 0 && a->o.verbose)
+		agent__say("warning: the /proc scan stopped early: %s", strerror(errno));
+	if ((err = record__start(&a->rec, a->in)))
+		return err;
+	field_ctx__init(&a->fctx, inspector__threads(a->in));
+	agent__buffer_options(a);
+	if (a->o.requests && (err = agent__requests_open(a)))
+		return err;
+	if ((err = agent__tcp_open(a)))
+		return err;
 	/* Narrows what the kernel sends to what the filter can match (plus what
 	 * keeps the thread and fd tables right). */
 	startup__step(a->startup, STARTUP_KFILTER);

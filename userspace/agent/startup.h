@@ -9,11 +9,11 @@
 #include <stdint.h>
 
 enum startup_step {
-	STARTUP_PROC,		/* the /proc scan (and a -w file's first lists) */
 	STARTUP_BPF_OPEN,	/* the BPF object parsed (ELF, BTF) */
 	STARTUP_BPF_LOAD,	/* its programs through the verifier and JIT */
 	STARTUP_RINGS,		/* a ring per CPU */
-	STARTUP_ATTACH,		/* onto the tracepoints */
+	STARTUP_ATTACH,		/* onto the tracepoints, paused */
+	STARTUP_PROC,		/* the /proc scan (and a -w file's first lists) */
 	STARTUP_KFILTER,	/* the kernel filter's tables */
 	STARTUP__N
 };

@@ -94,6 +94,7 @@ s = open(sys.argv[2], encoding="utf-8", errors="replace").read().splitlines()
 # Differences where sysdig 0.29.3 is the one lacking, each with its reason.
 known = {"memfd": 0, "unknown-thread pid": 0}
 bad, fdiff = [], []
+dupped = set()	# (tid, fd) whose enter line showed the agent's entry for a dup
 for i, (x, y) in enumerate(zip(a, s)):
     if x == y:
         continue
@@ -122,14 +123,19 @@ for i, (x, y) in enumerate(zip(a, s)):
     if fx[5] == "<NA>" and fx[6] == "<NA>" and fy[6] == fy[7]:
         fx[6] = fy[6]
         known["unknown-thread pid"] += 1
-        # ... and that made-up thread's fds have the empty name, where ours
-        # says <NA>: a thread started while a filtered file was written (its
-        # clone and exec filtered out) gives one such line per call it made
-        # on an fd it inherited (a fresh-clone CI run had 8514, from
-        # something else on the machine).
-        if fx[10] == "<NA>" and fy[10] == "" and fx[8] == fy[8]:
-            fx[10] = fy[10]
-            known["unknown-thread fd name"] = known.get("unknown-thread fd name", 0) + 1
+    # A dup (bash's F_DUPFD and dup2 around a builtin's redirection) of an fd
+    # neither side knows, onto a number both know: sysdig keeps the number's
+    # old entry, the agent an entry of unknown type and empty name (the fd is
+    # no longer what the old entry says), which children inherit. Told by an
+    # enter line (an fd no table holds has no name there, this one has the
+    # empty one), and then that call's exit. A CI run whose recorder started
+    # mid-redirection had 266 such lines.
+    dup_like = fx[9] == "<NA>" and fx[10] == "" and fy[9] != "<NA>" and fx[8] == fy[8]
+    if dup_like and (fx[4] == ">" or (fx[7], fx[8]) in dupped):
+        if fx[4] == ">":
+            dupped.add((fx[7], fx[8]))
+        fx[9], fx[10] = fy[9], fy[10]
+        known["dup of an unknown fd"] = known.get("dup of an unknown fd", 0) + 1
     if fx == fy:
         continue
     # The fd fields (num, type, name) after dup/fcntl, of fds whose open the

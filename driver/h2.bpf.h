@@ -1,4 +1,5 @@
-/* Request mode's HTTP/2 capture. HTTP/2 multiplexes a connection: a header
+/* Request mode's wide connections: HTTP/2's, and Redis pipelines' (resp.bpf.h
+ * says when). HTTP/2 multiplexes a connection: a header
  * block may follow a long body in the same buffer, and HPACK's tables need
  * every block, so a buffer cut at the snaplen loses the connection's headers
  * from then on. An fd whose I/O begins with the client's preface ("PRI *
@@ -14,6 +15,7 @@
 #include "scratch.bpf.h"
 #include "params.bpf.h"
 #include "fd_marks.bpf.h"
+#include "resp.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -77,14 +79,21 @@ static __always_inline bool h2__note(struct filler *f, long fd, __u32 off0, __u3
 	struct scratch *s = f->s;
 	__u64 w;
 
+	bool cut;
+
 	if (!settings.h2_snaplen || s->off < off0 + 8)
 		return false;
+	cut = snap < settings.h2_snaplen && len > snap && s->off == off0 + snap;
 	__builtin_memcpy(&w, &s->data[off0 & FRAME_MASK], 8);
 	if (w != H2_PREFACE_WORD &&
-	    (w != H2_HTTP11_WORD || s->off < off0 + 12 || !h2__upgrade_101(s, off0)))
-		return false;
+	    (w != H2_HTTP11_WORD || s->off < off0 + 12 || !h2__upgrade_101(s, off0))) {
+		/* a Redis pipeline the snaplen cut (resp.bpf.h); a writev asks
+		 * for all (~0): what it moved is its result */
+		if (!cut || !resp__more(s, off0, len != ~0ull ? len : f->ret > 0 ? f->ret : 0))
+			return false;
+	}
 	fdm__add(&h2_fds, &h2_marks, f->me >> 32, fd);
-	return snap < settings.h2_snaplen && len > snap && s->off == off0 + snap;
+	return cut;
 }
 
 /* LEN bytes of FD's buffer at UPTR as F's next param, cut at what

@@ -11,6 +11,20 @@
 
 /* One per CPU (indexed by CPU id): the event under construction. The fields before
  * data carry the state of a filler across helper calls. */
+/* resp.bpf.h's walk of a buffer's first RESP message, turn by turn */
+struct resp_walk {
+	__u64 p;	/* the next byte's offset in the frame */
+	__u64 end;	/* what was copied ends here */
+	__u64 stop;	/* the buffer the call moved would end here */
+	__s64 num;	/* the count or length being read */
+	__u32 digits;
+	__u32 left;	/* bulk strings left in the message */
+	__u8 state;	/* enum resp_state */
+	__u8 array;	/* the number read is an array's count */
+	__u8 more;	/* the result: the message ends before the buffer */
+	__u8 pad[5];
+};
+
 struct scratch {
 	__u32 off;	/* next byte to write in data */
 	__u32 curarg;	/* params written so far */
@@ -49,6 +63,8 @@ struct scratch {
 	 * (sockio_mmsg.bpf.c, for SOCK_OWNER) */
 	__u32 mmsg_i;
 	__u32 mmsg_pad;
+	/* request mode: a cut buffer's first RESP message walked (resp.bpf.h) */
+	struct resp_walk resp;
 	__u8 park[PARK_SIZE];
 	__u8 data[FRAME_SIZE];
 };

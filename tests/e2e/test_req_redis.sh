@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Request mode against Redis (issue 23): redis-benchmark with and without
-# pipelining (-P 16, and -P 64 PINGs, deeper than a connection's own queue of 16),
+# pipelining (-P 16, -P 64 PINGs, deeper than a connection's own queue of 16,
+# and -P 64 SETs and GETs of 100-byte values, longer than the snaplen),
 # failing commands through redis-cli (a command on the wrong type, a wrong
 # number of arguments, an unknown command), and redis-cli --pipe's mass
 # insertion (12 commands, and 200 PINGs in flight at once). Ground truth is
@@ -40,11 +41,13 @@ load() {
 	# mass insertion: inline commands, then an empty line and an ECHO of
 	# random bytes that tells redis-cli all were answered (13 in flight)
 	printf 'SET e2e:pipe:%d v\r\n' $(seq 1 12) | cli --pipe >/dev/null || rc=1
-	# deeper than a connection's own queue (16): up to 256 are followed,
-	# where their bytes fit in the snaplen (2048), which 64 PINGs and 200
-	# inline ones do
+	# deeper than a connection's own queue (16): up to 256 are followed
 	timeout 30 redis-benchmark -p "$PORT" -n 2000 -c 2 -P 64 -t ping -q >/dev/null || rc=1
 	printf 'PING\r\n%.0s' $(seq 1 200) | cli --pipe >/dev/null || rc=1
+	# pipelines longer than the snaplen (2048): 64 SETs of 100-byte values
+	# make a 9.6 KB buffer, 64 GETs' replies 6.8 KB; their connections are
+	# then captured wide, both ways
+	timeout 30 redis-benchmark -p "$PORT" -n 4000 -c 2 -P 64 -d 100 -t set,get -q >/dev/null || rc=1
 	return $rc
 }
 expect "redis-benchmark and redis-cli ran" load
@@ -236,9 +239,11 @@ for r in server:
         break
 assert len(other) == 0, "server-side records not parsed as redis"
 assert not bad, "\n".join(bad)
-# every pipelined command followed, on both sides: none past the bound
+# every pipelined command followed, on both sides: none past the bound, and
+# no read or write cut at the snaplen (the long pipelines' were captured wide)
 summary = [l for l in open(err) if l.startswith("agent: requests:")]
 assert summary and " 0 pipelined past 256," in summary[0] and \
+    " 0 past the snaplen," in summary[0] and \
     " 0 responses without a request" in summary[0], "the agent's summary: %s" % summary
 print("ok")
 PY

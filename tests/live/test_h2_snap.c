@@ -23,6 +23,10 @@
  *   200-byte buffer whole (a client's read of it often holds the HTTP/2
  *   response too); a 101 to WebSocket and a 200 naming h2c mark neither and
  *   are cut at the snaplen;
+ * - Redis pipelines, by every family: 12 SETs in one buffer, 12 GET replies,
+ *   20 SET replies mark the fd of the end that moved them, whole; one SET of
+ *   a 240-byte value (one message) and two SETs whose first one's headers go
+ *   past the snaplen mark nothing (with h2_snaplen 0: all cut);
  * each transfer's events are exactly the two pairs of this thread, in order,
  * every param checked (fd, size, res, data length and bytes), and no frame of
  * the driver was dropped as too big meanwhile. */
@@ -232,9 +236,9 @@ static void xfer__check(struct harness *h, enum fam fam, int from, int to, const
 			size_t len, uint32_t snap)
 {
 	size_t cut = len < snap ? len : snap;
+	int at = 0, failed = harness_failures;
 	uint64_t drops;
 	ssize_t sent, got;
-	int at = 0;
 
 	harness__drain(h, -1);
 	drops = drops__scratch(h);
@@ -246,7 +250,8 @@ static void xfer__check(struct harness *h, enum fam fam, int from, int to, const
 	expect__send(h, &at, fam, from, data, len, cut);
 	expect__recv(h, &at, fam, to, data, len, cut);
 	EXPECT(at == harness__count(h));
-	if (at != harness__count(h) || sent != (ssize_t)len || got != (ssize_t)len)
+	if (at != harness__count(h) || sent != (ssize_t)len || got != (ssize_t)len ||
+	    harness_failures != failed)
 		fprintf(stderr, "  %s of %zu bytes (fd %d to %d, snap %u): sent %zd, got %zd, "
 			"%d events\n", fam_name[fam], len, from, to, snap, sent, got,
 			harness__count(h));
@@ -361,6 +366,83 @@ static void phase__upgrade(struct harness *h, uint32_t h2)
 	}
 }
 
+/* Redis pipelines (driver/resp.bpf.h): a buffer that starts with a whole RESP
+ * message and goes on past it, cut at the snaplen, marks its fd (and is
+ * itself whole); one message alone, however long, or one whose headers the
+ * snaplen cut, does not. */
+#define RESP_LONG 240
+static char resp_cmds[512], resp_bulks[256], resp_oks[128], resp_one[RESP_LONG + 64];
+static char resp_hidden[256];
+static size_t resp_cmds_len, resp_bulks_len, resp_oks_len, resp_one_len, resp_hidden_len;
+
+static size_t resp__repeat(char *buf, size_t size, const char *msg, int n)
+{
+	size_t len = 0, m = strlen(msg);
+
+	for (int i = 0; i < n && len + m <= size; i++, len += m)
+		memcpy(buf + len, msg, m);
+	return len;
+}
+
+static void resp__build(void)
+{
+	int n;
+
+	/* 12 SETs (29 bytes each): a pipeline as redis-benchmark -P writes it */
+	resp_cmds_len = resp__repeat(resp_cmds, sizeof(resp_cmds),
+				     "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n", 12);
+	/* 12 GET replies, 20 SET replies */
+	resp_bulks_len = resp__repeat(resp_bulks, sizeof(resp_bulks), "$3\r\nabc\r\n", 12);
+	resp_oks_len = resp__repeat(resp_oks, sizeof(resp_oks), "+OK\r\n", 20);
+	/* one SET of a 240-byte value: one message, longer than the snaplen */
+	n = snprintf(resp_one, sizeof(resp_one), "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$%d\r\n",
+		     RESP_LONG);
+	msg__fill(resp_one + n, RESP_LONG, 9);
+	memcpy(resp_one + n + RESP_LONG, "\r\n", 2);
+	resp_one_len = (size_t)n + RESP_LONG + 2;
+	/* two SETs whose first one's last header lies past the snaplen (64) */
+	n = snprintf(resp_hidden, sizeof(resp_hidden), "*3\r\n$3\r\nSET\r\n$60\r\n");
+	msg__fill(resp_hidden + n, 60, 10);
+	n += 60;
+	n += snprintf(resp_hidden + n, sizeof(resp_hidden) - (size_t)n,
+		      "\r\n$1\r\nv\r\n*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n");
+	resp_hidden_len = (size_t)n;
+}
+
+/* Under a driver whose marked fds are cut at H2 (the snaplen when it marks
+ * none): each opening on a fresh connection, then BIG bytes both ways, cut
+ * at H2 where the opening marked the fds and at the snaplen where not. */
+static void phase__resp(struct harness *h, uint32_t h2)
+{
+	static const struct {
+		const char *buf;
+		const size_t *len;
+		bool from_srv, marks;
+	} cases[] = {
+		{ resp_cmds, &resp_cmds_len, false, true },
+		{ resp_bulks, &resp_bulks_len, true, true },
+		{ resp_oks, &resp_oks_len, true, true },
+		{ resp_one, &resp_one_len, false, false },
+		{ resp_hidden, &resp_hidden_len, false, false },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint32_t snap = cases[i].marks ? h2 : SNAPLEN;
+		struct conn c;
+
+		for (int f = 0; f < F_N; f++) {
+			conn__open(&c);
+			if (cases[i].from_srv)
+				xfer__check(h, f, c.srv, c.cli, cases[i].buf, *cases[i].len, snap);
+			else
+				xfer__check(h, f, c.cli, c.srv, cases[i].buf, *cases[i].len, snap);
+			xfer__check(h, f, c.cli, c.srv, big_a, BIG, snap);
+			xfer__check(h, f, c.srv, c.cli, big_b, BIG, snap);
+			conn__close(&c);
+		}
+	}
+}
+
 int main(void)
 {
 	struct harness *h;
@@ -375,11 +457,13 @@ int main(void)
 	msg__fill(big_a, sizeof(big_a), 3);
 	msg__fill(big_b, sizeof(big_b), 4);
 	msg__fill(huge, sizeof(huge), 5);
+	resp__build();
 
 	h = h2__open(H2_SNAP);
 	phase__families(h, H2_SNAP);
 	phase__reuse(h);
 	phase__upgrade(h, H2_SNAP);
+	phase__resp(h, H2_SNAP);
 	harness__close(h);
 	fprintf(stderr, "h2_snaplen %u: %d checks, %d failed so far\n", H2_SNAP, harness_checks,
 		harness_failures);
@@ -387,6 +471,7 @@ int main(void)
 	h = h2__open(0);
 	phase__families(h, SNAPLEN);
 	phase__upgrade(h, SNAPLEN);
+	phase__resp(h, SNAPLEN);
 	harness__close(h);
 	fprintf(stderr, "h2_snaplen 0: %d checks, %d failed so far\n", harness_checks,
 		harness_failures);

@@ -273,10 +273,11 @@ PY
 
 # --- the filters --------------------------------------------------------------
 # FLAGS|FILTER. Flags: m = must match at least one line; p = pushed into the
-# kernel (-v says so); f = the kernel filter also makes fewer events read (at
-# most 3/4: the state events of every thread still come, and four agents starting
-# at once make many);
-# n = must not be pushed (about as many events read as without); c = shows a
+# kernel (-v says so); f = the kernel filter also makes fewer events read from
+# just before the workload on (at most 3/4: the state events of every thread
+# still come); n = must not be pushed (about as many events read as without,
+# from then on: before it, what each agent reads of the others' start-ups
+# depends on which began capturing first); c = shows a
 # clone in a pid namespace of its own (its res checked by compare.py). @X@ are
 # replaced per round: MASTER, WORKER1 (nginx), EXEC (the bash that execs into
 # kfexec), PROG, PRCTL, PROCFS (kfprog's pid and its renamed threads), CID12.
@@ -330,6 +331,9 @@ missing=$(tr ' ' '\n' <<<"${FMT#\*}" | sed 's/^%//' | grep -vxF -f "$TMP/fields"
 expect "agent -l lists every field of the format${missing:+ (missing: $missing)}" [ -z "$missing" ]
 
 now_ns() { date +%s%N; }
+metrics_port() {	# a TCP port on 127.0.0.1 nobody listens on
+	"$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
 
 # Kills what is left of a round that cannot go on.
 kill_agents() {
@@ -524,10 +528,18 @@ run_round() {	# run_round ROUND FILTER_INDEX...
 		filter=${filter//@PROCFS@/${ids[2]}}
 		filter=${filter//@CID12@/${CID:0:12}}
 		echo "$filter" >"$TMP/filter.$r.$i"
-		"$AGENT" "${AGENT_ARGS[@]}" "$filter" >"$TMP/kf.$r.$i.out" 2>"$TMP/kf.$r.$i.err" &
-		agents+=($!)
-		"$AGENT" "${AGENT_ARGS[@]}" "${nokf_args[@]}" "$filter" >"$TMP/nokf.$r.$i.out" 2>"$TMP/nokf.$r.$i.err" &
-		agents+=($!)
+		for out in kf nokf; do
+			mport=$(metrics_port)
+			echo "$mport" >"$TMP/$out.$r.$i.port"
+			if [ $out = kf ]; then
+				"$AGENT" "${AGENT_ARGS[@]}" --metrics="127.0.0.1:$mport" "$filter" \
+					>"$TMP/kf.$r.$i.out" 2>"$TMP/kf.$r.$i.err" &
+			else
+				"$AGENT" "${AGENT_ARGS[@]}" --metrics="127.0.0.1:$mport" "${nokf_args[@]}" \
+					"$filter" >"$TMP/nokf.$r.$i.out" 2>"$TMP/nokf.$r.$i.err" &
+			fi
+			agents+=($!)
+		done
 	done
 	k=0
 	for i in "$@"; do
@@ -536,6 +548,16 @@ run_round() {	# run_round ROUND FILTER_INDEX...
 				{ echo "FAIL: an agent for '$(cat "$TMP/filter.$r.$i")' did not start"; cat "$TMP/$out.$r.$i.err"
 				  kill_agents; return 1; }
 			k=$((k + 1))
+		done
+	done
+	# Events read before the workload: the other agents' start-ups (each
+	# scans /proc once loaded, when those loaded first already capture). The
+	# metrics are rendered about once a second: read after 1.2 s.
+	sleep 1.2
+	for i in "$@"; do
+		for out in kf nokf; do
+			curl -s -m 5 "http://127.0.0.1:$(cat "$TMP/$out.$r.$i.port")/metrics" |
+				awk '$1 == "agent_events_read_total" { print $2 }' >"$TMP/$out.$r.$i.base"
 		done
 	done
 	local t0 tw0 tw1 t1 cpus
@@ -594,7 +616,13 @@ judge() {	# judge ROUND INDEX
 	read -r na nb others nsclones <"$TMP/cmp.$r.$i"
 	local kfs nokfs
 	kfs=($(summary "$TMP/kf.$r.$i.err")); nokfs=($(summary "$TMP/nokf.$r.$i.err"))
-	echo "  '$filter': $na lines with the kernel filter, $nb without ($others of other sessions not compared); events read ${kfs[0]} / ${nokfs[0]}"
+	# events read from just before the workload to the end (see run_round)
+	local kfb nokfb
+	kfb=$(cat "$TMP/kf.$r.$i.base"); nokfb=$(cat "$TMP/nokf.$r.$i.base")
+	expect "'$filter': both agents' metrics gave the events read before the workload ($kfb, $nokfb)" \
+		bash -c "[ -n '$kfb' ] && [ -n '$nokfb' ]" || return 0
+	echo "  '$filter': $na lines with the kernel filter, $nb without ($others of other sessions not compared); events read ${kfs[0]} / ${nokfs[0]}, of them before the workload $kfb / $nokfb"
+	kfs[0]=$((kfs[0] - kfb)); nokfs[0]=$((nokfs[0] - nokfb))
 	expect "'$filter': the same lines per thread, in order, with and without the kernel filter ($na)" \
 		[ "$(sed -n 2p "$TMP/cmp.$r.$i")" = ok ] || sed -n '2,$p' "$TMP/cmp.$r.$i"
 	expect "'$filter': no drops in either agent" [ "${kfs[1]}${kfs[2]}${nokfs[1]}${nokfs[2]}" = 0000 ]

@@ -68,7 +68,7 @@ static __always_inline __u32 h2__snaplen(struct filler *f, long fd)
 
 /* A buffer of FD's (LEN bytes moved) was just put in F's frame at OFF0, its
  * last param, cut to SNAP: when it starts with the preface, or is a 101 to
- * h2c, FD is marked. Returns true when that buffer was cut short of
+ * h2c, or is a Redis pipeline SNAP cut, FD is marked. Returns true when that buffer was cut short of
  * h2_snaplen: the caller then takes it back (filler__uncommit) and copies it
  * again up to h2_snaplen, as a client's read of a 101 often holds the
  * response to the upgraded request after it, header block and all. Only
@@ -77,9 +77,8 @@ static __always_inline bool h2__note(struct filler *f, long fd, __u32 off0, __u3
 				     __u64 len)
 {
 	struct scratch *s = f->s;
-	__u64 w;
-
 	bool cut;
+	__u64 w;
 
 	if (!settings.h2_snaplen || s->off < off0 + 8)
 		return false;

@@ -24,7 +24,8 @@
  *   response too); a 101 to WebSocket and a 200 naming h2c mark neither and
  *   are cut at the snaplen;
  * - Redis pipelines, by every family: 12 SETs in one buffer, 12 GET replies,
- *   20 SET replies mark the fd of the end that moved them, whole; one SET of
+ *   20 SET replies, 8 error replies, 12 integer replies mark the fds of the
+ *   ends that moved them, whole; one SET of
  *   a 240-byte value (one message) and two SETs whose first one's headers go
  *   past the snaplen mark nothing (with h2_snaplen 0: all cut);
  * each transfer's events are exactly the two pairs of this thread, in order,
@@ -372,8 +373,9 @@ static void phase__upgrade(struct harness *h, uint32_t h2)
  * snaplen cut, does not. */
 #define RESP_LONG 240
 static char resp_cmds[512], resp_bulks[256], resp_oks[128], resp_one[RESP_LONG + 64];
-static char resp_hidden[256];
+static char resp_hidden[256], resp_errs[256], resp_ints[128];
 static size_t resp_cmds_len, resp_bulks_len, resp_oks_len, resp_one_len, resp_hidden_len;
+static size_t resp_errs_len, resp_ints_len;
 
 static size_t resp__repeat(char *buf, size_t size, const char *msg, int n)
 {
@@ -394,6 +396,9 @@ static void resp__build(void)
 	/* 12 GET replies, 20 SET replies */
 	resp_bulks_len = resp__repeat(resp_bulks, sizeof(resp_bulks), "$3\r\nabc\r\n", 12);
 	resp_oks_len = resp__repeat(resp_oks, sizeof(resp_oks), "+OK\r\n", 20);
+	/* 8 error replies, 12 INCR replies */
+	resp_errs_len = resp__repeat(resp_errs, sizeof(resp_errs), "-ERR wrong kind\r\n", 8);
+	resp_ints_len = resp__repeat(resp_ints, sizeof(resp_ints), ":12345\r\n", 12);
 	/* one SET of a 240-byte value: one message, longer than the snaplen */
 	n = snprintf(resp_one, sizeof(resp_one), "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$%d\r\n",
 		     RESP_LONG);
@@ -422,6 +427,8 @@ static void phase__resp(struct harness *h, uint32_t h2)
 		{ resp_cmds, &resp_cmds_len, false, true },
 		{ resp_bulks, &resp_bulks_len, true, true },
 		{ resp_oks, &resp_oks_len, true, true },
+		{ resp_errs, &resp_errs_len, true, true },
+		{ resp_ints, &resp_ints_len, true, true },
 		{ resp_one, &resp_one_len, false, false },
 		{ resp_hidden, &resp_hidden_len, false, false },
 	};

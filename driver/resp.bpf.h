@@ -6,7 +6,8 @@
  * holds more than one message: its fd is then given the wide snaplen
  * (h2.bpf.h marks it), the cut buffer copied again. The messages walked here:
  * a command (an array of bulk strings) and the replies a pipeline of them
- * gets back (a status, error or integer line, a bulk string). The walk is a
+ * gets back (a status, error or integer line of printable bytes, a bulk
+ * string), followed by a byte that starts another. The walk is a
  * bpf_loop, a byte of a header or a jump over a bulk's bytes a turn, so that
  * the verifier sees one turn wherever a buffer is copied. */
 #ifndef RESP_BPF_H
@@ -25,8 +26,23 @@ enum resp_state {
 	RESP_NUM,	/* a count or a length's digits, up to '\r' */
 	RESP_LF,	/* the '\n' after them */
 	RESP_TYPE,	/* an array's next element: '$' */
-	RESP_LINE,	/* a status, error or integer line, up to '\n' */
+	RESP_LINE,	/* a status, error or integer line: printable, up to '\r' */
+	RESP_LINE_LF,	/* the line's '\n' */
 };
+
+/* The message ends at W->p: another follows when the call moved more and,
+ * where it was copied, the next byte starts a RESP message too (random
+ * bytes a line's rule let through seldom pass this as well). */
+static __always_inline void resp_walk__end(struct resp_walk *w, const struct scratch *s)
+{
+	int c;
+
+	w->more = w->p < w->stop;
+	if (w->more && w->p < w->end) {
+		c = s->data[w->p & FRAME_MASK];
+		w->more = c == '*' || c == '$' || c == '+' || c == '-' || c == ':';
+	}
+}
 
 /* One turn: the byte at the walk's p. Returns 1 when the walk ends. The
  * walk is kept in the CPU's scratch, not on the stack: the verifier then
@@ -68,7 +84,7 @@ static long resp_walk__turn(__u64 i, void *arg)
 			/* past the bulk's bytes and their "\r\n" */
 			w->p += (__u64)w->num + 2;
 			if (!--w->left) {
-				w->more = w->p < w->stop;
+				resp_walk__end(w, s);
 				return 1;
 			}
 		}
@@ -82,13 +98,19 @@ static long resp_walk__turn(__u64 i, void *arg)
 		w->state = RESP_NUM;
 		w->p++;
 		return 0;
-	default:
-		w->p++;
-		if (c == '\n') {
-			w->more = w->p < w->stop;
+	case RESP_LINE:
+		if (c == '\r')
+			w->state = RESP_LINE_LF;
+		else if (c < 0x20 || c > 0x7e)
 			return 1;
-		}
+		w->p++;
 		return 0;
+	default:
+		if (c != '\n')
+			return 1;
+		w->p++;
+		resp_walk__end(w, s);
+		return 1;
 	}
 }
 

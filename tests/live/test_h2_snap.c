@@ -25,7 +25,8 @@
  *   are cut at the snaplen;
  * - Redis pipelines, by every family: 12 SETs in one buffer, 12 GET replies,
  *   20 SET replies, 8 error replies, 12 integer replies mark the fds of the
- *   ends that moved them, whole; one SET of
+ *   ends that moved them, whole; binary bytes after a '+' (with "\r\n" in
+ *   them), a status line followed by "GET /", one SET of
  *   a 240-byte value (one message) and two SETs whose first one's headers go
  *   past the snaplen mark nothing (with h2_snaplen 0: all cut);
  * each transfer's events are exactly the two pairs of this thread, in order,
@@ -376,6 +377,10 @@ static char resp_cmds[512], resp_bulks[256], resp_oks[128], resp_one[RESP_LONG +
 static char resp_hidden[256], resp_errs[256], resp_ints[128];
 static size_t resp_cmds_len, resp_bulks_len, resp_oks_len, resp_one_len, resp_hidden_len;
 static size_t resp_errs_len, resp_ints_len;
+/* not pipelines: binary bytes after a '+' with a '\n' in them (a random
+ * file's read), a status line followed by a byte that starts no message */
+static char resp_binary[200], resp_then_text[200];
+static const size_t resp_binary_len = sizeof(resp_binary), resp_then_text_len = sizeof(resp_then_text);
 
 static size_t resp__repeat(char *buf, size_t size, const char *msg, int n)
 {
@@ -399,6 +404,11 @@ static void resp__build(void)
 	/* 8 error replies, 12 INCR replies */
 	resp_errs_len = resp__repeat(resp_errs, sizeof(resp_errs), "-ERR wrong kind\r\n", 8);
 	resp_ints_len = resp__repeat(resp_ints, sizeof(resp_ints), ":12345\r\n", 12);
+	for (size_t i = 0; i < sizeof(resp_binary); i++)
+		resp_binary[i] = (char)(0x80 + i % 0x80);
+	memcpy(resp_binary, "+\x01\x9c\r\n", 5);
+	msg__fill(resp_then_text, sizeof(resp_then_text), 11);
+	memcpy(resp_then_text, "+OK\r\nGET / HTTP/1.1\r\n", 21);
 	/* one SET of a 240-byte value: one message, longer than the snaplen */
 	n = snprintf(resp_one, sizeof(resp_one), "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$%d\r\n",
 		     RESP_LONG);
@@ -429,6 +439,8 @@ static void phase__resp(struct harness *h, uint32_t h2)
 		{ resp_oks, &resp_oks_len, true, true },
 		{ resp_errs, &resp_errs_len, true, true },
 		{ resp_ints, &resp_ints_len, true, true },
+		{ resp_binary, &resp_binary_len, true, false },
+		{ resp_then_text, &resp_then_text_len, true, false },
 		{ resp_one, &resp_one_len, false, false },
 		{ resp_hidden, &resp_hidden_len, false, false },
 	};

@@ -3,8 +3,10 @@
 # pipelining (-P 16, -P 64 PINGs, deeper than a connection's own queue of 16,
 # and -P 64 SETs and GETs of 100-byte values, longer than the snaplen),
 # failing commands through redis-cli (a command on the wrong type, a wrong
-# number of arguments, an unknown command), and redis-cli --pipe's mass
-# insertion (12 commands, and 200 PINGs in flight at once). Ground truth is
+# number of arguments, an unknown command), redis-cli --pipe's mass
+# insertion (12 commands, and 200 PINGs in flight at once), and pub/sub and
+# RESP3 pushes (subscribers of RESP2 and RESP3, client tracking's
+# invalidations between replies), which answer no request. Ground truth is
 # Redis' own accounting, reset when the agent starts and read once it stopped:
 # server-side records per command == INFO commandstats' calls (plus
 # rejected_calls, which calls leaves out), error records per command ==
@@ -48,7 +50,46 @@ load() {
 	# make a 9.6 KB buffer, 64 GETs' replies 6.8 KB; their connections are
 	# then captured wide, both ways
 	timeout 30 redis-benchmark -p "$PORT" -n 4000 -c 2 -P 64 -d 100 -t set,get -q >/dev/null || rc=1
+	pubsub || rc=1
 	return $rc
+}
+# Pub/sub and RESP3 pushes, which answer no request: a RESP2 subscriber of
+# two channels (two confirmations to one SUBSCRIBE) and a RESP3 one (redis-cli
+# -3: its confirmation is a push) get 3 + 2 and 3 messages; then RESP3
+# client tracking through redis-cli --pipe, whose SETs of a tracked key put
+# an invalidation push between their reply and the next GET's.
+pubsub() {
+	local s2 s3 i
+	timeout 30 redis-cli -p "$PORT" SUBSCRIBE e2e:c1 e2e:c2 >"$TMP/sub2.out" &
+	s2=$!
+	timeout 30 redis-cli -3 -p "$PORT" SUBSCRIBE e2e:c1 >"$TMP/sub3.out" &
+	s3=$!
+	for i in $(seq 100); do
+		[ "$(cli PUBSUB NUMSUB e2e:c1 e2e:c2 | tr '\n' ' ')" = "e2e:c1 2 e2e:c2 1 " ] && break
+		sleep 0.1
+	done
+	for i in 1 2 3; do cli PUBLISH e2e:c1 "m$i" >/dev/null; done
+	for i in 1 2; do cli PUBLISH e2e:c2 "n$i" >/dev/null; done
+	# each subscriber prints a message's payload on a line of its own
+	for i in $(seq 100); do
+		all_got && break
+		sleep 0.1
+	done
+	kill "$s2" "$s3" 2>/dev/null
+	wait "$s2" "$s3" 2>/dev/null
+	all_got || { echo "subscribers got: $(tr '\n' ' ' <"$TMP/sub2.out") /" \
+		"$(tr '\n' ' ' <"$TMP/sub3.out")"; return 1; }
+	# (as arrays, as RESP3 clients send them: HELLO is no inline command)
+	{ resp HELLO 3; resp CLIENT TRACKING on; resp GET e2e:t; resp SET e2e:t 1; resp GET e2e:t
+	  resp SET e2e:t 2; resp GET e2e:t; } | cli --pipe >"$TMP/track.out" &&
+		grep -q 'errors: 0, replies: 7' "$TMP/track.out"
+}
+all_got() {
+	[ "$(grep -c '^[mn][0-9]$' "$TMP/sub2.out")" = 5 ] && [ "$(grep -c '^m[0-9]$' "$TMP/sub3.out")" = 3 ]
+}
+resp() {	# a command as a RESP array
+	printf '*%d\r\n' $#
+	for a; do printf '$%d\r\n%s\r\n' ${#a} "$a"; done
 }
 expect "redis-benchmark and redis-cli ran" load
 req_agent_stop; rc=$?
@@ -245,6 +286,30 @@ summary = [l for l in open(err) if l.startswith("agent: requests:")]
 assert summary and " 0 pipelined past 256," in summary[0] and \
     " 0 past the snaplen," in summary[0] and \
     " 0 responses without a request" in summary[0], "the agent's summary: %s" % summary
+print("ok")
+PY
+
+req_check pubsub "pub/sub and RESP3 pushes answer no request: SUBSCRIBE's reply is its confirmations, a GET's is its value, never a push; every message and invalidation counted as a push" \
+	"$REQ_OUT" "$REQ_ERR" <<'PY'
+import re, sys, req_lib as R
+out, err = sys.argv[1:3]
+server = [r for r in R.records(out, "redis", "server")]
+def conf(ch, n, resp3):
+    return len("%s3\r\n$9\r\nsubscribe\r\n$%d\r\n%s\r\n:%d\r\n" % (">" if resp3 else "*", len(ch), ch, n))
+subs = sorted(r.get("req.bytes_out") for r in server if r.get("req.method") == "SUBSCRIBE")
+want = sorted([conf("e2e:c1", 1, False) + conf("e2e:c2", 2, False), conf("e2e:c1", 1, True)])
+print("SUBSCRIBE records' response bytes %s (their confirmations: %s)" % (subs, want))
+assert subs == want, "SUBSCRIBE's responses are not its confirmations"
+# --pipe's GETs of the tracked key: a RESP3 null, then the values 1 and 2
+gets = [r.get("req.bytes_out") for r in server if r.get("req.method") == "GET" and r.get("req.path") == "e2e:t"]
+print("GET e2e:t records' response bytes %s" % gets)
+assert gets == [3, 7, 7], "a GET's response is not its value alone"
+summary = [l for l in open(err) if l.startswith("agent: requests:")]
+m = re.search(r"\(and (\d+) Redis pushes", summary[0] if summary else "")
+assert m, "no pushes in the agent's summary: %s" % summary
+# 3 x 2 + 2 messages and 2 invalidations, seen from both ends
+print("pushes counted: %s (want 2 x 10)" % m[1])
+assert int(m[1]) == 20, "pushes counted %s, sent 10, seen from both ends" % m[1]
 print("ok")
 PY
 

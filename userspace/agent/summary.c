@@ -156,7 +156,8 @@ void summary__requests(FILE *out, const struct pair_counters *p,
 		" not followed: %" PRIu64
 		" connections (table full), %" PRIu64 " pipelined past %u, %" PRIu64
 		" past the snaplen, %" PRIu64 " sendmmsg messages (past the %u of a call the"
-		" kernel sends, or naming an address); %" PRIu64 " responses without a request, %" PRIu64
+		" kernel sends, or naming an address); %" PRIu64 " responses without a request (and %"
+		PRIu64 " Redis pushes, pub/sub messages and the like, which answer none), %" PRIu64
 		" messages the protocol's parser refused; no req.parent: %" PRIu64
 		" calls made by a thread serving several requests, %" PRIu64 " requests"
 		" whose thread was not followed (table full); %" PRIu64 " peeks (MSG_PEEK) at"
@@ -168,7 +169,7 @@ void summary__requests(FILE *out, const struct pair_counters *p,
 		p->n_quiet_refused, kept, file_closes, cap->drv_tcp_sockets, cap->drv_sock_empty,
 		p->n_conns_full, p->n_pipeline_full,
 		PAIR_PIPELINE_MAX, p->n_uncaptured, cap->drv_mmsg_unsent, DRIVER_MMSG_MAX,
-		p->n_unmatched, p->n_unparsed,
+		p->n_unmatched, p->n_pushes, p->n_unparsed,
 		p->n_parent_unknown, p->n_threads_full, cap->drv_peeks, p->n_h2_unknown,
 		p->n_h2_lost, p->n_h2_desync, p->n_h2_nomem);
 }

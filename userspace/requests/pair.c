@@ -238,6 +238,7 @@ struct pair_req *pair_req__begin(struct pairer *p, struct pair_conn *c, uint8_t 
 	q->dns_id = q->kafka_api = 0;
 	q->proto = proto;
 	q->has_resp = q->resp_done = q->error = q->head_resp = false;
+	q->sub_left = 0;
 	q->seq = ++c->seq;
 	q->stream = 0;
 	q->h2_status = -1;
@@ -261,6 +262,8 @@ struct pair_req *pair_req__begin(struct pairer *p, struct pair_conn *c, uint8_t 
 		q->dns_id = h->id;
 		q->kafka_api = h->kafka_api;
 		q->head_resp = proto == REQ_PROTO_HTTP && !strcmp(h->method, "HEAD");
+		if (h->pubsub == REQ_PUBSUB_CONFIRM)
+			q->sub_left = h->count ? h->count : 1;
 		/* the connection's records name the server asked for, the
 		 * plaintext's too */
 		if (proto == REQ_PROTO_TLS && q->target_len && !strcmp(q->method, "CLIENT_HELLO")) {
@@ -731,6 +734,57 @@ static void stream__upgrade(struct pairer *p, struct pair_conn *c, struct pair_r
 	pair_h2__io(p, c, &rest, false);
 }
 
+/* Redis: whether the reply H is no answer to Q (the first request whose
+ * response is to come, or NULL): a RESP3 push, or, on a connection that
+ * subscribed, a message or a confirmation beyond the channels an
+ * (un)subscribe in flight named. A confirmation Q waits for is Q's. Each
+ * confirmation leaves the connection's subscription count. */
+static bool redis__push(struct pair_conn *c, const struct pair_req *q, const struct req_head *h)
+{
+	bool confirm = h->pubsub == REQ_PUBSUB_CONFIRM, push = false;
+
+	if (!(confirm && q && q->sub_left)) {
+		if (!h->push && !(h->pubsub && c->redis_subs))
+			return false;
+		push = true;
+	}
+	if (confirm && h->count != UINT32_MAX)
+		c->redis_subs = h->count;
+	return push;
+}
+
+/* Redis with no request in flight: LEN bytes from DATA (BLEN of them
+ * captured) are the rest of a push (resp_need), then whole pushes. True
+ * when all of them were, each counted; a push that goes on past them
+ * leaves its rest in resp_need. */
+static bool redis__unasked(struct pairer *p, struct pair_conn *c, const uint8_t *data,
+			   size_t blen, uint64_t len)
+{
+	uint64_t done = 0;
+
+	if (c->resp_other && c->resp_need && c->resp_need != PAIR_LEN_OPEN) {
+		done = c->resp_need < len ? c->resp_need : len;
+		c->resp_need -= done;
+		if (!c->resp_need)
+			c->resp_other = false;
+	}
+	while (done < len) {
+		struct req_head h;
+
+		if (done >= blen || redis__parse(data + done, blen - done, false, &h) ||
+		    !h.len_known || !redis__push(c, NULL, &h))
+			return false;
+		p->c.n_pushes++;
+		if (h.total_len > len - done) {
+			c->resp_need = h.total_len - (len - done);
+			c->resp_other = true;
+			return true;
+		}
+		done += h.total_len;
+	}
+	return true;
+}
+
 /* Bytes in the response direction. */
 static void stream__response(struct pairer *p, struct pair_conn *c, const struct req_io *io,
 			     bool flip)
@@ -742,6 +796,9 @@ static void stream__response(struct pairer *p, struct pair_conn *c, const struct
 
 	if (!c->n) {
 		if (greeting__take(c, io))
+			return;
+		if (c->proto == REQ_PROTO_REDIS &&
+		    redis__unasked(p, c, io->data, io->data ? io->data_len : 0, io->len))
 			return;
 		if (flip || !c->last_dir)
 			p->c.n_unmatched++;
@@ -763,6 +820,11 @@ static void stream__response(struct pairer *p, struct pair_conn *c, const struct
 		struct pair_req *q = resp__target(c);
 
 		if (!q) {
+			/* pushes after the last reply */
+			if (c->proto == REQ_PROTO_REDIS && !c->resp_need &&
+			    redis__unasked(p, c, off < blen ? buf + off : NULL,
+					   off < blen ? blen - off : 0, len - done))
+				break;
 			/* more than was asked: the newest takes it, if any */
 			if (c->n) {
 				q_newest(c)->resp_bytes += len - done;
@@ -802,6 +864,14 @@ static void stream__response(struct pairer *p, struct pair_conn *c, const struct
 			    proto__walks(c->proto) && c->detected &&
 			    stream__carry(c, io->dir, buf + off, blen - off, len - done, ts))
 				break;
+			if (!r && c->proto == REQ_PROTO_REDIS && (h.pubsub || h.push) &&
+			    redis__push(c, q, &h)) {
+				/* no reply: its bytes are no part of Q's response */
+				p->c.n_pushes++;
+				c->resp_need = h.len_known ? h.total_len : PAIR_LEN_OPEN;
+				c->resp_other = true;
+				goto take;
+			}
 			if (!r && proto__by_id(c->proto) && h.request) {
 				/* a request the other way (a peer's heartbeat, a
 				 * broker's check): its bytes go with Q's, no record */
@@ -855,8 +925,11 @@ take:
 					}
 				}
 				/* an interim response ended: the next message is Q's
-				 * too; a chunked one's head: its body follows */
-				if (!c->resp_need && q->has_resp && !c->resp_chunks.state) {
+				 * too; a chunked one's head: its body follows; an
+				 * (un)subscribe's confirmation: one per channel */
+				if (!c->resp_need && q->sub_left > 1) {
+					q->sub_left--;
+				} else if (!c->resp_need && q->has_resp && !c->resp_chunks.state) {
 					q->resp_done = true;
 					pair_req__release(p, q);
 					/* done ones at the head go out in order */

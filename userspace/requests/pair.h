@@ -112,6 +112,9 @@ struct pair_counters {
 	uint64_t n_pipeline_full; /* requests not followed: PAIR_PIPELINE_MAX
 				   * reached, or no memory for a larger queue */
 	uint64_t n_unmatched;	/* responses with no request (started mid-way) */
+	uint64_t n_pushes;	/* Redis messages that answer no request: pub/sub
+				 * messages, RESP3 pushes, a confirmation past the
+				 * channels asked */
 	uint64_t n_unparsed;	/* messages on a known protocol its parser refused */
 	uint64_t n_uncaptured;	/* pipelined messages past the snaplen: not counted;
 				 * chunked bodies whose walk a size line there ended */

@@ -53,6 +53,7 @@ struct pair_req {
 	bool resp_done;		/* its response's known length was reached */
 	bool error;
 	bool head_resp;		/* HEAD: the response has no body whatever it says */
+	uint32_t sub_left;	/* Redis (un)subscribe: confirmations still to come */
 	uint32_t seq;		/* the connection's request number */
 	uint32_t stream;	/* HTTP/2: its stream, else 0 */
 	int32_t h2_status;	/* HTTP/2: its response's :status, -1 none yet (a
@@ -156,7 +157,10 @@ struct pair_conn {
 	uint64_t resp_need;	/* the same for the current response message */
 	uint32_t resp_seq;	/* the request (seq) an id gave the response message in
 				 * progress (Dubbo, RocketMQ), 0: the first unanswered */
-	bool resp_other;	/* ... that message is a request the other way */
+	bool resp_other;	/* ... that message is a request the other way, or
+				 * a Redis push (pair.c, redis__push) */
+	uint32_t redis_subs;	/* Redis: the subscriptions its last pub/sub
+				 * confirmation left (RESP2 messages come then) */
 	bool resp_lost;		/* a response message's end was not found: the burst
 				 * answers every request in flight */
 	uint8_t resp_scan;	/* an HTTP interim response whose head a read cut:

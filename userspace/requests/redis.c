@@ -181,6 +181,110 @@ static int value(const uint8_t *buf, size_t len, size_t p, int depth, size_t *at
 	return VAL_BAD;
 }
 
+/* Pub/sub's words: the commands answered by one confirmation per channel
+ * (the confirmation's first element is the command's name, lowercased),
+ * and the messages a subscribed connection gets unasked. */
+static const struct req_word sub_words[] = {
+	REQ_WORD("subscribe"), REQ_WORD("psubscribe"), REQ_WORD("ssubscribe"),
+	REQ_WORD("unsubscribe"), REQ_WORD("punsubscribe"), REQ_WORD("sunsubscribe"),
+};
+
+static bool sub_word(const uint8_t *w, size_t n)
+{
+	for (size_t i = 0; i < sizeof(sub_words) / sizeof(sub_words[0]); i++)
+		if (n == sub_words[i].len && !strncasecmp((const char *)w, sub_words[i].name, n))
+			return true;
+	return false;
+}
+
+/* A request: a (un)subscribe command naming N - 1 channels is answered by
+ * that many confirmations (none named: one per subscription, or one). */
+static void pubsub__request(struct req_head *out, long long n)
+{
+	if (!sub_word((const uint8_t *)out->method, strlen(out->method)))
+		return;
+	out->pubsub = REQ_PUBSUB_CONFIRM;
+	out->count = n > 1 ? (uint32_t)(n - 1 > UINT32_MAX ? UINT32_MAX : n - 1) : 0;
+}
+
+/* A bulk string at P: *W its bytes (N of them, all captured), *AT after it. */
+static int bulk_at(const uint8_t *buf, size_t len, size_t p, const uint8_t **w, size_t *n,
+		   size_t *at)
+{
+	long long blen;
+	size_t e;
+	int r;
+
+	if (p >= len)
+		return VAL_CUT;
+	if (buf[p] != '$')
+		return VAL_BAD;
+	r = int_line(buf, len, p + 1, BULK_MAX, false, false, &blen, &e);
+	if (r)
+		return r;
+	r = bulk_body(buf, len, e, blen, at);
+	if (r)
+		return r;
+	*w = buf + e;
+	*n = (size_t)blen;
+	return 0;
+}
+
+/* A message whose payload the captured LEN bytes cut: its length from the
+ * payload's header, so that the pairing skips all of it. N bulk strings
+ * from P, the payload last. */
+static void message__len(const uint8_t *buf, size_t len, size_t p, long long n,
+			 struct req_head *out)
+{
+	long long blen;
+	size_t e;
+
+	if (out->len_known)
+		return;
+	for (long long i = 0; i < n; i++) {
+		if (p >= len || buf[p] != '$' ||
+		    int_line(buf, len, p + 1, BULK_MAX, false, false, &blen, &e))
+			return;
+		if (i == n - 1) {
+			out->total_len = e + (uint64_t)blen + 2;
+			out->len_known = true;
+		} else if (bulk_body(buf, len, e, blen, &p)) {
+			return;
+		}
+	}
+}
+
+/* A reply that is an array (*) or a RESP3 push (>) shaped as a pub/sub
+ * message or confirmation: its kind, and a confirmation's subscriptions
+ * left in out->count (UINT32_MAX when cut before it). */
+static void pubsub__reply(const uint8_t *buf, size_t len, struct req_head *out)
+{
+	const uint8_t *w;
+	long long n, v;
+	size_t p, wn;
+
+	out->push = buf[0] == '>';
+	if (int_line(buf, len, 1, COUNT_MAX, buf[0] == '*', false, &n, &p) ||
+	    (n != 3 && n != 4) || bulk_at(buf, len, p, &w, &wn, &p))
+		return;
+	if ((n == 3 && ((wn == 7 && !memcmp(w, "message", 7)) ||
+			(wn == 8 && !memcmp(w, "smessage", 8)))) ||
+	    (n == 4 && wn == 8 && !memcmp(w, "pmessage", 8))) {
+		out->pubsub = REQ_PUBSUB_MESSAGE;
+		message__len(buf, len, p, n - 1, out);
+		return;
+	}
+	if (n != 3 || !sub_word(w, wn))
+		return;
+	out->pubsub = REQ_PUBSUB_CONFIRM;
+	out->count = UINT32_MAX;
+	/* the channel (a null when an unsubscribe had none to leave), then
+	 * the count */
+	if (value(buf, len, p, 1, &p) == 0 && p < len && buf[p] == ':' &&
+	    int_line(buf, len, p + 1, UINT32_MAX - 1, false, false, &v, &p) == 0)
+		out->count = (uint32_t)v;
+}
+
 static void upper_word(char *dst, size_t size, const uint8_t *src, size_t n)
 {
 	copy_str(dst, size, src, n);
@@ -239,6 +343,7 @@ static int parse_multibulk(const uint8_t *buf, size_t len, struct req_head *out)
 		out->total_len = p;
 		out->len_known = true;
 	}
+	pubsub__request(out, n);
 	return 0;
 }
 
@@ -287,6 +392,15 @@ static int parse_inline(const uint8_t *buf, size_t len, struct req_head *out)
 	copy_str(out->target, sizeof(out->target), buf + a, e - a);
 	out->total_len = end + 1;
 	out->len_known = true;
+	if (out->method[0] == 'S' || out->method[0] == 'P' || out->method[0] == 'U') {
+		long long words = 0;
+
+		for (size_t i = 0; i < b; i++)
+			if (buf[i] != ' ' && buf[i] != '\t' && (i == 0 || buf[i - 1] == ' ' ||
+								buf[i - 1] == '\t'))
+				words++;
+		pubsub__request(out, words);
+	}
 	return 0;
 }
 
@@ -347,6 +461,8 @@ int redis__parse(const uint8_t *buf, size_t len, bool request, struct req_head *
 		out->total_len = at;
 		out->len_known = true;
 	}
+	if (buf[0] == '*' || buf[0] == '>')
+		pubsub__reply(buf, len, out);
 	if (buf[0] == '-' || buf[0] == '!') {
 		size_t c = buf[0] == '-' ? 1 : e + 2, n = 0;
 

@@ -18,7 +18,11 @@
  * RESP2 or RESP3 value (no attributes); error for -ERR and !blob errors, code
  * their first word (ERR, WRONGTYPE cut to "WRONGTY"). -EAGAIN while the first
  * line (a request's command) is incomplete; a value cut by LEN gives 0 with
- * len_known false. total_len: the whole value, nested arrays included. */
+ * len_known false. total_len: the whole value, nested arrays included.
+ * Pub/sub (req_head's pubsub, push, count): a (P|S)(UN)SUBSCRIBE request
+ * and its channels; a reply shaped as a message or a confirmation, and
+ * whether it is a RESP3 push. Which of them is a reply is the pairing's to
+ * say: it alone knows what the connection asked and whether it subscribed. */
 int redis__parse(const uint8_t *buf, size_t len, bool request, struct req_head *out);
 
 #endif

@@ -26,6 +26,12 @@ enum req_proto {
 	REQ_PROTO_MAX
 };
 
+enum req_pubsub {
+	REQ_PUBSUB_NONE = 0,
+	REQ_PUBSUB_MESSAGE,	/* [p|s]message, channel(, pattern), payload */
+	REQ_PUBSUB_CONFIRM,	/* [p|s][un]subscribe, channel, subscriptions left */
+};
+
 #define REQ_METHOD_MAX 24	/* ..., Kafka API, Dubbo method, RocketMQ code */
 #define REQ_TARGET_MAX 256	/* ..., Kafka or RocketMQ topic, Dubbo service */
 #define REQ_CODE_MAX 24		/* SQLSTATE, MySQL SQL state, Redis error word, gRPC code */
@@ -54,6 +60,15 @@ struct req_head {
 	uint32_t kafka_api;	/* Kafka request: api key << 16 | version, for its
 				 * response's parse (kafka.h) */
 	bool upgrade_h2c;	/* HTTP: an Upgrade header naming h2c */
+	/* Redis pub/sub (enum req_pubsub): on a response, a message or a
+	 * (un)subscribe confirmation by its shape, and push a RESP3 push
+	 * (>), which is never a reply; on a request, REQ_PUBSUB_CONFIRM for a
+	 * (P|S)(UN)SUBSCRIBE, answered by one confirmation per channel. count:
+	 * a request's channels (0: none named), a confirmation's subscriptions
+	 * left. */
+	uint8_t pubsub;
+	bool push;
+	uint32_t count;
 	bool chunked;		/* HTTP: the head is whole and a chunked body
 				 * follows (http__chunks walks it) */
 	uint32_t head_len;	/* HTTP: the head's bytes, when its end is among

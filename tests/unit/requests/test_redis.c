@@ -416,15 +416,104 @@ static void test_random(void)
 		}
 		r = parse(buf, n, i & 2);
 		CHECK(r == 0 || r == -ENOMSG || r == -EAGAIN);
+		/* (a pub/sub message's length comes from its payload's header) */
 		if (r == 0 && h.len_known)
-			CHECK(h.total_len > 0 && h.total_len <= n);
+			CHECK(h.total_len > 0 && (h.total_len <= n || h.pubsub == REQ_PUBSUB_MESSAGE));
 	}
+}
+
+/* Pub/sub, as Debian 12's redis-server 7.0.15 sent it to raw RESP2 and
+ * RESP3 (HELLO 3) connections: the shapes the parser reports; which of them
+ * answer a request is the pairing's (test_pair_redis). */
+static void test_pubsub(void)
+{
+	static const struct {
+		const char *bytes;
+		bool push;
+		uint8_t pubsub;
+		uint32_t count;
+	} shapes[] = {
+		/* SUBSCRIBE c1 c2: one confirmation per channel */
+		{ "*3\r\n$9\r\nsubscribe\r\n$2\r\nc1\r\n:1\r\n", false, REQ_PUBSUB_CONFIRM, 1 },
+		{ "*3\r\n$9\r\nsubscribe\r\n$2\r\nc2\r\n:2\r\n", false, REQ_PUBSUB_CONFIRM, 2 },
+		/* a PUBLISH c1 hello; PSUBSCRIBE c* and a PUBLISH c1 hi */
+		{ "*3\r\n$7\r\nmessage\r\n$2\r\nc1\r\n$5\r\nhello\r\n", false, REQ_PUBSUB_MESSAGE, 0 },
+		{ "*4\r\n$8\r\npmessage\r\n$2\r\nc*\r\n$2\r\nc1\r\n$2\r\nhi\r\n", false,
+		  REQ_PUBSUB_MESSAGE, 0 },
+		/* PING while subscribed: a reply of two elements */
+		{ "*2\r\n$4\r\npong\r\n$0\r\n\r\n", false, REQ_PUBSUB_NONE, 0 },
+		/* UNSUBSCRIBE: the last channel left, and none subscribed */
+		{ "*3\r\n$11\r\nunsubscribe\r\n$2\r\nc2\r\n:0\r\n", false, REQ_PUBSUB_CONFIRM, 0 },
+		{ "*3\r\n$11\r\nunsubscribe\r\n$-1\r\n:0\r\n", false, REQ_PUBSUB_CONFIRM, 0 },
+		/* RESP3: confirmations and messages are pushes, as an invalidation */
+		{ ">3\r\n$9\r\nsubscribe\r\n$1\r\nb\r\n:2\r\n", true, REQ_PUBSUB_CONFIRM, 2 },
+		{ ">3\r\n$11\r\nunsubscribe\r\n_\r\n:0\r\n", true, REQ_PUBSUB_CONFIRM, 0 },
+		{ ">3\r\n$7\r\nmessage\r\n$1\r\na\r\n$1\r\nx\r\n", true, REQ_PUBSUB_MESSAGE, 0 },
+		{ ">2\r\n$10\r\ninvalidate\r\n*1\r\n$1\r\nk\r\n", true, REQ_PUBSUB_NONE, 0 },
+		/* LRANGE of a list holding "message", "c1", "x": a message's shape */
+		{ "*3\r\n$7\r\nmessage\r\n$2\r\nc1\r\n$1\r\nx\r\n", false, REQ_PUBSUB_MESSAGE, 0 },
+		/* not these shapes: a word of another case, other counts, no bulk first */
+		{ "*3\r\n$7\r\nMESSAGE\r\n$2\r\nc1\r\n$1\r\nx\r\n", false, REQ_PUBSUB_NONE, 0 },
+		{ "*2\r\n$7\r\nmessage\r\n$2\r\nc1\r\n", false, REQ_PUBSUB_NONE, 0 },
+		{ "*4\r\n$7\r\nmessage\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\nc\r\n", false, REQ_PUBSUB_NONE, 0 },
+		{ "*3\r\n+message\r\n$2\r\nc1\r\n$1\r\nx\r\n", false, REQ_PUBSUB_NONE, 0 },
+		{ "*3\r\n$9\r\nsubscribe\r\n$1\r\na\r\n$1\r\n1\r\n", false, REQ_PUBSUB_CONFIRM,
+		  UINT32_MAX },
+	};
+
+	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+		size_t n = strlen(shapes[i].bytes);
+
+		CHECK_INT(parse(shapes[i].bytes, n, false), 0);
+		CHECK(h.len_known);
+		CHECK_INT(h.total_len, n);
+		CHECK_EQ(h.push, shapes[i].push);
+		CHECK_INT(h.pubsub, shapes[i].pubsub);
+		CHECK_INT(h.count, shapes[i].count);
+		CHECK(!h.error);
+	}
+	/* a message whose payload the capture cut: its whole length, from the
+	 * payload's header; cut in that header: not known */
+	CHECK_INT(parse(S("*3\r\n$7\r\nmessage\r\n$2\r\nc1\r\n$100000\r\nxxxx"), false), 0);
+	CHECK_INT(h.pubsub, REQ_PUBSUB_MESSAGE);
+	CHECK(h.len_known);
+	CHECK_INT(h.total_len, 34 + 100000 + 2);
+	CHECK_INT(parse(S(">3\r\n$7\r\nmessage\r\n$2\r\nc1\r\n$100"), false), 0);
+	CHECK(h.push && !h.len_known);
+	/* a confirmation cut before its count: the count is not known */
+	CHECK_INT(parse(S("*3\r\n$9\r\nsubscribe\r\n$2\r\nc1\r\n"), false), 0);
+	CHECK_INT(h.pubsub, REQ_PUBSUB_CONFIRM);
+	CHECK_INT(h.count, UINT32_MAX);
+	CHECK(!h.len_known);
+
+	/* requests: the (un)subscribe commands and their channels, by
+	 * redis-cli (arrays) and inline */
+	CHECK_INT(parse(S("*3\r\n$9\r\nSUBSCRIBE\r\n$2\r\nc1\r\n$2\r\nc2\r\n"), true), 0);
+	CHECK_STR(h.method, "SUBSCRIBE");
+	CHECK_INT(h.pubsub, REQ_PUBSUB_CONFIRM);
+	CHECK_INT(h.count, 2);
+	CHECK_INT(parse(S("*2\r\n$10\r\npsubscribe\r\n$2\r\nc*\r\n"), true), 0);
+	CHECK_INT(h.pubsub, REQ_PUBSUB_CONFIRM);
+	CHECK_INT(h.count, 1);
+	CHECK_INT(parse(S("*1\r\n$11\r\nUNSUBSCRIBE\r\n"), true), 0);
+	CHECK_INT(h.pubsub, REQ_PUBSUB_CONFIRM);
+	CHECK_INT(h.count, 0);
+	CHECK_INT(parse(S("SUBSCRIBE c1  c2\tc3\r\n"), true), 0);
+	CHECK_INT(h.pubsub, REQ_PUBSUB_CONFIRM);
+	CHECK_INT(h.count, 3);
+	CHECK_INT(parse(S("*2\r\n$7\r\nPUBLISH\r\n$2\r\nc1\r\n"), true), 0);
+	CHECK_INT(h.pubsub, REQ_PUBSUB_NONE);
+	CHECK_INT(parse(S("*2\r\n$9\r\nSUBSCRIBX\r\n$2\r\nc1\r\n"), true), 0);
+	CHECK_INT(h.pubsub, REQ_PUBSUB_NONE);
+	CHECK_INT(parse(S("*2\r\n$4\r\nSPOP\r\n$2\r\nc1\r\n"), true), 0);
+	CHECK_INT(h.pubsub, REQ_PUBSUB_NONE);
 }
 
 int main(void)
 {
 	test_requests();
 	test_replies();
+	test_pubsub();
 	test_hostile();
 	test_others();
 	req_refuse_foreign(redis__parse, REQ_PROTO_REDIS);

@@ -4,9 +4,10 @@
 # and -P 64 SETs and GETs of 100-byte values, longer than the snaplen),
 # failing commands through redis-cli (a command on the wrong type, a wrong
 # number of arguments, an unknown command), redis-cli --pipe's mass
-# insertion (12 commands, and 200 PINGs in flight at once), and pub/sub and
-# RESP3 pushes (subscribers of RESP2 and RESP3, client tracking's
-# invalidations between replies), which answer no request. Ground truth is
+# insertion (12 commands, and 200 PINGs in flight at once), and pub/sub,
+# MONITOR and RESP3 pushes (subscribers of RESP2 and RESP3, redis-cli
+# monitor, client tracking's invalidations between replies), which answer
+# no request. Ground truth is
 # Redis' own accounting, reset when the agent starts and read once it stopped:
 # server-side records per command == INFO commandstats' calls (plus
 # rejected_calls, which calls leaves out), error records per command ==
@@ -51,7 +52,27 @@ load() {
 	# then captured wide, both ways
 	timeout 30 redis-benchmark -p "$PORT" -n 4000 -c 2 -P 64 -d 100 -t set,get -q >/dev/null || rc=1
 	pubsub || rc=1
+	monitor || rc=1
 	return $rc
+}
+# redis-cli monitor: after its OK, a line for each command run meanwhile
+# (three here), none a reply; each counted as a push.
+monitor() {
+	local m i
+	timeout 30 redis-cli -p "$PORT" monitor >"$TMP/monitor.out" &
+	m=$!
+	for i in $(seq 100); do
+		grep -qx OK "$TMP/monitor.out" && break
+		sleep 0.1
+	done
+	cli SET e2e:m 1 >/dev/null && cli INCR e2e:m >/dev/null && cli GET e2e:m >/dev/null
+	for i in $(seq 100); do
+		[ "$(grep -c '"GET" "e2e:m"' "$TMP/monitor.out")" = 1 ] && break
+		sleep 0.1
+	done
+	kill "$m" 2>/dev/null
+	wait "$m" 2>/dev/null
+	[ "$(grep -c '"GET" "e2e:m"' "$TMP/monitor.out")" = 1 ] || { cat "$TMP/monitor.out"; return 1; }
 }
 # Pub/sub and RESP3 pushes, which answer no request: a RESP2 subscriber of
 # two channels (two confirmations to one SUBSCRIBE) and a RESP3 one (redis-cli
@@ -289,10 +310,10 @@ assert summary and " 0 pipelined past 256," in summary[0] and \
 print("ok")
 PY
 
-req_check pubsub "pub/sub and RESP3 pushes answer no request: SUBSCRIBE's reply is its confirmations, a GET's is its value, never a push; every message and invalidation counted as a push" \
-	"$REQ_OUT" "$REQ_ERR" <<'PY'
+req_check pubsub "pub/sub, MONITOR and RESP3 pushes answer no request: SUBSCRIBE's reply is its confirmations, a GET's is its value, never a push; every message, MONITOR line and invalidation counted as a push" \
+	"$REQ_OUT" "$REQ_ERR" "$TMP/monitor.out" <<'PY'
 import re, sys, req_lib as R
-out, err = sys.argv[1:3]
+out, err, mon = sys.argv[1:4]
 server = [r for r in R.records(out, "redis", "server")]
 def conf(ch, n, resp3):
     return len("%s3\r\n$9\r\nsubscribe\r\n$%d\r\n%s\r\n:%d\r\n" % (">" if resp3 else "*", len(ch), ch, n))
@@ -307,9 +328,12 @@ assert gets == [3, 7, 7], "a GET's response is not its value alone"
 summary = [l for l in open(err) if l.startswith("agent: requests:")]
 m = re.search(r"\(and (\d+) Redis pushes", summary[0] if summary else "")
 assert m, "no pushes in the agent's summary: %s" % summary
-# 3 x 2 + 2 messages and 2 invalidations, seen from both ends
-print("pushes counted: %s (want 2 x 10)" % m[1])
-assert int(m[1]) == 20, "pushes counted %s, sent 10, seen from both ends" % m[1]
+# 3 x 2 + 2 messages, 2 invalidations and the MONITOR lines, seen from both ends
+lines = sum(1 for l in open(mon) if re.match(r"\d+\.\d+ \[", l))
+print("pushes counted: %s (want 2 x (10 + %d MONITOR lines))" % (m[1], lines))
+assert lines >= 3 and int(m[1]) == 2 * (10 + lines), "pushes counted %s" % m[1]
+mons = [r.get("req.bytes_out") for r in server if r.get("req.method") == "MONITOR"]
+assert mons == [5], "MONITOR's response is its OK (5 bytes): %s" % mons
 print("ok")
 PY
 

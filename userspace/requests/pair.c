@@ -489,6 +489,12 @@ static void stream__request(struct pairer *p, struct pair_conn *c, const struct 
 		q = pair_req__begin(p, c, proto, ts, r ? NULL : &h, io->tid);
 		if (!r && proto == REQ_PROTO_MYSQL)
 			auth__begin(c, &h);
+		if (!r && proto == REQ_PROTO_REDIS && h.pubsub >= REQ_PUBSUB_MONITOR) {
+			/* MONITOR's lines come until a RESET (or the close) */
+			c->redis_monitor = h.pubsub == REQ_PUBSUB_MONITOR;
+			if (h.pubsub == REQ_PUBSUB_RESET)
+				c->redis_subs = 0;
+		}
 		if (!r && h.no_resp && q) {
 			q->resp_done = true;
 			pair_req__release(p, q);
@@ -737,14 +743,17 @@ static void stream__upgrade(struct pairer *p, struct pair_conn *c, struct pair_r
 /* Redis: whether the reply H is no answer to Q (the first request whose
  * response is to come, or NULL): a RESP3 push, or, on a connection that
  * subscribed, a message or a confirmation beyond the channels an
- * (un)subscribe in flight named. A confirmation Q waits for is Q's. Each
- * confirmation leaves the connection's subscription count. */
+ * (un)subscribe in flight named, or on one that asked MONITOR, its lines.
+ * A confirmation Q waits for is Q's. Each confirmation leaves the
+ * connection's subscription count. */
 static bool redis__push(struct pair_conn *c, const struct pair_req *q, const struct req_head *h)
 {
 	bool confirm = h->pubsub == REQ_PUBSUB_CONFIRM, push = false;
 
+	if (h->pubsub == REQ_PUBSUB_MONITOR)
+		return c->redis_monitor;
 	if (!(confirm && q && q->sub_left)) {
-		if (!h->push && !(h->pubsub && c->redis_subs))
+		if (!h->push && !((h->pubsub == REQ_PUBSUB_MESSAGE || confirm) && c->redis_subs))
 			return false;
 		push = true;
 	}

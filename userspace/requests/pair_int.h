@@ -161,6 +161,7 @@ struct pair_conn {
 				 * a Redis push (pair.c, redis__push) */
 	uint32_t redis_subs;	/* Redis: the subscriptions its last pub/sub
 				 * confirmation left (RESP2 messages come then) */
+	bool redis_monitor;	/* Redis: MONITOR asked (and no RESET since) */
 	bool resp_lost;		/* a response message's end was not found: the burst
 				 * answers every request in flight */
 	uint8_t resp_scan;	/* an HTTP interim response whose head a read cut:

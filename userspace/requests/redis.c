@@ -201,6 +201,14 @@ static bool sub_word(const uint8_t *w, size_t n)
  * that many confirmations (none named: one per subscription, or one). */
 static void pubsub__request(struct req_head *out, long long n)
 {
+	if (!strcmp(out->method, "MONITOR")) {
+		out->pubsub = REQ_PUBSUB_MONITOR;
+		return;
+	}
+	if (!strcmp(out->method, "RESET")) {
+		out->pubsub = REQ_PUBSUB_RESET;
+		return;
+	}
 	if (!sub_word((const uint8_t *)out->method, strlen(out->method)))
 		return;
 	out->pubsub = REQ_PUBSUB_CONFIRM;
@@ -228,6 +236,21 @@ static int bulk_at(const uint8_t *buf, size_t len, size_t p, const uint8_t **w, 
 	*w = buf + e;
 	*n = (size_t)blen;
 	return 0;
+}
+
+/* A MONITOR line: "+SECONDS.MICROS [DB ADDR] ...": a status no command
+ * answers with. */
+static bool monitor__line(const uint8_t *buf, size_t len)
+{
+	size_t p = 1, d;
+
+	for (d = 0; p < len && buf[p] >= '0' && buf[p] <= '9'; p++)
+		d++;
+	if (!d || p >= len || buf[p++] != '.')
+		return false;
+	for (d = 0; p < len && buf[p] >= '0' && buf[p] <= '9'; p++)
+		d++;
+	return d && len - p >= 2 && buf[p] == ' ' && buf[p + 1] == '[';
 }
 
 /* A message whose payload the captured LEN bytes cut: its length from the
@@ -392,7 +415,7 @@ static int parse_inline(const uint8_t *buf, size_t len, struct req_head *out)
 	copy_str(out->target, sizeof(out->target), buf + a, e - a);
 	out->total_len = end + 1;
 	out->len_known = true;
-	if (out->method[0] == 'S' || out->method[0] == 'P' || out->method[0] == 'U') {
+	if (strchr("SPUMR", out->method[0])) {
 		long long words = 0;
 
 		for (size_t i = 0; i < b; i++)
@@ -463,6 +486,8 @@ int redis__parse(const uint8_t *buf, size_t len, bool request, struct req_head *
 	}
 	if (buf[0] == '*' || buf[0] == '>')
 		pubsub__reply(buf, len, out);
+	else if (buf[0] == '+' && monitor__line(buf, len))
+		out->pubsub = REQ_PUBSUB_MONITOR;
 	if (buf[0] == '-' || buf[0] == '!') {
 		size_t c = buf[0] == '-' ? 1 : e + 2, n = 0;
 

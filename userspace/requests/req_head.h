@@ -30,6 +30,8 @@ enum req_pubsub {
 	REQ_PUBSUB_NONE = 0,
 	REQ_PUBSUB_MESSAGE,	/* [p|s]message, channel(, pattern), payload */
 	REQ_PUBSUB_CONFIRM,	/* [p|s][un]subscribe, channel, subscriptions left */
+	REQ_PUBSUB_MONITOR,	/* MONITOR; a reply: one of its lines ("+TIME [DB ADDR] ...") */
+	REQ_PUBSUB_RESET,	/* RESET: no subscriptions, no MONITOR any more */
 };
 
 #define REQ_METHOD_MAX 24	/* ..., Kafka API, Dubbo method, RocketMQ code */
@@ -60,10 +62,11 @@ struct req_head {
 	uint32_t kafka_api;	/* Kafka request: api key << 16 | version, for its
 				 * response's parse (kafka.h) */
 	bool upgrade_h2c;	/* HTTP: an Upgrade header naming h2c */
-	/* Redis pub/sub (enum req_pubsub): on a response, a message or a
-	 * (un)subscribe confirmation by its shape, and push a RESP3 push
-	 * (>), which is never a reply; on a request, REQ_PUBSUB_CONFIRM for a
-	 * (P|S)(UN)SUBSCRIBE, answered by one confirmation per channel. count:
+	/* Redis pub/sub and MONITOR (enum req_pubsub): on a response, a
+	 * message, an (un)subscribe confirmation or a MONITOR line by its
+	 * shape, and push a RESP3 push (>), which is never a reply; on a
+	 * request, REQ_PUBSUB_CONFIRM for a (P|S)(UN)SUBSCRIBE, answered by
+	 * one confirmation per channel, MONITOR and RESET. count:
 	 * a request's channels (0: none named), a confirmation's subscriptions
 	 * left. */
 	uint8_t pubsub;

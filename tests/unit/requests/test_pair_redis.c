@@ -1,4 +1,4 @@
-/* Redis pub/sub and RESP3 pushes in the pairing: messages a subscribed
+/* Redis pub/sub, MONITOR and RESP3 pushes in the pairing: messages a subscribed
  * connection gets unasked, a (un)subscribe answered by one confirmation per
  * channel, RESP3 pushes (a client-tracking invalidation) between a request
  * and its reply, from either side. The bytes are Debian 12's redis-server
@@ -166,8 +166,43 @@ static void test_not_subscribed(void)
 	pair__free(p);
 }
 
+/* MONITOR, from redis-cli monitor's connection: its OK, then a line for
+ * each command any client runs; its own PING answered before the PING's
+ * line; after RESET a status is a reply again. */
+static void test_monitor(void)
+{
+	struct pairer *p = fresh(0);
+	struct req_io s = tcp(305, 13, true, 40015, 6379);
+	static const char set_line[] = "+1795910577.955001 [0 127.0.0.1:58616] \"SET\" \"k\" \"a b\"\r\n";
+	static const char ping_line[] = "+1795910578.155170 [0 127.0.0.1:58608] \"PING\"\r\n";
+
+	IN(p, s, 1000, "*1\r\n$7\r\nmonitor\r\n");
+	OUT(p, s, 1100, "+OK\r\n");
+	CHECK_INT(nrec, 1);
+	CHECK_STR(recs[0].method, "MONITOR");
+	CHECK_INT(recs[0].resp_bytes, 5);
+	OUT(p, s, 2000, set_line);
+	OUT(p, s, 2100, set_line);
+	IN(p, s, 3000, "PING\r\n");
+	OUT(p, s, 3100, "+PONG\r\n");
+	OUT(p, s, 3101, ping_line);
+	CHECK_INT(nrec, 2);
+	CHECK_INT(recs[1].resp_bytes, 7);
+	CHECK_INT(recs[1].duration, 100);
+	IN(p, s, 4000, "*1\r\n$5\r\nRESET\r\n");
+	OUT(p, s, 4100, "+RESET\r\n");
+	CHECK_INT(nrec, 3);
+	CHECK_STR(recs[2].method, "RESET");
+	check_pushes(p, 3);
+	/* (a status shaped as a MONITOR line, unasked, is no push now) */
+	OUT(p, s, 5000, set_line);
+	check_pushes(p, 3);
+	pair__free(p);
+}
+
 int main(void)
 {
+	test_monitor();
 	test_resp2_server();
 	test_resp2_client();
 	test_resp3();

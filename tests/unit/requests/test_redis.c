@@ -507,6 +507,28 @@ static void test_pubsub(void)
 	CHECK_INT(h.pubsub, REQ_PUBSUB_NONE);
 	CHECK_INT(parse(S("*2\r\n$4\r\nSPOP\r\n$2\r\nc1\r\n"), true), 0);
 	CHECK_INT(h.pubsub, REQ_PUBSUB_NONE);
+
+	/* MONITOR, its lines (a SET of "a b" and a GET), RESET; statuses
+	 * that are no such line */
+	CHECK_INT(parse(S("*1\r\n$7\r\nmonitor\r\n"), true), 0);
+	CHECK_INT(h.pubsub, REQ_PUBSUB_MONITOR);
+	CHECK_INT(parse(S("MONITOR\r\n"), true), 0);
+	CHECK_INT(h.pubsub, REQ_PUBSUB_MONITOR);
+	CHECK_INT(parse(S("*1\r\n$5\r\nRESET\r\n"), true), 0);
+	CHECK_INT(h.pubsub, REQ_PUBSUB_RESET);
+	CHECK_INT(parse(S("+1795910577.955001 [0 127.0.0.1:58616] \"SET\" \"k\" \"a b\"\r\n"), false), 0);
+	CHECK_INT(h.pubsub, REQ_PUBSUB_MONITOR);
+	CHECK_INT(h.total_len, 56);
+	CHECK_INT(parse(S("+1795910578.054880 [0 127.0.0.1:58616] \"GET\" \"k\"\r\n"), false), 0);
+	CHECK_INT(h.pubsub, REQ_PUBSUB_MONITOR);
+	CHECK_INT(parse(S("+OK\r\n"), false), 0);
+	CHECK_INT(h.pubsub, REQ_PUBSUB_NONE);
+	CHECK_INT(parse(S("+1795910577 [0]\r\n"), false), 0);
+	CHECK_INT(h.pubsub, REQ_PUBSUB_NONE);
+	CHECK_INT(parse(S("+1.5 x\r\n"), false), 0);
+	CHECK_INT(h.pubsub, REQ_PUBSUB_NONE);
+	CHECK_INT(parse(S("$22\r\n1795910577.955001 [0 1\r\n"), false), 0);
+	CHECK_INT(h.pubsub, REQ_PUBSUB_NONE);
 }
 
 int main(void)

@@ -610,6 +610,19 @@ static void resp__begin(struct pair_conn *c, struct pair_req *q, const uint8_t *
 		c->h2_upgrade = true;
 		return;
 	}
+	if (!r && c->proto == REQ_PROTO_HTTP && hp->status >= 200 && hp->status < 300 &&
+	    q->method_len == 7 && !memcmp(q->method, "CONNECT", 7)) {
+		/* a tunnel (a proxy's CONNECT): its 2xx is a head alone
+		 * (RFC 9110 9.3.6), then the bytes are what the tunnel carries,
+		 * TLS mostly, found again from them */
+		q->has_resp = true;
+		q->ts_first_resp = ts;
+		q->status = hp->status;
+		q->resp_need = hp->head_len ? hp->head_len : PAIR_LEN_OPEN;
+		c->proto = REQ_PROTO_NONE;
+		c->detected = false;
+		return;
+	}
 	if (!r && c->proto == REQ_PROTO_HTTP && http__interim(hp->status)) {
 		/* not Q's response, which follows: only its bytes are Q's. It
 		 * has no body; a head the read cut ends at its empty line. */

@@ -3,7 +3,8 @@
  * on one side and on both; several interim responses, 103 Early Hints with
  * Link headers, cut across reads at every byte; pipelined requests each with
  * its own; a close or a timeout after the 100; and 101 Switching Protocols,
- * which is the final response, after which the connection is not HTTP.
+ * which is the final response, after which the connection is not HTTP;
+ * a proxy's CONNECT, after whose 2xx the tunnel's bytes are found again.
  * Bodies read after their answer, and chunked bodies walked to their end,
  * requests' and responses'. */
 #include <stdio.h>
@@ -296,6 +297,68 @@ static void test_switching(void)
 	pair__free(p);
 }
 
+/* A proxy's tunnel (CONNECT, RFC 9110 9.3.6), as curl 7.88 asked tinyproxy
+ * 1.11.1 for one: the 2xx is a head alone, after which the bytes are what
+ * the tunnel carries, found again from them: TLS records here, HTTP in a
+ * plain tunnel (curl -p). A refused CONNECT leaves the connection HTTP. */
+static void test_connect(void)
+{
+	static const char conn[] = "CONNECT 127.0.0.1:18443 HTTP/1.1\r\nHost: 127.0.0.1:18443\r\n"
+				   "User-Agent: curl/7.88.1\r\n\r\n";
+	static const char est[] = "HTTP/1.0 200 Connection established\r\n"
+				  "Proxy-agent: tinyproxy/1.11.1\r\n\r\n";
+	static const char denied[] = "HTTP/1.0 403 Access violation\r\nContent-Type: text/html\r\n"
+				     "Content-Length: 5\r\n\r\nnope!";
+	static const char hello[] = "\x16\x03\x01\x00\x30\x01\x00\x00\x2c\x03\x03";
+	static const char server_hello[] = "\x16\x03\x03\x00\x30\x02\x00\x00\x2c\x03\x03";
+	struct pairer *p = fresh(0);
+	struct req_io s = tcp(100, 5, true, 40000, 8888);
+	struct req_io t = tcp(100, 6, true, 40001, 8888);
+	struct req_io d = tcp(100, 7, true, 40002, 8888);
+	struct pair_counters k;
+
+	IN(p, s, 1000, conn);
+	OUT(p, s, 3000, est);
+	CHECK_INT(nrec, 1);	/* at its head's end: nothing else is its */
+	CHECK_STR(recs[0].method, "CONNECT");
+	CHECK_STR(recs[0].target, "127.0.0.1:18443");
+	CHECK_INT(recs[0].status, 200);
+	CHECK_INT(recs[0].duration, 2000);
+	CHECK_INT(recs[0].resp_bytes, strlen(est));
+	io_do(p, s, REQ_DIR_IN, 4000, 0, hello, sizeof(hello) - 1, 517);
+	io_do(p, s, REQ_DIR_OUT, 4100, 0, server_hello, sizeof(server_hello) - 1, 1223);
+	IN(p, s, 5000, "\x17\x03\x03\x00\x20");
+	CHECK_INT(nrec, 2);
+	CHECK_INT(recs[1].proto, REQ_PROTO_TLS);
+	CHECK_STR(recs[1].method, "CLIENT_HELLO");
+	CHECK_INT(recs[1].req_bytes, 517);
+	CHECK_INT(recs[1].resp_bytes, 1223);
+	CHECK_INT(recs[1].conn_seq, 2);
+
+	IN(p, t, 1000, "CONNECT 127.0.0.1:18090 HTTP/1.1\r\nHost: 127.0.0.1:18090\r\n\r\n");
+	OUT(p, t, 1100, est);
+	IN(p, t, 2000, get_small);
+	OUT(p, t, 2100, small_ok);
+	CHECK_INT(nrec, 4);
+	CHECK_INT(recs[3].proto, REQ_PROTO_HTTP);
+	CHECK_STR(recs[3].target, "/small.txt");
+	CHECK_INT(recs[3].resp_bytes, strlen(small_ok));
+
+	IN(p, d, 1000, "CONNECT 10.0.0.9:25 HTTP/1.1\r\nHost: 10.0.0.9:25\r\n\r\n");
+	OUT(p, d, 1100, denied);
+	IN(p, d, 2000, get_small);
+	OUT(p, d, 2100, small_ok);
+	CHECK_INT(nrec, 6);
+	CHECK_INT(recs[4].status, 403);
+	CHECK_INT(recs[4].resp_bytes, strlen(denied));
+	CHECK_INT(recs[5].proto, REQ_PROTO_HTTP);
+	CHECK_STR(recs[5].target, "/small.txt");
+	pair__counters(p, &k);
+	CHECK_INT(k.n_unparsed, 0);
+	CHECK_INT(k.n_unmatched, 0);
+	pair__free(p);
+}
+
 /* nginx answering a location of `return 200` at once and reading the body
  * after (its lingering discard), on a keep-alive connection: a body of known
  * length, then a chunked one past the snaplen in part, then a chunked one
@@ -553,6 +616,7 @@ int main(void)
 	test_pipelined();
 	test_interim_only();
 	test_switching();
+	test_connect();
 	test_body_after_answer();
 	test_chunks_lost();
 	test_chunked_responses();

@@ -43,6 +43,10 @@ bpf_hung_before() {
 }
 
 # Installs the Debian packages a test talks to, when missing (root; CI is root).
+free_port() {	# prints a TCP port on 127.0.0.1 nobody listens on
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
 need_pkgs() {	# need_pkgs PKG...
 	local missing=() p
 	for p in "$@"; do

@@ -331,9 +331,6 @@ missing=$(tr ' ' '\n' <<<"${FMT#\*}" | sed 's/^%//' | grep -vxF -f "$TMP/fields"
 expect "agent -l lists every field of the format${missing:+ (missing: $missing)}" [ -z "$missing" ]
 
 now_ns() { date +%s%N; }
-metrics_port() {	# a TCP port on 127.0.0.1 nobody listens on
-	"$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 
 # Kills what is left of a round that cannot go on.
 kill_agents() {
@@ -529,15 +526,12 @@ run_round() {	# run_round ROUND FILTER_INDEX...
 		filter=${filter//@CID12@/${CID:0:12}}
 		echo "$filter" >"$TMP/filter.$r.$i"
 		for out in kf nokf; do
-			mport=$(metrics_port)
+			mport=$(free_port)
 			echo "$mport" >"$TMP/$out.$r.$i.port"
-			if [ $out = kf ]; then
-				"$AGENT" "${AGENT_ARGS[@]}" --metrics="127.0.0.1:$mport" "$filter" \
-					>"$TMP/kf.$r.$i.out" 2>"$TMP/kf.$r.$i.err" &
-			else
-				"$AGENT" "${AGENT_ARGS[@]}" --metrics="127.0.0.1:$mport" "${nokf_args[@]}" \
-					"$filter" >"$TMP/nokf.$r.$i.out" 2>"$TMP/nokf.$r.$i.err" &
-			fi
+			extra=()
+			[ $out = nokf ] && extra=("${nokf_args[@]}")
+			"$AGENT" "${AGENT_ARGS[@]}" --metrics="127.0.0.1:$mport" "${extra[@]}" "$filter" \
+				>"$TMP/$out.$r.$i.out" 2>"$TMP/$out.$r.$i.err" &
 			agents+=($!)
 		done
 	done

@@ -15,10 +15,6 @@ cleanup_out() {
 }
 trap 'cleanup_out; [ -n "${KEEP_TMP:-}" ] || cleanup_e2e' EXIT
 
-free_port() {	# prints a TCP port on 127.0.0.1 nobody listens on
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 lines_at_least() { [ -f "$1" ] && [ "$(wc -l <"$1")" -ge "$2" ]; }

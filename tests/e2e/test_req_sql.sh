@@ -13,6 +13,9 @@
 # connection setup (issue 31): pgbench -M prepared, a login with a SCRAM
 # password and a query psql cancels; ground truth is the server's log
 # (log_connections, log_min_duration_statement=0's parse and bind lines).
+# Last, a second cluster with ssl = on: pgbench and psql over TLS (libpq's
+# SSLREQUEST answered 'S', the handshake, the probes' plaintext) against its
+# log.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_servers.sh"
 need_live
@@ -374,6 +377,80 @@ R.assert_counts(("server-side records of method", got, want),
                 ("request_content", content, want),
                 ("server-side aborted records of method", aborted("server"), only(want)),
                 ("client-side aborted records of method", aborted("client"), only(want)))
+print("ok")
+PY
+
+# PostgreSQL over TLS, as Debian's own clusters run (ssl = on): a second
+# cluster with a certificate openssl made; libpq asks for TLS (SSLREQUEST),
+# the server's 'S' accepts, and the TLS probes read the session's plaintext.
+# pgbench and psql require it; ground truth is that cluster's log.
+T=$SRV/pgtls TPORT=$(free_port)
+mkdir -p "$T"
+chown postgres "$T"
+pgtls() {
+	quiet runuser "$T/initdb.log" -u postgres -- "$PGBIN/initdb" -D "$T/data" -A trust -U postgres \
+		--no-sync && self_cert "$T/data" && chown postgres "$T/data/cert.pem" "$T/data/key.pem" &&
+		chmod 600 "$T/data/key.pem"
+}
+expect "initdb made a second cluster, with a certificate" pgtls
+srv_start pgtls runuser -u postgres -- "$PGBIN/postgres" -D "$T/data" -p "$TPORT" -k "$T" \
+	-c listen_addresses=127.0.0.1 -c log_statement=all -c log_error_verbosity=verbose -c fsync=off -c ssl=on \
+	-c ssl_cert_file="$T/data/cert.pem" -c ssl_key_file="$T/data/key.pem"
+PGTLS_PID=$SRV_PID
+expect "the TLS cluster listens on 127.0.0.1:$TPORT" wait_port "$TPORT" 30 || tail -n 5 "$SRV/pgtls.log"
+TS="host=127.0.0.1 port=$TPORT user=postgres dbname=postgres sslmode=require"
+expect "pgbench -i over TLS" quiet pgbench "$T/init.out" -i -s 1 -q "$TS"
+expect "the agent starts in request mode for the TLS cluster" \
+	start_agent "$T/req.json" "$T/req.err" --requests -j -p "$REQ_FORMAT" "req.sport=$TPORT"
+tplog_from=$(($(wc -l <"$SRV/pgtls.log") + 1))
+tls_children() { pgrep -c -P "$(head -n 1 "$T/data/postmaster.pid")"; }
+thelpers=$(tls_children)
+tlsload() {
+	timeout 30 pgbench -t 20 -c 2 "$TS" >"$T/bench.out" 2>&1 &&
+		[ "$(timeout 10 psql "$TS" -Atc 'SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()')" = t ] &&
+		! timeout 10 psql "$TS" -c 'SELECT * FROM e2e_missing' >/dev/null 2>"$T/psql.err" &&
+		grep -q 'does not exist' "$T/psql.err"
+}
+expect "pgbench and psql ran over TLS (1 error)" tlsload
+expect "the TLS cluster's backends exited" wait_for 20 eval '[ "$(tls_children)" = "$thelpers" ]'
+req_agent_stop; rc=$?
+expect "the agent exits 0" [ $rc = 0 ] || tail -n 5 "$T/req.err"
+tail -n +"$tplog_from" "$SRV/pgtls.log" >"$T/window.log"
+req_check pgsql_tls "PostgreSQL over TLS: each connection SSLREQUEST, its TLS handshake as tls records, then the plaintext (req.tls) from STARTUP on; QUERY records per statement == the log's, errors per SQLSTATE too; no pgsql record without a method" \
+	"$T/req.json" "$T/window.log" "$T/req.err" <<'PY'
+import re, sys, req_lib as R
+out, log, err = sys.argv[1:4]
+text = open(log).read()
+stmts = R.counts(m[1].upper() for m in re.finditer(r"LOG:  \w+: statement: (\w+)", text))
+errors = R.counts(m[1] for m in re.finditer(r"ERROR:  (\w{5}): ", text))
+recs = R.records(out)
+bad = []
+for side in ("server", "client"):
+    conns = {}
+    for r in sorted((r for r in recs if r.get("req.side") == side),
+                    key=lambda r: (r.get("req.conn"), r.get("req.seq"))):
+        conns.setdefault((r.get("req.cport"), r.get("proc.name")), []).append(r)
+    shapes = R.counts(" ".join([r.get("req.protocol") + ("/tls" if R.yes(r.get("req.tls")) else "")
+                                for r in rs][:4]) for rs in conns.values())
+    print("%s side: %d connections, their first records %s" % (side, len(conns), dict(shapes)))
+    for (cport, proc), rs in conns.items():
+        m = [(r.get("req.protocol"), r.get("req.method"), R.yes(r.get("req.tls"))) for r in rs]
+        i = next((k for k, x in enumerate(m) if x[0] != "tls"), 0)
+        j = next((k for k, x in enumerate(m[1:], 1) if x[0] != "tls"), len(m))
+        if m[0] != ("pgsql", "SSLREQUEST", False) or j < 2 or m[1][:2] != ("tls", "CLIENT_HELLO") or \
+                m[j] != ("pgsql", "STARTUP", True) or any(x[0] != "pgsql" or not x[2] for x in m[j:]):
+            bad.append("%s side, %s's connection from port %s: %s" % (side, proc, cport, m))
+server = [r for r in recs if r.get("req.side") == "server" and r.get("req.protocol") == "pgsql"]
+queries = [r for r in server if r.get("req.method") == "QUERY"]
+first = lambda r: (re.match(r"\s*(\w*)", r.get("req.path") or "")[1]).upper()
+print("agent: %d server-side QUERY records; log: statements %s, errors %s" % (len(queries), dict(stmts), dict(errors)))
+nomethod = [r for r in recs if r.get("req.protocol") == "pgsql" and not r.get("req.method")]
+if nomethod:
+    bad.append("%d pgsql records without a method, e.g. %s" % (len(nomethod), R.short(nomethod[0])))
+assert not bad, "\n".join(bad[:6])
+R.assert_counts(("statements", R.counts(first(r) for r in queries), stmts),
+                ("SQLSTATE", R.counts(r.get("req.code") for r in server if R.yes(r.get("req.error"))), errors))
+assert stmts.get("SELECT", 0) >= 40 and errors == {"42P01": 1}, "the log: %s %s" % (stmts, errors)
 print("ok")
 PY
 

@@ -610,6 +610,19 @@ static void resp__begin(struct pair_conn *c, struct pair_req *q, const uint8_t *
 		c->h2_upgrade = true;
 		return;
 	}
+	if (c->proto == REQ_PROTO_PGSQL && !q->has_resp && avail &&
+	    ((q->method_len == 10 && !memcmp(q->method, "SSLREQUEST", 10) && b[0] == 'S') ||
+	     (q->method_len == 13 && !memcmp(q->method, "GSSENCREQUEST", 13) && b[0] == 'G'))) {
+		/* PostgreSQL's encryption accepted: a byte alone, then TLS,
+		 * found again from its bytes (the TLS probes' plaintext is
+		 * PostgreSQL's), or GSSAPI's, bytes only */
+		q->has_resp = true;
+		q->ts_first_resp = ts;
+		q->resp_need = 1;
+		c->proto = REQ_PROTO_NONE;
+		c->detected = b[0] == 'G';
+		return;
+	}
 	if (!r && c->proto == REQ_PROTO_HTTP && hp->status >= 200 && hp->status < 300 &&
 	    q->method_len == 7 && !memcmp(q->method, "CONNECT", 7)) {
 		/* a tunnel (a proxy's CONNECT): its 2xx is a head alone

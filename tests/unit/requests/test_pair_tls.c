@@ -4,7 +4,8 @@
  * the socket's own bytes beside it (an alert, a ticket) are counted, not
  * paired; an exchange of the ciphertext left unanswered is counted, not
  * reported. A connection whose plaintext comes first (its handshake before
- * the agent) pairs the same. */
+ * the agent) pairs the same. PostgreSQL's TLS begins after its SSLRequest's
+ * 'S'. */
 #include "pair_check.h"
 
 /* A TLS 1.3 ClientHello's first record header and handshake header (the
@@ -170,8 +171,73 @@ static void test_ciphertext_only(void)
 	pair__free(p);
 }
 
+/* PostgreSQL's encryption requests, as libpq sends them: an SSLRequest
+ * answered 'S' is a record of one byte's answer, then TLS (its handshake as
+ * tls records, its plaintext PostgreSQL, marked tls); answered 'N', the
+ * connection stays PostgreSQL; a GSSENCRequest answered 'G' leaves bytes
+ * no parser reads (GSSAPI's), paired as unknown. */
+static void test_pg_encryption(void)
+{
+	static const char sslreq[] = "\x00\x00\x00\x08\x04\xd2\x16\x2f";
+	static const char gssreq[] = "\x00\x00\x00\x08\x04\xd2\x16\x30";
+	static const char startup[] = "\x00\x00\x00\x17\x00\x03\x00\x00user\x00postgres\x00\x00";
+	static const char auth_ok[] = "R\x00\x00\x00\x08\x00\x00\x00\x00Z\x00\x00\x00\x05I";
+	struct pairer *p = fresh(16);
+	struct req_io s = tcp(20, 5, true, 40000, 5432);
+	struct req_io n = tcp(20, 6, true, 40001, 5432);
+	struct req_io g = tcp(20, 7, true, 40002, 5432);
+	struct pair_counters c;
+
+	CIPHER(p, s, REQ_DIR_IN, 100, sslreq);
+	CIPHER(p, s, REQ_DIR_OUT, 110, "S");
+	CHECK_INT(nrec, 1);	/* its answer is its one byte */
+	CHECK_INT(recs[0].proto, REQ_PROTO_PGSQL);
+	CHECK_STR(recs[0].method, "SSLREQUEST");
+	CHECK_INT(recs[0].resp_bytes, 1);
+	CHECK_INT(recs[0].duration, 10);
+	CIPHER(p, s, REQ_DIR_IN, 120, hello);
+	CIPHER(p, s, REQ_DIR_OUT, 130, server_hello);
+	CIPHER(p, s, REQ_DIR_IN, 140, finished);
+	PLAIN(p, s, REQ_DIR_IN, 150, startup);
+	PLAIN(p, s, REQ_DIR_OUT, 160, auth_ok);
+	PLAIN(p, s, REQ_DIR_IN, 170, "Q\x00\x00\x00\x0eselect 1;\x00");
+	CHECK_INT(nrec, 3);
+	CHECK_INT(recs[1].proto, REQ_PROTO_TLS);
+	CHECK_STR(recs[1].method, "CLIENT_HELLO");
+	CHECK_INT(recs[2].proto, REQ_PROTO_PGSQL);
+	CHECK_STR(recs[2].method, "STARTUP");
+	CHECK_STR(recs[2].target, "postgres");
+	CHECK(recs[2].tls);
+
+	CIPHER(p, n, REQ_DIR_IN, 100, sslreq);
+	CIPHER(p, n, REQ_DIR_OUT, 110, "N");
+	CIPHER(p, n, REQ_DIR_IN, 120, startup);
+	CIPHER(p, n, REQ_DIR_OUT, 130, auth_ok);
+	CIPHER(p, n, REQ_DIR_IN, 140, "Q\x00\x00\x00\x0eselect 1;\x00");
+	CHECK_INT(nrec, 5);
+	CHECK_STR(recs[3].method, "SSLREQUEST");
+	CHECK_INT(recs[4].proto, REQ_PROTO_PGSQL);
+	CHECK_STR(recs[4].method, "STARTUP");
+	CHECK(!recs[4].tls);
+
+	CIPHER(p, g, REQ_DIR_IN, 100, gssreq);
+	CIPHER(p, g, REQ_DIR_OUT, 110, "G");
+	CIPHER(p, g, REQ_DIR_IN, 120, "\x00\x00\x00\x05wrap1");
+	CIPHER(p, g, REQ_DIR_OUT, 130, "\x00\x00\x00\x05wrap2");
+	CIPHER(p, g, REQ_DIR_IN, 140, "\x00\x00\x00\x05wrap3");
+	CHECK_INT(nrec, 7);
+	CHECK_STR(recs[5].method, "GSSENCREQUEST");
+	CHECK_INT(recs[5].resp_bytes, 1);
+	CHECK_INT(recs[6].proto, REQ_PROTO_NONE);
+	CHECK_INT(recs[6].req_bytes, 9);
+	pair__counters(p, &c);
+	CHECK_INT(c.n_unparsed, 0);
+	pair__free(p);
+}
+
 int main(void)
 {
+	test_pg_encryption();
 	test_handshake_then_plaintext();
 	test_plaintext_only();
 	test_sni();

@@ -309,6 +309,15 @@ def assert_counts(*checks):
     assert not bad, "\n".join(["%d differences" % len(bad)] + bad[:12])
 
 
+def by_conn(recs, side):
+    """SIDE's records by connection (its client port), each in order."""
+    out = {}
+    for r in sorted((r for r in recs if r.get("req.side") == side),
+                    key=lambda r: (r.get("req.conn"), r.get("req.seq"))):
+        out.setdefault(r.get("req.cport"), []).append(r)
+    return out
+
+
 def conn_key(r):
     """One request of a connection: the client's port and its number there."""
     return r.get("req.cport"), r.get("req.seq")

@@ -94,10 +94,7 @@ print("tinyproxy's log: %d CONNECTs asked, %d refused; nginx's log %d lines; age
       % (len(asked), refused, len(access), len(at_proxy), R.kernel_drops(err)))
 bad = []
 for side, proc in (("server", "tinyproxy"), ("client", "curl")):
-    conns = {}
-    for r in sorted((r for r in at_proxy if r.get("req.side") == side),
-                    key=lambda r: (r.get("req.conn"), r.get("req.seq"))):
-        conns.setdefault(r.get("req.cport"), []).append(r)
+    conns = R.by_conn(at_proxy, side)
     connects = [rs[0] for rs in conns.values() if rs[0].get("req.method") == "CONNECT"]
     tunnels = {"https": 0, "plain": 0}
     for cport, rs in conns.items():

@@ -13,9 +13,10 @@
 # connection setup (issue 31): pgbench -M prepared, a login with a SCRAM
 # password and a query psql cancels; ground truth is the server's log
 # (log_connections, log_min_duration_statement=0's parse and bind lines).
-# Last, a second cluster with ssl = on: pgbench and psql over TLS (libpq's
-# SSLREQUEST answered 'S', the handshake, the probes' plaintext) against its
-# log.
+# Last, TLS: a second PostgreSQL cluster with ssl = on, pgbench and psql
+# over TLS (libpq's SSLREQUEST answered 'S', the handshake, the probes'
+# plaintext), and a second MariaDB server with a certificate, which the
+# mariadb client uses unasked (its login inside TLS), each against its log.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_servers.sh"
 need_live
@@ -426,14 +427,12 @@ errors = R.counts(m[1] for m in re.finditer(r"ERROR:  (\w{5}): ", text))
 recs = R.records(out)
 bad = []
 for side in ("server", "client"):
-    conns = {}
-    for r in sorted((r for r in recs if r.get("req.side") == side),
-                    key=lambda r: (r.get("req.conn"), r.get("req.seq"))):
-        conns.setdefault((r.get("req.cport"), r.get("proc.name")), []).append(r)
+    conns = R.by_conn(recs, side)
     shapes = R.counts(" ".join([r.get("req.protocol") + ("/tls" if R.yes(r.get("req.tls")) else "")
                                 for r in rs][:4]) for rs in conns.values())
     print("%s side: %d connections, their first records %s" % (side, len(conns), dict(shapes)))
-    for (cport, proc), rs in conns.items():
+    for cport, rs in conns.items():
+        proc = rs[0].get("proc.name")
         m = [(r.get("req.protocol"), r.get("req.method"), R.yes(r.get("req.tls"))) for r in rs]
         i = next((k for k, x in enumerate(m) if x[0] != "tls"), 0)
         j = next((k for k, x in enumerate(m[1:], 1) if x[0] != "tls"), len(m))
@@ -451,6 +450,69 @@ assert not bad, "\n".join(bad[:6])
 R.assert_counts(("statements", R.counts(first(r) for r in queries), stmts),
                 ("SQLSTATE", R.counts(r.get("req.code") for r in server if R.yes(r.get("req.error"))), errors))
 assert stmts.get("SELECT", 0) >= 40 and errors == {"42P01": 1}, "the log: %s %s" % (stmts, errors)
+print("ok")
+PY
+
+# MariaDB over TLS: a second server with a certificate, which Debian's
+# mariadb client then uses without being asked (its SSL request, the
+# handshake, then the login inside TLS, sequence 2, and the statements, read
+# by the TLS probes). Ground truth is that server's general log.
+MT=$SRV/mariadb-tls MTPORT=$(free_port)
+mkdir -p "$MT"
+mytls() {
+	chown mysql:mysql "$MT" && quiet mariadb-install-db "$MT/install.log" --no-defaults --user=mysql \
+		--datadir="$MT/data" --auth-root-authentication-method=normal --skip-test-db &&
+		self_cert "$MT" && chown mysql "$MT/cert.pem" "$MT/key.pem"
+}
+expect "mariadb-install-db made a second data folder, with a certificate" mytls
+srv_start mariadb-tls mariadbd --no-defaults --user=mysql --datadir="$MT/data" --port="$MTPORT" \
+	--bind-address=127.0.0.1 --socket="$MT/sock" --pid-file="$MT/pid" --skip-log-bin \
+	--innodb-buffer-pool-size=16M --log-error="$MT/error.log" --general-log=1 \
+	--general-log-file="$MT/general.log" --ssl-cert="$MT/cert.pem" --ssl-key="$MT/key.pem"
+expect "the TLS server listens on 127.0.0.1:$MTPORT" wait_port "$MTPORT" 30 || tail -n 5 "$MT/error.log"
+expect "the agent starts in request mode for the MariaDB TLS server" \
+	start_agent "$MT/req.json" "$MT/req.err" --requests -j -p "$REQ_FORMAT" "req.sport=$MTPORT"
+mt_from=$(($(wc -l <"$MT/general.log") + 1))
+myt() { timeout 30 mariadb --no-defaults -h 127.0.0.1 -P "$MTPORT" -u root "$@"; }
+mtload() {
+	[ "$(myt -D mysql -N -e "SHOW STATUS LIKE 'Ssl_version'" | cut -f2)" != "" ] &&
+		myt -D mysql -e "SELECT COUNT(*) FROM user; SELECT 2" >/dev/null &&
+		! myt -e "SELECT * FROM mysql.e2e_missing" 2>"$MT/client.err" && grep -q '^ERROR 1146' "$MT/client.err"
+}
+expect "the mariadb client ran over TLS (1 error)" mtload
+req_agent_stop; rc=$?
+expect "the agent exits 0" [ $rc = 0 ] || tail -n 5 "$MT/req.err"
+tail -n +"$mt_from" "$MT/general.log" >"$MT/window.log"
+req_check mysql_tls "MariaDB over TLS: each connection SSLREQUEST, its TLS handshake's exchanges, then HANDSHAKE USER@DATABASE and the statements with req.tls, as the general log says; the error's number" \
+	"$MT/req.json" "$MT/window.log" <<'PY'
+import sys, req_lib as R
+out, log = sys.argv[1:3]
+conns, cmds = R.mariadb_log(log)
+queries = [a for _, c, a in cmds if c == "Query"]
+recs = R.records(out)
+bad = []
+for side in ("server", "client"):
+    by = R.by_conn(recs, side)
+    logins, stmts = [], []
+    for cport, rs in by.items():
+        m = [(r.get("req.protocol"), r.get("req.method"), R.yes(r.get("req.tls"))) for r in rs]
+        j = next((k for k, x in enumerate(m[1:], 1) if x[0] != "tls"), len(m))
+        # (the handshake's last exchange, which the plaintext cut short,
+        # is no record: the client's side may have none left)
+        if m[0] != ("mysql", "SSLREQUEST", False) or j >= len(m) or m[j] != ("mysql", "HANDSHAKE", True) or \
+                any(x[0] != "mysql" or not x[2] for x in m[j:]):
+            bad.append("%s side, the connection from port %s: %s" % (side, cport, m))
+        logins += [str(rs[j].get("req.path"))] if j < len(rs) else []
+        stmts += [(str(r.get("req.path")), r.get("req.status")) for r in rs[j:] if r.get("req.method") == "QUERY"]
+    want = sorted(c["user"] + ("@" + c["db"] if c["db"] else "") for c in conns.values())
+    print("%s side: %d connections, logins %s (log %s), %d statements" % (side, len(by), sorted(logins), want, len(stmts)))
+    if sorted(logins) != want:
+        bad.append("%s side: logins %s, the log's %s" % (side, sorted(logins), want))
+    if sorted(q for q, _ in stmts) != sorted(queries):
+        bad.append("%s side: statements %s, the log's %s" % (side, sorted(q for q, _ in stmts), sorted(queries)))
+    if [st for q, st in stmts if st] != [1146]:
+        bad.append("%s side: error numbers %s, want one 1146" % (side, [st for q, st in stmts if st]))
+assert not bad, "\n".join(bad[:6])
 print("ok")
 PY
 

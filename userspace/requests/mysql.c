@@ -253,7 +253,8 @@ static int login_name(const uint8_t *p, size_t n, uint32_t plen, size_t *off, si
 	return 0;
 }
 
-/* The client's login (HandshakeResponse41, sequence 1): flags with
+/* The client's login (HandshakeResponse41, sequence 1, or 2 after an SSL
+ * request): flags with
  * PROTOCOL_41, max packet size, character set, 23 zero bytes (MariaDB's
  * flags in the last 4 when LONG_PASSWORD is clear), the user, the auth data
  * (length-encoded, one length byte, or to a NUL, as the flags say), the
@@ -329,8 +330,9 @@ int mysql__parse(const uint8_t *buf, size_t len, bool request, struct req_head *
 	if (len >= 3 && (buf[0] | buf[1] | buf[2]) == 0)
 		return -ENOMSG;
 	/* Commands start a sequence (0), the login answers the greeting (0)
-	 * with 1; the replies follow (1 and on). */
-	if (len >= 4 && request && buf[3] > 1)
+	 * with 1, or with 2 inside TLS after an SSL request (1); the replies
+	 * follow (1 and on). */
+	if (len >= 4 && request && buf[3] > 2)
 		return -ENOMSG;
 	if (len <= MYSQL_HDR)
 		return -EAGAIN;
@@ -342,6 +344,9 @@ int mysql__parse(const uint8_t *buf, size_t len, bool request, struct req_head *
 	else
 		err = buf[3] ? parse_response(buf + MYSQL_HDR, n, plen, out)
 			     : parse_greeting(buf + MYSQL_HDR, n, plen, out);
+	/* (the SSL request is the sequence's 1, never its 2) */
+	if (!err && request && buf[3] == 2 && strcmp(out->method, "HANDSHAKE"))
+		err = -ENOMSG;
 	if (err) {
 		req_head__clear(out);
 		return err;

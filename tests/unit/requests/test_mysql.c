@@ -350,7 +350,15 @@ static void test_hostile_handshake(void)
 	refused_at(login_db, true, 0, 32);		/* the fixed part only, no CLIENT_SSL */
 	refused_at(login_db, true, 0, 35);		/* the user's NUL past the end */
 	refused_at(login_db, true, 0, 38);		/* no room for the database */
-	refused_at(login_db, true, 3, 2);		/* sequence 2 */
+	refused_at(login_db, true, 3, 3);		/* sequence 3 */
+	/* sequence 2: the login inside TLS, after the SSL request (1), which
+	 * itself is never 2 */
+	memcpy(b, login_db, sizeof(login_db) - 1);
+	b[3] = 2;
+	CHECK_INT(req_parse(mysql__parse, b, sizeof(login_db) - 1, true, &h), 0);
+	CHECK_STR(h.method, "HANDSHAKE");
+	CHECK_STR(h.target, "root@shop");
+	refused_at(ssl_request, true, 3, 2);
 	refused_at(login_db, true, 5, 0);		/* no PROTOCOL_41 */
 	refused_at(login_db, true, 13, 1);		/* the filler */
 	refused_at(login_db, true, 31, 1);

@@ -708,7 +708,8 @@ static void test_mysql_denied(void)
 
 /* An SSL request, then the ClientHello in the same burst: a record of its
  * own (SSLREQUEST, answered by the ServerHello's flight), and what follows
- * is TLS, as on any TLS connection. */
+ * is TLS, as on any TLS connection; in its plaintext the login (sequence 2)
+ * is the HANDSHAKE. */
 static void test_mysql_ssl(void)
 {
 	struct pairer *p = fresh(0);
@@ -725,11 +726,34 @@ static void test_mysql_ssl(void)
 	my_rec(0, "SSLREQUEST", "", MY_LEN(ssl_request) + 517, MY_LEN(ssl_greeting) + 1355);
 	CHECK_INT(recs[0].duration, 100);
 	io_do(p, s, REQ_DIR_OUT, 1300, 0, "\x17\x03\x03\x00\xfa", 5, 255);
-	pair__close(p, &s);
-	CHECK_INT(nrec, 2);
+	CHECK_INT(nrec, 1);
+	/* the TLS probes' plaintext: the login, sequence 2 after the SSL
+	 * request, its OK, a statement */
+	{
+		struct req_io t = s;
+		uint8_t login[sizeof(login_db)];
+		uint8_t ok[sizeof(login_db_ok)];
+
+		memcpy(login, login_db, sizeof(login_db));
+		login[3] = 2;
+		memcpy(ok, login_db_ok, sizeof(login_db_ok));
+		ok[3] = 3;
+		t.tls = true;
+		io_do(p, t, REQ_DIR_IN, 1400, 0, (const char *)login, MY_LEN(login_db), 0);
+		io_do(p, t, REQ_DIR_OUT, 1500, 0, (const char *)ok, MY_LEN(login_db_ok), 0);
+		io_do(p, t, REQ_DIR_IN, 1600, 0, (const char *)slap_select, MY_LEN(slap_select), 0);
+	}
+	CHECK_INT(nrec, 3);
 	CHECK_INT(recs[1].proto, REQ_PROTO_TLS);
 	CHECK_STR(recs[1].method, "CHANGE_CIPHER_SPEC");
 	CHECK_INT(recs[1].req_bytes, 110);
+	my_rec(2, "HANDSHAKE", "root@shop", MY_LEN(login_db), MY_LEN(login_db_ok));
+	CHECK(recs[2].tls);
+	CHECK_INT(recs[2].duration, 100);
+	pair__close(p, &s);
+	CHECK_INT(nrec, 4);
+	CHECK_STR(recs[3].method, "QUERY");
+	CHECK(recs[3].tls);
 	my_done(p);
 }
 

@@ -181,9 +181,8 @@ static int value(const uint8_t *buf, size_t len, size_t p, int depth, size_t *at
 	return VAL_BAD;
 }
 
-/* Pub/sub's words: the commands answered by one confirmation per channel
- * (the confirmation's first element is the command's name, lowercased),
- * and the messages a subscribed connection gets unasked. */
+/* Pub/sub's commands answered by one confirmation per channel (the
+ * confirmation's first element is the command's name, lowercased). */
 static const struct req_word sub_words[] = {
 	REQ_WORD("subscribe"), REQ_WORD("psubscribe"), REQ_WORD("ssubscribe"),
 	REQ_WORD("unsubscribe"), REQ_WORD("punsubscribe"), REQ_WORD("sunsubscribe"),
@@ -197,10 +196,14 @@ static bool sub_word(const uint8_t *w, size_t n)
 	return false;
 }
 
-/* A request: a (un)subscribe command naming N - 1 channels is answered by
- * that many confirmations (none named: one per subscription, or one). */
+/* A request of N words: a (un)subscribe command naming N - 1 channels is
+ * answered by that many confirmations (none named: one per subscription,
+ * or one); MONITOR and RESET begin and end MONITOR's lines. (Most
+ * commands' first letter is none of these.) */
 static void pubsub__request(struct req_head *out, long long n)
 {
+	if (!strchr("MRSPU", out->method[0]))
+		return;
 	if (!strcmp(out->method, "MONITOR")) {
 		out->pubsub = REQ_PUBSUB_MONITOR;
 		return;
@@ -415,7 +418,8 @@ static int parse_inline(const uint8_t *buf, size_t len, struct req_head *out)
 	copy_str(out->target, sizeof(out->target), buf + a, e - a);
 	out->total_len = end + 1;
 	out->len_known = true;
-	if (strchr("SPUMR", out->method[0])) {
+	/* (the words counted only for the commands pubsub__request reads) */
+	if (strchr("MRSPU", out->method[0])) {
 		long long words = 0;
 
 		for (size_t i = 0; i < b; i++)

@@ -8,13 +8,17 @@
 # (it reads no plaintext; curl's side has the plaintext, by the TLS probes),
 # HTTP records in a plain one. Ground truth: tinyproxy's log (each CONNECT
 # asked, each refused) and nginx's access log (each request a tunnel carried).
+# Then haproxy as a reverse proxy in front of nginx (ab, keep-alive and a
+# connection a request): its two threads close server connections and open
+# new ones on the freed numbers at once; each of its requests to nginx has
+# its client-side record, as nginx's log says.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_servers.sh"
 need_live
-need_pkgs nginx-light curl openssl tinyproxy-bin
+need_pkgs nginx-light curl openssl tinyproxy-bin haproxy apache2-utils
 t0=$SECONDS
 
-HPORT=$(free_port) PPORT=$(free_port) XPORT=$(free_port) NOPORT=$(free_port)
+HPORT=$(free_port) PPORT=$(free_port) XPORT=$(free_port) NOPORT=$(free_port) QPORT=$(free_port)
 NGX=$SRV/nginx
 mkdir -p "$NGX/logs" "$NGX/www"
 echo "small file" >"$NGX/www/small.txt"
@@ -32,6 +36,11 @@ expect "openssl makes a self-signed certificate" self_cert "$NGX"
 	server {
 		listen 127.0.0.1:$PPORT;
 		root $NGX/www;
+	}
+	server {
+		listen 127.0.0.1:$QPORT;
+		root $NGX/www;
+		access_log $NGX/logs/haproxy.log req;
 	}
 }
 EOF2
@@ -51,9 +60,30 @@ PidFile "$SRV/tinyproxy.pid"
 EOF
 srv_start tinyproxy tinyproxy -d -c "$SRV/tinyproxy.conf"
 PROXY_PID=$SRV_PID
+# haproxy in front of nginx's HTTP port, its two threads (one per CPU here)
+# closing and opening server connections at once
+RPORT=$(free_port)
+cat >"$SRV/haproxy.cfg" <<EOF
+global
+	maxconn 100
+	nbthread 2
+defaults
+	mode http
+	timeout connect 5s
+	timeout client 10s
+	timeout server 10s
+frontend fe
+	bind 127.0.0.1:$RPORT
+	default_backend be
+backend be
+	server s1 127.0.0.1:$QPORT
+EOF
+srv_start haproxy haproxy -db -f "$SRV/haproxy.cfg"
+HAPROXY_PID=$SRV_PID
 expect "nginx listens on 127.0.0.1:$HPORT and :$PPORT" wait_port "$HPORT" && wait_port "$PPORT"
 expect "tinyproxy listens on 127.0.0.1:$XPORT" wait_port "$XPORT" || cat "$SRV/tinyproxy.log"
-expect "the agent starts in request mode" req_agent_start "req.sport in ($XPORT, $HPORT, $PPORT)"
+expect "haproxy listens on 127.0.0.1:$RPORT" wait_port "$RPORT" || cat "$SRV/haproxy.log"
+expect "the agent starts in request mode" req_agent_start "req.sport in ($XPORT, $HPORT, $PPORT, $RPORT, $QPORT)"
 
 X=http://127.0.0.1:$XPORT
 load() {
@@ -72,13 +102,41 @@ load() {
 	# a port tinyproxy does not tunnel to: 403, curl gives up (exit 56)
 	[ "$(timeout 10 curl -s -p -x "$X" -o /dev/null -w '%{http_connect}' \
 		"http://127.0.0.1:$NOPORT/")" = 403 ] || rc=1
+	# through haproxy: keep-alive clients, then a new connection a request
+	timeout 30 ab -q -k -c 4 -n 400 "http://127.0.0.1:$RPORT/small.txt" >/dev/null || rc=1
+	timeout 30 ab -q -c 2 -n 200 "http://127.0.0.1:$RPORT/missing" >/dev/null || rc=1
 	return $rc
 }
 expect "curl ran through tinyproxy" load
 req_agent_stop; rc=$?
 expect "the agent exits 0" [ $rc = 0 ] || tail -n 5 "$REQ_ERR"
 srv_stop "$PROXY_PID"
+srv_stop "$HAPROXY_PID"
 srv_stop "$NGINX_PID" QUIT
+
+req_check haproxy "haproxy's requests to nginx: on each of its server connections, its client-side records == nginx's server-side records == nginx's access log, in order (haproxy's threads close and connect those connections at once)" \
+	"$REQ_OUT" "$NGX/logs/haproxy.log" "$QPORT" <<'PY'
+import sys, req_lib as R
+out, alog, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
+recs = [r for r in R.records(out) + R.ABORTED if r.get("req.sport") == port]
+log = {}
+for l in open(alog):
+    cport, status, req = l.rstrip("\n").split(" ", 2)
+    log.setdefault(int(cport), []).append((req.split()[1], int(status)))
+bad = []
+for side, proc in (("client", "haproxy"), ("server", "nginx")):
+    got = {cport: [(r.get("req.path"), r.get("req.status")) for r in rs]
+           for cport, rs in R.by_conn([r for r in recs if r.get("proc.name") == proc], side).items()}
+    print("%s side (%s): %d connections, %d records" % (side, proc, len(got), sum(map(len, got.values()))))
+    for cport in sorted(set(log) | set(got)):
+        if got.get(cport, []) != log.get(cport, []):
+            bad.append("%s side, port %s: agent %s, log %s" % (side, cport, got.get(cport), log.get(cport)))
+n = sum(len(v) for v in log.values())
+print("nginx's log: %d connections from haproxy, %d requests" % (len(log), n))
+assert n == 600, "%d requests through haproxy in the log, ab made 600" % n
+assert not bad, "\n".join(bad[:6])
+print("ok")
+PY
 
 req_check proxy "a CONNECT is a record (200, or the refusal's 403) ending at its head; an HTTPS tunnel's bytes are TLS records at the proxy and plaintext HTTP at curl, a plain tunnel's HTTP; no HTTP record without a method" \
 	"$REQ_OUT" "$REQ_ERR" "$SRV/tinyproxy.log" "$NGX/logs/access.log" "$XPORT" "$HPORT" "$PPORT" <<'PY'

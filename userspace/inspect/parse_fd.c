@@ -75,6 +75,24 @@ void parse__connect_enter(struct ievt *ev, const struct evt_params *x)
 	sock__connect_enter(fi, x->p->val[1], x->p->len[1]);
 }
 
+/* Whether FI is a TCP connection's entry that a connect naming another
+ * tuple (V, LEN) cannot be on: a socket connected or accepted cannot connect
+ * again, so the entry is a closed connection's whose close is read later
+ * (another thread's, its record written after this call's: haproxy's
+ * threads close and connect server connections), and the number a new
+ * socket's, its socket() kept in the kernel (request mode). A connect that
+ * only completes one in progress names the same tuple. */
+static bool fd__stale_tcp(const struct fd_info *fi, const uint8_t *v, uint16_t len)
+{
+	struct fd_info t = { 0 };
+
+	if (fi->l4proto != IPPROTO_TCP || (!fi->dport && !fi->is_server) ||
+	    sock__decode_tuple(&t, v, len) < 0)
+		return false;
+	return t.sport != fi->sport || t.dport != fi->dport || memcmp(t.sip, fi->sip, 16) ||
+	       memcmp(t.dip, fi->dip, 16);
+}
+
 static void fd__connect(struct inspector *in, struct ievt *ev, const struct evt_params *x,
 			const struct evt_params *e)
 {
@@ -93,6 +111,10 @@ static void fd__connect(struct inspector *in, struct ievt *ev, const struct evt_
 		sock__name_from_tuple(&in->scratch_fd, x->p->val[1], x->p->len[1]);
 		return;
 	}
+	if (fd__stale_tcp(fi, x->p->val[1], x->p->len[1]))
+		fi = parse__new_fd(ev, fi->fd, FDT_OTHER_SOCK);
+	if (!fi)
+		return;
 	sock__connect_exit(fi, x->p->val[1], x->p->len[1]);
 	if (!fi->l4proto && (fi->type == FDT_IPV4_SOCK || fi->type == FDT_IPV6_SOCK))
 		fi->l4proto = IPPROTO_TCP;

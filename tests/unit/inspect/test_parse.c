@@ -2,6 +2,7 @@
  * malformed frames (counted, state untouched), generic and compact event
  * names, threads first seen in an event read from a fake HOST_ROOT/proc, and
  * without /proc made placeholders that their clone fills. */
+#include <netinet/in.h>
 #include "test_util.h"
 
 #define Q(x) ((uint64_t)(int64_t)(x))
@@ -450,6 +451,81 @@ static void test_close_reuse(void)
 	t_free(t, root);
 }
 
+/* An IPv4 TCP tuple 10.0.0.1:SPORT -> 10.0.0.2:80 as connect's exit gives it. */
+static void tcp_tuple(uint8_t t[13], uint16_t sport)
+{
+	uint16_t dport = 80;
+
+	memset(t, 0, 13);
+	t[0] = 2, t[1] = 10, t[4] = 1, t[5 + 2] = 10, t[5 + 2 + 3] = 2;
+	memcpy(t + 5, &sport, 2);
+	memcpy(t + 11, &dport, 2);
+}
+
+/* Request mode keeps a TCP socket's socket() in the kernel, so a connect
+ * makes its entry. haproxy's thread 11 closes a server connection on fd 5
+ * while thread 10 gets number 5 for a new one and connects; the close's
+ * record (its enter stamped when it began) is read after the connect. The
+ * connect finds the old connection's entry, not yet closed: a connected TCP
+ * socket cannot connect, so the number is a new socket's, and the close,
+ * begun before it, leaves it. */
+static void test_close_after_connect(void)
+{
+	struct t_ctx *t = calloc(1, sizeof(*t));
+	char *root = t_tmpdir();
+	struct thread_info *ti;
+	uint8_t old[13], new[13];
+
+	t->in = t_inspector(root, 0);
+	CHECK(t_spawn(t, 10, 1, "haproxy", "/") == 0);
+	ti = inspector__add_thread(t->in, 11, 10);
+	CHECK(ti && ti->fds == find(t, 10)->fds);
+	tcp_tuple(old, 40001);
+	tcp_tuple(new, 40002);
+	t->ts = 1000000;
+	CHECK(t_emit(t, PPME_SOCKET_CONNECT_E, 11, "qB", Q(5), "", 0u) == 0);
+	CHECK(t_emit(t, PPME_SOCKET_CONNECT_X, 11, "qB", Q(-115), old, 13u) == 0);
+	CHECK_STR(t_fdname(t, 10, 5), "10.0.0.1:40001->10.0.0.2:80");
+	t->ts = 3000000;
+	CHECK(t_emit(t, PPME_SOCKET_CONNECT_E, 10, "qB", Q(5), "", 0u) == 0);
+	CHECK(t_emit(t, PPME_SOCKET_CONNECT_X, 10, "qB", Q(-115), new, 13u) == 0);
+	CHECK_STR(t_fdname(t, 10, 5), "10.0.0.1:40002->10.0.0.2:80");
+	t->ts = 2000000;
+	CHECK(t_emit(t, PPME_SYSCALL_CLOSE_E, 11, "q", Q(5)) == 0);
+	t->ts = 4000000;
+	CHECK(t_emit(t, PPME_SYSCALL_CLOSE_X, 11, "q", Q(0)) == 0);
+	CHECK(t->ev.fd_reused && t->ev.fdnum == 5);
+	CHECK(t_fd(t, 10, 5) != NULL);
+	CHECK_STR(t_fdname(t, 10, 5), "10.0.0.1:40002->10.0.0.2:80");
+	/* a connect again that completes the one in progress (the same
+	 * tuple): the same entry */
+	{
+		struct fd_info *f = t_fd(t, 10, 5);
+
+		CHECK(t_emit(t, PPME_SOCKET_CONNECT_E, 10, "qB", Q(5), "", 0u) == 0);
+		CHECK(t_emit(t, PPME_SOCKET_CONNECT_X, 10, "qB", Q(0), new, 13u) == 0);
+		CHECK(t_fd(t, 10, 5) == f && t->ev.fd == f);
+	}
+	/* a UDP socket may connect again, to another peer: the same entry */
+	{
+		uint8_t u[13];
+		struct fd_info *f;
+
+		tcp_tuple(u, 40003);
+		CHECK(t_emit(t, PPME_SOCKET_SOCKET_E, 10, "ddd", 2u, 2u, 0u) == 0);
+		CHECK(t_emit(t, PPME_SOCKET_SOCKET_X, 10, "q", Q(6)) == 0);
+		f = t_fd(t, 10, 6);
+		CHECK(f && f->l4proto == IPPROTO_UDP);
+		CHECK(t_emit(t, PPME_SOCKET_CONNECT_E, 10, "qB", Q(6), "", 0u) == 0);
+		CHECK(t_emit(t, PPME_SOCKET_CONNECT_X, 10, "qB", Q(0), u, 13u) == 0);
+		u[12] = 1;	/* port 80 + 256 */
+		CHECK(t_emit(t, PPME_SOCKET_CONNECT_E, 10, "qB", Q(6), "", 0u) == 0);
+		CHECK(t_emit(t, PPME_SOCKET_CONNECT_X, 10, "qB", Q(0), u, 13u) == 0);
+		CHECK(t_fd(t, 10, 6) == f && f->l4proto == IPPROTO_UDP);
+	}
+	t_free(t, root);
+}
+
 /* A clone exit that names its caller as its child comes only from a damaged
  * file (the fuzzer's find: a placeholder caller had its fd table dropped, then
  * copied from). The event is shown; the caller keeps its fds. */
@@ -492,6 +568,7 @@ int main(void)
 	test_unknown_tid();
 	test_add_by_hand();
 	test_close_reuse();
+	test_close_after_connect();
 	test_clone_self();
 	return t_report();
 }

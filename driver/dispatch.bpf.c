@@ -192,7 +192,7 @@ int sys_exit_eo(struct bpf_raw_tracepoint_args *ctx)
 	if (settings.sock_compact && (data = sockio__data(id, regs->r8))) {
 		/* a read or write of a wanted socket (the route's test) that
 		 * failed or moved nothing says nothing the pairing reads, which
-		 * takes results above 0 (sendmmsg's: the messages sent) */
+		 * takes results above 0 (an mmsg call's: the messages moved) */
 		if (ret <= 0) {
 			COUNT(n_sock_empty);
 			return 0;
@@ -205,7 +205,9 @@ int sys_exit_eo(struct bpf_raw_tracepoint_args *ctx)
 			s->sock_owner = pid_tgid;
 			if (data == SOCKIO_MMSG) {
 				s->mmsg_i = 0;
-				bpf_tail_call(ctx, &filler_parts, SOCKIO_MMSG_PART);
+				bpf_tail_call(ctx, &filler_parts,
+					      id == SOCKIO_NR_RECVMMSG ? SOCKIO_MMSG_RECV_PART :
+									 SOCKIO_MMSG_SEND_PART);
 			} else {
 				bpf_tail_call(ctx, &fillers_exit, sockio__event(id));
 			}

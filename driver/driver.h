@@ -16,7 +16,8 @@
 /* Longest path or string param the driver copies. */
 #define DRIVER_MAX_STR 4096
 #define DRIVER_DEFAULT_SNAPLEN 80
-/* Request mode's sendmmsg: the messages of one call sent as events, at most
+/* Request mode's recvmmsg and sendmmsg: the messages of one call sent as
+ * events, at most
  * (fillers/sockio/sockio_mmsg.bpf.c); the rest are counted, n_mmsg_unsent.
  * Each takes a tail call, of the 33 a chain may make. */
 #define DRIVER_MMSG_MAX 16
@@ -250,10 +251,9 @@ struct driver_counters {
 	/* not a drop: request mode's socket reads and writes that failed or
 	 * moved no bytes, on the compact path (the pairing reads none) */
 	__u64 n_sock_empty;
-	/* request mode's sendmmsg messages sent as no event: past the
-	 * DRIVER_MMSG_MAX-th of a call, naming an address (the compact event
-	 * carries none), or cut off by a preempting task's call; not
-	 * followed by the pairing */
+	/* request mode's recvmmsg and sendmmsg messages sent as no event:
+	 * past the DRIVER_MMSG_MAX-th of a call, or cut off by a preempting
+	 * task's call; not followed by the pairing */
 	__u64 n_mmsg_unsent;
 };
 

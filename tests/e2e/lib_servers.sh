@@ -344,12 +344,14 @@ def pair_sides(recs, key=conn_key):
     return lone, slower
 
 
-def check_sides(path, protocol, client_procs, server_procs, key=conn_key, sport=None):
+def check_sides(path, protocol, client_procs, server_procs, key=conn_key, sport=None,
+                not_sport=None):
     """Both ends on this host: each client-side record of PROTOCOL (to server
-    port SPORT, if given) has its server-side record (the same KEY), never
-    slower; as many of each; the processes named."""
+    port SPORT, if given; not to NOT_SPORT) has its server-side record (the
+    same KEY), never slower; as many of each; the processes named."""
     recs = [r for r in records(path) if r.get("req.protocol") == protocol and
-            (sport is None or r.get("req.sport") == sport)]
+            (sport is None or r.get("req.sport") == sport) and
+            (not_sport is None or r.get("req.sport") != not_sport)]
     client = [r for r in recs if r.get("req.side") == "client"]
     server = [r for r in recs if r.get("req.side") == "server"]
     lone, slower = pair_sides(recs, key)

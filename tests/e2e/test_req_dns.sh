@@ -9,11 +9,14 @@
 # Python's socket.getaddrinfo) asks a second dnsmasq, on port 53 of a network
 # namespace's loopback, as /etc/resolv.conf says in a mount namespace. dig and
 # glibc send their UDP queries with sendmmsg (glibc a lookup's A and AAAA in
-# one call): each has its client-side record too.
+# one call): each has its client-side record too. BIND (named, two network
+# threads) reads its UDP queries with recvmmsg and answers each with a
+# sendmmsg naming the client: its records per (type, name, rcode) equal its
+# query log's, and each of dig's queries to it has both ends' records.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_servers.sh"
 need_live
-need_pkgs dnsmasq-base bind9-dnsutils iproute2
+need_pkgs dnsmasq-base bind9-dnsutils bind9 iproute2
 t0=$SECONDS
 
 PORT=15353
@@ -23,10 +26,31 @@ srv_start dnsmasq dnsmasq --keep-in-foreground --conf-file=/dev/null --pid-file=
 	--log-queries --log-facility="$SRV/queries.log" --address=/a.test/10.0.0.1 --local=/test/
 DNS_PID=$SRV_PID
 expect "dnsmasq listens on 127.0.0.1:$PORT" wait_port "$PORT" || cat "$SRV/dnsmasq.log"
+# BIND, authoritative for b.test: any name under w.b.test has an A record
+# (a wildcard; other types: no data, NOERROR), every other name is NXDOMAIN
+BPORT=$(free_port)
+cat >"$SRV/named.conf" <<EOF
+options {
+	directory "$SRV";
+	listen-on port $BPORT { 127.0.0.1; };
+	listen-on-v6 { none; };
+	pid-file none;
+	recursion no;
+	querylog yes;
+};
+zone "b.test" { type primary; file "$SRV/b.test.zone"; };
+logging { channel q { file "$SRV/bind-queries.log"; }; category queries { q; }; };
+EOF
+printf '$TTL 60\n@ SOA ns.b.test. root.b.test. 1 60 60 60 60\n@ NS ns.b.test.\nns A 10.0.0.2\n*.w A 10.0.0.3\n' \
+	>"$SRV/b.test.zone"
+# -f: in the foreground, logging as the file says (-g sends it all to stderr)
+srv_start named named -f -c "$SRV/named.conf" -u root -n 2
+BIND_PID=$SRV_PID
+expect "named listens on 127.0.0.1:$BPORT" wait_port "$BPORT" 30 || tail -n 5 "$SRV/named.log"
 # the records of this test's servers: the host's, and port 53's in the
 # namespace, whose processes are named (the host's own resolver's are not)
 expect "the agent starts in request mode" req_agent_start \
-	"req.sport=$PORT or (req.sport=53 and proc.name in (getent, python3, dnsmasq))"
+	"req.sport in ($PORT, $BPORT) or (req.sport=53 and proc.name in (getent, python3, dnsmasq))"
 
 for j in 1 2 3 4; do
 	for i in $(seq 1 60); do
@@ -76,6 +100,30 @@ PY
 }
 expect "dig asked over UDP and TCP" load
 
+# BIND: four digs at once over UDP (its recvmmsg may read several), one
+# connection over TCP
+bq() { timeout 30 dig @127.0.0.1 -p "$BPORT" +tries=2 +time=5 "$@"; }
+bind_load() {
+	local rc=0 p=() j i f got
+	for j in 1 2 3 4; do
+		for i in $(seq 1 30); do
+			echo "h$j-$i.w.b.test"; echo "h$j-$i.w.b.test MX"; echo "n$j-$i.b.test"
+		done >"$SRV/bind$j"
+	done
+	for i in $(seq 1 10); do echo "t$i.w.b.test"; echo "tn$i.b.test TXT"; done >"$SRV/bindtcp"
+	for j in 1 2 3 4; do bq -f "$SRV/bind$j" >"$SRV/bind$j.out" & p+=($!); done
+	for x in "${p[@]}"; do wait "$x" || rc=1; done
+	bq +tcp +keepopen -f "$SRV/bindtcp" >"$SRV/bindtcp.out" || rc=1
+	for f in "$SRV"/bind[1-4] "$SRV/bindtcp"; do
+		got=$(grep -c -- '->>HEADER<<-' "$f.out")
+		[ "$got" = "$(wc -l <"$f")" ] && continue
+		echo "    ${f##*/}: $got answers to $(wc -l <"$f") queries"
+		rc=1
+	done
+	return $rc
+}
+expect "dig asked BIND over UDP and TCP" bind_load
+
 # glibc's resolver: a dnsmasq of its own on 127.0.0.1:53 in a network
 # namespace (port 53 of the host's loopback may be taken), named by a
 # resolv.conf bind-mounted in a mount namespace; its search domain is under
@@ -109,11 +157,13 @@ expect "getent ahosts and Python's getaddrinfo asked through glibc" gai || cat "
 req_agent_stop; rc=$?
 expect "the agent exits 0" [ $rc = 0 ] || tail -n 5 "$REQ_ERR"
 srv_stop "$DNS_PID"
+srv_stop "$BIND_PID"
 
 req_check dns "server-side DNS records per (type, name, rcode) == dnsmasq's queries and replies" \
-	"$REQ_OUT" "$REQ_ERR" "$SRV/queries.log" "$SRV/gai.log" <<'PY'
+	"$REQ_OUT" "$REQ_ERR" "$SRV/queries.log" "$SRV/gai.log" "$BPORT" <<'PY'
 import re, sys, req_lib as R
 out, err = sys.argv[1:3]
+bport = int(sys.argv[5])
 RCODE = {"NXDOMAIN": 3, "SERVFAIL": 2, "REFUSED": 5}
 queries, pending, nx = [], {}, 0
 for l in open(sys.argv[3]).readlines() + open(sys.argv[4]).readlines():
@@ -130,7 +180,7 @@ for l in open(sys.argv[3]).readlines() + open(sys.argv[4]).readlines():
         nx += m[3] == "NXDOMAIN"
 assert not pending, ("queries with no reply in the log", list(pending.values())[:5])
 recs = R.records(out)
-server = [r for r in recs if r.get("req.side") == "server"]
+server = [r for r in recs if r.get("req.side") == "server" and r.get("req.sport") != bport]
 other = [r for r in server if r.get("req.protocol") != "dns"]
 server = [r for r in server if r.get("req.protocol") == "dns"]
 tcp = lambda name: name.startswith("t")
@@ -152,12 +202,13 @@ assert sum(r.get("req.status") == 3 for r in server) == nx
 print("ok")
 PY
 
-req_check sides "each query dig (UDP by sendmmsg, TCP), python3 (sendto) and glibc (sendmmsg) sent has its server-side record (by client port and transaction id), which is never slower; every answer had its query" \
-	"$REQ_OUT" "$REQ_ERR" "$SRV/gai.log" <<'PY'
+req_check sides "each query dig (UDP by sendmmsg, TCP), python3 (sendto) and glibc (sendmmsg) sent to dnsmasq has its server-side record (by client port and transaction id), which is never slower; every answer had its query" \
+	"$REQ_OUT" "$REQ_ERR" "$SRV/gai.log" "$BPORT" <<'PY'
 import re, sys, req_lib as R
 out, err, gai_log = sys.argv[1:4]
 R.check_sides(out, "dns", ("dig", "python3", "getent"), ("dnsmasq",),
-              key=lambda r: (r.get("req.cport"), r.get("req.dns_id"), r.get("req.path")))
+              key=lambda r: (r.get("req.cport"), r.get("req.dns_id"), r.get("req.path")),
+              not_sport=int(sys.argv[4]))
 client = [r for r in R.records(out) if r.get("req.protocol") == "dns" and r.get("req.side") == "client"]
 sent = lambda proc, l4, pre: sum(r.get("proc.name") == proc and r.get("req.l4proto") == l4 and
                                 (r.get("req.path") or "").startswith(pre) for r in client)
@@ -172,8 +223,43 @@ assert gai_got == R.counts(tuple(q) for q in gai), "glibc's queries: agent %s, l
 assert sum(t == "AAAA" for t, _ in gai) >= 25 and sent("getent", "udp", "g") >= 40 and \
     sent("python3", "udp", "py") >= 10, "glibc asked for A and AAAA"
 summary = [l for l in open(err) if l.startswith("agent: requests:")]
-assert summary and " 0 sendmmsg messages" in summary[0] and \
+assert summary and " 0 recvmmsg and sendmmsg messages" in summary[0] and \
     " 0 responses without a request" in summary[0], "the agent's summary: %s" % summary
+print("ok")
+PY
+req_check bind "BIND's server-side records (recvmmsg, sendmmsg naming the client; TCP) per (type, name, rcode) == its query log; each of dig's queries has both ends' records, the server's never slower" \
+	"$REQ_OUT" "$REQ_ERR" "$SRV/bind-queries.log" "$BPORT" <<'PY'
+import re, sys, req_lib as R
+out, err, qlog, bport = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+# "client @0x... 127.0.0.1#PORT (NAME): query: NAME IN TYPE FLAGS (127.0.0.1)";
+# T among the flags: over TCP
+logged = []
+for l in open(qlog):
+    m = re.search(r"#(\d+) \((\S+)\): query: (\S+) IN (\S+) (\S+)", l)
+    if m:
+        logged.append((int(m[1]), m[4], m[3], 0 if m[3].endswith(".w.b.test") else 3, "T" in m[5]))
+recs = [r for r in R.records(out) if r.get("req.sport") == bport]
+server = [r for r in recs if r.get("req.side") == "server"]
+client = [r for r in recs if r.get("req.side") == "client"]
+print("log: %d queries (%d over TCP, %d NXDOMAIN); agent: %d server-side (%d over TCP, by thread %s), %d client-side"
+      % (len(logged), sum(q[4] for q in logged), sum(q[3] == 3 for q in logged), len(server),
+         sum(r.get("req.l4proto") == "tcp" for r in server),
+         R.counts(r.get("proc.name") for r in server), len(client)))
+assert all(r.get("req.protocol") == "dns" for r in recs), "records not parsed as DNS"
+got = R.counts((r.get("req.method"), r.get("req.path"), r.get("req.status"),
+                r.get("req.l4proto") == "tcp") for r in server)
+want = R.counts((q[1], q[2], q[3], q[4]) for q in logged)
+bad = ["(type, name, rcode, tcp) %s: agent %d, log %d" % d for d in R.diff_counts(got, want)]
+assert not bad, "\n".join(["%d differences" % len(bad)] + bad[:10])
+# by client port too: UDP's answers name the client, message by message
+got = R.counts((r.get("req.cport"), r.get("req.path")) for r in server)
+want = R.counts((q[0], q[2]) for q in logged)
+assert got == want, ("by client port", R.diff_counts(got, want)[:10])
+assert len(logged) == 4 * 90 + 20, len(logged)
+key = lambda r: (r.get("req.cport"), r.get("req.dns_id"), r.get("req.path"))
+lone, slower = R.pair_sides(recs, key)
+assert not lone and not slower and len(client) == len(server), \
+    ("lone client-side", [R.short(r) for r in lone[:3]], "server slower", len(slower))
 print("ok")
 PY
 echo "    $((SECONDS - t0)) s"

@@ -11,11 +11,12 @@
 
 /* The next kept event is compact event TYPE (SOCK_RECV_X, SOCK_SEND_X) of
  * thread TID's syscall NR on FD that moved RES bytes, DATA (LEN of them)
- * captured, and the socket's TCP state: retransmits up to its TCP_INFO count
- * now and an srtt measured, or 0 and 0 on another protocol. */
-static inline void sock_compact__expect(struct harness *h, int *at, uint16_t type, long nr,
-					int fd, int64_t res, const void *data, size_t len,
-					int64_t tid)
+ * captured, the socket's TCP state (retransmits up to its TCP_INFO count now
+ * and an srtt measured, or 0 and 0 on another protocol) and TUPLE (TLEN
+ * bytes; none: empty). */
+static inline void sock_compact__expect_tuple(struct harness *h, int *at, uint16_t type, long nr,
+					      int fd, int64_t res, const void *data, size_t len,
+					      int64_t tid, const void *tuple, size_t tlen)
 {
 	struct hevt *e = *at < harness__count(h) ? harness__get(h, *at) : NULL;
 	struct tcp_info ti;
@@ -40,7 +41,20 @@ static inline void sock_compact__expect(struct harness *h, int *at, uint16_t typ
 		EXPECT_PARAM_INT(e, 4, 0);
 		EXPECT_PARAM_INT(e, 5, 0);
 	}
+	if (tlen)
+		EXPECT_PARAM_BYTES(e, 6, tuple, tlen);
+	else
+		EXPECT_PARAM_EMPTY(e, 6);
+	EXPECT(e->p.n == 7);
 	(*at)++;
+}
+
+/* The same, with no tuple: a call on the fd's own peer. */
+static inline void sock_compact__expect(struct harness *h, int *at, uint16_t type, long nr,
+					int fd, int64_t res, const void *data, size_t len,
+					int64_t tid)
+{
+	sock_compact__expect_tuple(h, at, type, nr, fd, res, data, len, tid, NULL, 0);
 }
 
 /* The wall clock, in the frames' unit. */

@@ -1,27 +1,29 @@
-/* Request mode's sendmmsg (driver_config.sock_compact with sock_families,
- * exit-only capture; fillers/sockio/sockio_mmsg.bpf.c): each message a call
- * sent arrives as one SOCK_SEND_X event, in the order sent, on UDP and on
- * TCP alike: header, res (that message's length), fd, the syscall's number
- * (sendmmsg's), the message's bytes through its iovecs (cut at the snaplen)
- * and the TCP state (0 and 0 on UDP; on TCP retransmits up to TCP_INFO's
- * count and an srtt measured). Not sent, and counted in n_mmsg_unsent: the
- * messages past the 16th of a call (20 sent), and those naming an address
- * (an unconnected socket's two; a connected socket's named one, beside its
- * unnamed one, which is sent). A call that sent nothing stays in the
- * kernel, counted in n_sock_empty; a Unix socket's is not wanted. Nothing is
- * dropped. With sys_enter attached the setting does nothing: each call comes
- * as sysdig's SENDMMSG pair, which has no params.
+/* Request mode's recvmmsg and sendmmsg (driver_config.sock_compact with
+ * sock_families, exit-only capture; fillers/sockio/sockio_mmsg.bpf.c): each
+ * message a call moved arrives as one SOCK_SEND_X or SOCK_RECV_X event, in
+ * the order moved, on UDP and on TCP alike: header, res (that message's
+ * length), fd, the syscall's number, the message's bytes through its iovecs
+ * (cut at the snaplen), the TCP state (0 and 0 on UDP; on TCP retransmits up
+ * to TCP_INFO's count and an srtt measured) and the tuple: empty, but for a
+ * message naming an address, where it is the message's ends, the sender
+ * first (an unconnected socket's two sends; a connected socket's named one
+ * beside its unnamed one; a recvmmsg's senders, two sockets, as the kernel
+ * wrote them back). Not sent, and counted in n_mmsg_unsent: the messages
+ * past the 16th of a call (20 sent). A call that moved nothing stays in the
+ * kernel, counted in n_sock_empty; a Unix socket's is not wanted. Nothing
+ * is dropped. With sys_enter attached the setting does nothing: each call
+ * comes as sysdig's SENDMMSG or RECVMMSG pair, which have no params.
  *
- * Each message's time is when it was sent, where the socket tracepoints are
- * loaded (driver_load_info.sock_tps): a TCP sendmmsg whose second message
- * cannot leave until a reader reads, 200 ms later, has its
+ * Each sent message's time is when it was sent, where the socket
+ * tracepoints are loaded (driver_load_info.sock_tps): a TCP sendmmsg whose
+ * second message cannot leave until a reader reads, 200 ms later, has its
  * first message's event at least 150 ms before its second's. */
 #include <sys/uio.h>
 #include <sys/wait.h>
 
 #include "sock_compact_live.h"
 
-static const int mmsg_calls[] = { SYS_sendmmsg, -1 };
+static const int mmsg_calls[] = { SYS_sendmmsg, SYS_recvmmsg, -1 };
 
 #define SNAP 64
 #define BIG 200		/* > SNAP */
@@ -76,6 +78,36 @@ static void drain(int fd, int n)
 }
 
 static char many_bytes[MANY][4];
+static struct sockaddr_in from[3];
+
+/* recvmmsg: the server reads two datagrams naming their senders (the
+ * unconnected socket's and the connected one's), then one with no name
+ * asked; the TCP server reads the client's bytes; then a read that finds
+ * nothing (EAGAIN). */
+static void recv__run(struct ends *x)
+{
+	char b[3][64];
+	struct iovec v[3] = { { b[0], 64 }, { b[1], 64 }, { b[2], 64 } };
+	struct mmsghdr m[3];
+
+	memset(m, 0, sizeof(m));
+	memset(from, 0, sizeof(from));
+	EXPECT(sendto(x->uloose, "who", 3, 0, (void *)&x->usrv_a, sizeof(x->usrv_a)) == 3);
+	EXPECT(send(x->ucli, "is it", 5, 0) == 5);
+	EXPECT(send(x->ucli, "anon", 4, 0) == 4);
+	for (int i = 0; i < 2; i++)
+		m[i].msg_hdr = (struct msghdr){ .msg_name = &from[i], .msg_namelen = sizeof(from[i]),
+						.msg_iov = &v[i], .msg_iovlen = 1 };
+	EXPECT(recvmmsg(x->usrv, m, 2, MSG_DONTWAIT, NULL) == 2);
+	m[0].msg_hdr = (struct msghdr){ .msg_iov = &v[2], .msg_iovlen = 1 };
+	EXPECT(recvmmsg(x->usrv, m, 1, MSG_DONTWAIT, NULL) == 1);
+	EXPECT(send(x->tcli, "PING\r\n", 6, 0) == 6);
+	/* all 6, whenever they come */
+	v[0].iov_len = 6;
+	m[0].msg_hdr = (struct msghdr){ .msg_iov = &v[0], .msg_iovlen = 1 };
+	EXPECT(recvmmsg(x->tsrv, m, 1, MSG_WAITALL, NULL) == 1);
+	EXPECT(recvmmsg(x->usrv, m, 1, MSG_DONTWAIT, NULL) == -1 && errno == EAGAIN);
+}
 
 static void calls__run(void *arg)
 {
@@ -120,6 +152,7 @@ static void calls__run(void *arg)
 	EXPECT(sendmmsg(x->ucli, m, 0, 0) == 0);
 	EXPECT(sendmmsg(x->unx[0], &m[1], 1, 0) == 1);
 	drain(x->unx[1], 1);
+	recv__run(x);
 }
 
 /* The next kept event: a message RES bytes long of a sendmmsg on FD, DATA
@@ -130,14 +163,36 @@ static void expect_msg(struct harness *h, int *at, int fd, int64_t res, const vo
 	sock_compact__expect(h, at, PPME_SOCK_SEND_X, SYS_sendmmsg, fd, res, data, len, me);
 }
 
-/* Without the compact path: the next two kept events are a SENDMMSG pair. */
-static void expect_pair(struct harness *h, int *at)
+/* The same, for a message naming an address: its tuple SRC -> DST. */
+static void expect_named(struct harness *h, int *at, uint16_t type, long nr, int fd,
+			 int64_t res, const void *data, size_t len, const struct sockaddr_in *src,
+			 const struct sockaddr_in *dst)
+{
+	uint8_t t[64];
+	size_t n = pn_tuple_bytes(t, (const void *)src, (const void *)dst);
+
+	sock_compact__expect_tuple(h, at, type, nr, fd, res, data, len, me, t, n);
+}
+
+/* Without the compact path: the next two kept events are a SENDMMSG pair
+ * (RECV: RECVMMSG). */
+static void expect_pair(struct harness *h, int *at, bool recv)
 {
 	struct hevt *e, *x;
 
-	if (!pn_pair(h, at, PPME_SOCKET_SENDMMSG_E, me, &e, &x))
+	if (!pn_pair(h, at, recv ? PPME_SOCKET_RECVMMSG_E : PPME_SOCKET_SENDMMSG_E, me, &e, &x))
 		return;
 	EXPECT(e->hdr.nparams == 0 && x->hdr.nparams == 0);
+}
+
+/* FD's own address. */
+static struct sockaddr_in local_of(int fd)
+{
+	struct sockaddr_in a = { 0 };
+	socklen_t l = sizeof(a);
+
+	EXPECT(getsockname(fd, (void *)&a, &l) == 0);
+	return a;
 }
 
 static void calls__check(struct harness *h, struct ends *x)
@@ -154,14 +209,38 @@ static void calls__check(struct harness *h, struct ends *x)
 		expect_msg(h, &at, x->tcli, 16, "/ HTTP/1.1\r\n\r\n", 16);
 		for (int i = 0; i < DRIVER_MMSG_MAX; i++)
 			expect_msg(h, &at, x->ucli, 3, many_bytes[i], 3);
+		struct sockaddr_in loose = local_of(x->uloose), cli = local_of(x->ucli);
+		struct sockaddr_in srv = local_of(x->usrv);
+
+		expect_named(h, &at, PPME_SOCK_SEND_X, SYS_sendmmsg, x->uloose, 5, "named", 5,
+			     &loose, &x->usrv_a);
+		expect_named(h, &at, PPME_SOCK_SEND_X, SYS_sendmmsg, x->uloose, 5, "named", 5,
+			     &loose, &x->usrv_a);
+		expect_named(h, &at, PPME_SOCK_SEND_X, SYS_sendmmsg, x->ucli, 5, "named", 5,
+			     &cli, &x->usrv_a);
 		expect_msg(h, &at, x->ucli, 5, "plain", 5);
-		/* 4 past the 16th, 2 + 1 named; the empty call */
-		EXPECT(c1.n_mmsg_unsent >= c0.n_mmsg_unsent + MANY - DRIVER_MMSG_MAX + 3);
-		EXPECT(c1.n_sock_empty >= c0.n_sock_empty + 1);
+		/* the senders, as the kernel wrote them back */
+		EXPECT(memcmp(&from[0], &loose, sizeof(loose)) == 0);
+		EXPECT(memcmp(&from[1], &cli, sizeof(cli)) == 0);
+		expect_named(h, &at, PPME_SOCK_RECV_X, SYS_recvmmsg, x->usrv, 3, "who", 3, &loose,
+			     &srv);
+		expect_named(h, &at, PPME_SOCK_RECV_X, SYS_recvmmsg, x->usrv, 5, "is it", 5, &cli,
+			     &srv);
+		sock_compact__expect(h, &at, PPME_SOCK_RECV_X, SYS_recvmmsg, x->usrv, 4, "anon", 4,
+				     me);
+		sock_compact__expect(h, &at, PPME_SOCK_RECV_X, SYS_recvmmsg, x->tsrv, 6,
+				     "PING\r\n", 6, me);
+		/* 4 past the 16th; the empty sendmmsg and the recvmmsg that
+		 * found nothing */
+		EXPECT(c1.n_mmsg_unsent >= c0.n_mmsg_unsent + MANY - DRIVER_MMSG_MAX);
+		EXPECT(c1.n_sock_empty >= c0.n_sock_empty + 2);
 	} else {
 		/* the UDP, TCP and many calls, the two named ones, the empty one */
 		for (int i = 0; i < 6; i++)
-			expect_pair(h, &at);
+			expect_pair(h, &at, false);
+		/* the named, unnamed, TCP and empty reads */
+		for (int i = 0; i < 4; i++)
+			expect_pair(h, &at, true);
 		EXPECT(c1.n_mmsg_unsent == 0 && c1.n_sock_empty == 0);
 	}
 	EXPECT(at == harness__count(h));
@@ -228,7 +307,7 @@ static void times__check(struct harness *h)
 	} else if (!eo) {
 		int at = 0;
 
-		expect_pair(h, &at);
+		expect_pair(h, &at, false);
 	}
 	close(cli);
 	close(srv);

@@ -23,7 +23,7 @@
 /* The syscalls request mode needs, as a filter the kernel plan reads: socket
  * I/O (the plan adds the calls that keep the thread and fd tables right). */
 #define REQ_MODE_SYSCALLS "evt.type in (read, write, readv, writev, send, sendto, recv, " \
-			  "recvfrom, sendmsg, recvmsg, sendmmsg, sendfile)"
+			  "recvfrom, sendmsg, recvmsg, recvmmsg, sendmmsg, sendfile)"
 
 /* Bytes of I/O buffers captured in request mode unless -s says: enough for an
  * HTTP request's head and a pipelined batch of small Redis commands. */

@@ -155,8 +155,8 @@ void summary__requests(FILE *out, const struct pair_counters *p,
 		PRIu64 " socket reads and writes that moved nothing kept in the kernel;"
 		" not followed: %" PRIu64
 		" connections (table full), %" PRIu64 " pipelined past %u, %" PRIu64
-		" past the snaplen, %" PRIu64 " sendmmsg messages (past the %u of a call the"
-		" kernel sends, or naming an address); %" PRIu64 " responses without a request (and %"
+		" past the snaplen, %" PRIu64 " recvmmsg and sendmmsg messages (past the %u of a"
+		" call the kernel sends); %" PRIu64 " responses without a request (and %"
 		PRIu64 " Redis pushes, pub/sub messages and the like, which answer none), %" PRIu64
 		" messages the protocol's parser refused; no req.parent: %" PRIu64
 		" calls made by a thread serving several requests, %" PRIu64 " requests"

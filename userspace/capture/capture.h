@@ -59,8 +59,8 @@ struct capture_cpu_stats {
 	/* not a drop: request mode's socket reads and writes that failed or
 	 * moved no bytes, kept in the kernel (sock_compact); in the total only */
 	uint64_t drv_sock_empty;
-	/* request mode's sendmmsg messages not sent (past the kernel's bound
-	 * of a call, or naming an address): not followed; in the total only */
+	/* request mode's recvmmsg and sendmmsg messages not sent (past the
+	 * kernel's bound of a call): not followed; in the total only */
 	uint64_t drv_mmsg_unsent;
 	/* request mode's TLS probes (driver_counters): ciphertext syscalls
 	 * kept in the kernel, plaintext calls on no known socket (not sent),

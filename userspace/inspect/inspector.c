@@ -350,6 +350,12 @@ static void evt__dispatch(struct inspector *in, struct ievt *ev, const struct ev
 	case PPME_FD_NAME_E:
 		parse__fd_name(ev, x);
 		break;
+	case PPME_SOCK_RECV_X:
+	case PPME_SOCK_SEND_X:
+		/* a recvmmsg's or sendmmsg's message naming an address (events.def) */
+		if (ev->thread && ev->thread->fds && evp__has(x, 6))
+			parse__msg_exit(in, ev, x, NULL);
+		break;
 	default:
 		if (PPME_IS_EXIT(ev->type) &&
 		    (ev->info->flags & (EF_CREATES_FD | EF_DESTROYS_FD | EF_MODIFIES_STATE)))

@@ -1,5 +1,6 @@
-/* Messages with an address: sendto/sendmsg (the tuple is on the enter) and
- * recvfrom/recvmsg (on the exit) name the peer of a socket that connect never
+/* Messages with an address: sendto/sendmsg (the tuple is on the enter),
+ * recvfrom/recvmsg (on the exit) and request mode's compact events of a
+ * recvmmsg's or sendmmsg's message (on the event) name the peer of a socket that connect never
  * named: an unconnected UDP socket gets "0.0.0.0:0->127.0.0.53:53" from its
  * first sendto, as in sysdig. A successful call updates the socket as sysdig
  * does (sock_ends.c) unless it is an IPv4 TCP socket that already has a name;
@@ -15,6 +16,8 @@
 #define SENDMSG_E_TUPLE 2
 #define RECVFROM_X_TUPLE 2
 #define RECVMSG_X_TUPLE 3
+/* compact socket I/O: a recvmmsg's or sendmmsg's message naming an address */
+#define SOCK_X_TUPLE 6
 
 static bool sock__is_ip(const struct fd_info *fi)
 {
@@ -66,9 +69,11 @@ bool parse__msg_exit(struct inspector *in, struct ievt *ev, const struct evt_par
 	case PPME_SOCKET_SENDMSG_X: tp = e; ti = SENDMSG_E_TUPLE; inbound = false; break;
 	case PPME_SOCKET_RECVFROM_X: ti = RECVFROM_X_TUPLE; break;
 	case PPME_SOCKET_RECVMSG_X: ti = RECVMSG_X_TUPLE; break;
+	case PPME_SOCK_RECV_X: ti = SOCK_X_TUPLE; e = x; break;
+	case PPME_SOCK_SEND_X: ti = SOCK_X_TUPLE; e = x; inbound = false; break;
 	default: return false;
 	}
-	/* the fd comes from the enter */
+	/* the fd comes from the enter, or the compact event's own (no enter) */
 	if (!e || ev->fdnum < 0 || !(fi = fd_table__find(ev->thread->fds, ev->fdnum)))
 		return true;
 	if (res < 0) {

@@ -15,28 +15,31 @@ enum {
 	SOCKIO_NR_SENDFILE = 40,
 	SOCKIO_NR_SENDTO = 44,
 	SOCKIO_NR_RECVFROM = 45,
+	SOCKIO_NR_RECVMMSG = 299,
 	SOCKIO_NR_SENDMMSG = 307,
 };
 
 #define SOCKIO_MMSG_MAX DRIVER_MMSG_MAX
-/* where the program that sends them is: SOCK_SEND_X's first part */
-#define SOCKIO_MMSG_PART (PPME_SOCK_SEND_X * FILLER_PARTS + 1)
+/* where the programs that send them are: each event's first part */
+#define SOCKIO_MMSG_SEND_PART (PPME_SOCK_SEND_X * FILLER_PARTS + 1)
+#define SOCKIO_MMSG_RECV_PART (PPME_SOCK_RECV_X * FILLER_PARTS + 1)
 
 enum sockio_data {
 	SOCKIO_NONE = 0,	/* not a compact call */
 	SOCKIO_BUF,		/* the bytes at the second argument */
 	SOCKIO_IOV,		/* iovecs at the second argument, their count the third */
 	SOCKIO_NODATA,		/* sendfile: the bytes came from a file, none sent */
-	SOCKIO_MMSG,		/* sendmmsg: an event per message (sockio_mmsg.bpf.c) */
+	SOCKIO_MMSG,		/* recvmmsg, sendmmsg: an event per message (sockio_mmsg.bpf.c) */
 };
 
 /* How syscall ID's bytes are found, or SOCKIO_NONE for a call that keeps its
  * own events. All take the socket as the first argument. A sendto or
  * recvfrom that names an address (ADDR, its fifth argument) keeps its pair:
  * the pair's tuple can name a socket the fd table knows no peer of.
- * sendmmsg's pair carries nothing in sysdig's layout (no fd, no bytes), so
- * its messages are sent as compact events whatever the socket's protocol:
- * glibc's resolver and dig send their UDP queries with it. */
+ * recvmmsg's and sendmmsg's pairs carry nothing in sysdig's layout (no fd,
+ * no bytes), so their messages are sent as compact events whatever the
+ * socket's protocol: glibc's resolver and dig send their UDP queries with
+ * sendmmsg, BIND reads its queries with recvmmsg and answers with sendmmsg. */
 static __always_inline int sockio__data(long id, unsigned long addr)
 {
 	switch (id) {
@@ -51,6 +54,7 @@ static __always_inline int sockio__data(long id, unsigned long addr)
 		return SOCKIO_IOV;
 	case SOCKIO_NR_SENDFILE:
 		return SOCKIO_NODATA;
+	case SOCKIO_NR_RECVMMSG:
 	case SOCKIO_NR_SENDMMSG:
 		return SOCKIO_MMSG;
 	}

@@ -1,6 +1,6 @@
 /* The SOCK_RECV_X or SOCK_SEND_X event of the current socket call: res, the
- * socket, the syscall's number, its first bytes and the connection's TCP
- * state. Run by the compact fillers at the call's exit (sockio.bpf.c) and,
+ * socket, the syscall's number, its first bytes, the connection's TCP
+ * state and an empty tuple. Run by the compact fillers at the call's exit (sockio.bpf.c) and,
  * inline, by the socket tracepoints' programs (dispatch.bpf.c), which give
  * the result (RET, with HAVE_RET): they run inside the call, and give the
  * socket (SK; NULL: the one the dispatcher found, scratch.sock). */
@@ -51,6 +51,8 @@ static __always_inline int sockio__fill(void *ctx, __u16 type, __u32 nparams, lo
 	sockio__tcp_state(sk, &retrans, &srtt);
 	filler__u32(&f, retrans);
 	filler__u32(&f, srtt);
+	/* the call's peer is the fd's: no tuple */
+	filler__empty(&f);
 	return filler__submit(&f);
 }
 

@@ -126,15 +126,15 @@ static void test_fields_and_pairing(void)
 	inspector__counters(t->in, &c);
 	unpaired = c.n_unpaired_exits;
 	CHECK(t_emit(t, PPME_SYSCALL_READ_E, 10, "qd", Q(3), 10u) == 0);
-	CHECK(t_emit(t, PPME_SOCK_RECV_X, 10, "qqwBdd", Q(5), Q(7), 45u, "hello", 5u, 0u, 30u) == 0);
+	CHECK(t_emit(t, PPME_SOCK_RECV_X, 10, "qqwBdde", Q(5), Q(7), 45u, "hello", 5u, 0u, 30u) == 0);
 	CHECK_STR(t->ev.name, "recvfrom");
 	CHECK_INT(t->ev.native_nr, 45);
 	CHECK(t->ev.has_res && t->ev.res == 5 && t->ev.fdnum == 7 && t->ev.enter == NULL);
 	CHECK(t->ev.thread->lastenter_len == 0);	/* the read it cut short is over */
-	CHECK(t_emit(t, PPME_SOCK_SEND_X, 10, "qqwBdd", Q(600), Q(8), 40u, "", 0u, 2u, 41u) == 0);
+	CHECK(t_emit(t, PPME_SOCK_SEND_X, 10, "qqwBdde", Q(600), Q(8), 40u, "", 0u, 2u, 41u) == 0);
 	CHECK_STR(t->ev.name, "sendfile");
 	CHECK(t->ev.has_res && t->ev.res == 600 && t->ev.fdnum == 8);
-	CHECK(t_emit(t, PPME_SOCK_SEND_X, 10, "qqwBdd", Q(1), Q(8), 60000u, "x", 1u, 0u, 0u) == 0);
+	CHECK(t_emit(t, PPME_SOCK_SEND_X, 10, "qqwBdde", Q(1), Q(8), 60000u, "x", 1u, 0u, 0u) == 0);
 	CHECK_STR(t->ev.name, "sock_send");	/* no such number: the event's own */
 	CHECK_INT(t->ev.native_nr, -1);
 	inspector__counters(t->in, &c);

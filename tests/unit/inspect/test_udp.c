@@ -7,7 +7,8 @@
  * another peer (its enter gives it) and to AF_UNSPEC (the peer stays, the
  * local end is the tuple's), for unbound sockets, one bound to port 0 and one
  * bound to a port, IPv4 and IPv6. Failed calls change nothing. Beside
- * sysdig's names, the ends as the messages themselves gave them. */
+ * sysdig's names, the ends as the messages themselves gave them; and a
+ * recvmmsg's and a sendmmsg's messages as request mode's compact events. */
 #include <netinet/in.h>
 
 #include "filter.h"
@@ -210,17 +211,22 @@ static void test_msg_ends(void)
 	CHECK(f->mlport == 40000 && f->mrport == 5353 && memcmp(f->mrip, LO, 4) == 0);
 }
 
-static void test_udp_server(void)
+/* A UDP socket FDN bound to 0.0.0.0:PORT. */
+static struct fd_info *udp_bound(int64_t fdn, uint16_t port)
 {
 	uint8_t addr[7] = { PPM_AF_INET, 0, 0, 0, 0 };
-	uint16_t port = 53;
-	struct fd_info *f;
 
-	socket_(4, 2, 2);
+	socket_(fdn, 2, 2);
 	memcpy(addr + 5, &port, 2);
-	CHECK(t_emit(t, PPME_SOCKET_BIND_E, TID, "q", Q(4)) == 0);
+	CHECK(t_emit(t, PPME_SOCKET_BIND_E, TID, "q", Q(fdn)) == 0);
 	CHECK(t_emit(t, PPME_SOCKET_BIND_X, TID, "qB", Q(0), addr, 7u) == 0);
-	f = fd(4);
+	return fd(fdn);
+}
+
+static void test_udp_server(void)
+{
+	struct fd_info *f = udp_bound(4, 53);
+
 	CHECK_STR(fdname(4), "0.0.0.0:53");
 	CHECK(f && f->is_server);
 	/* a query: remote -> local, the client is the source */
@@ -235,6 +241,41 @@ static void test_udp_server(void)
 	sendto4(4, ANY, 53, LO, 5555, 60);
 	CHECK_STR(fdname(4), "127.0.0.1:5555->0.0.0.0:53");
 	CHECK(f->is_server);
+}
+
+/* Request mode's compact events of a recvmmsg's and a sendmmsg's messages
+ * (BIND reads its queries with one, answers with the other, naming each
+ * client): a message's tuple names its peer as recvfrom's and sendto's do;
+ * one with no tuple (a connected socket's) changes nothing. */
+static void test_mmsg_server(void)
+{
+	struct fd_info *f = udp_bound(19, 5300);
+	uint8_t tup[13];
+
+	/* two queries of one recvmmsg, from two clients */
+	CHECK(t_emit(t, PPME_SOCK_RECV_X, TID, "qqwBddB", Q(30), Q(19), 299u, "q1", 2u, 0u, 0u, tup,
+		     (unsigned)tuple4(tup, LO, 4444, LO, 5300)) == 0);
+	CHECK(t->ev.fd == f && f->mrport == 4444 && f->mlport == 5300);
+	CHECK_STR(t->ev.name, "recvmmsg");
+	CHECK_STR(fdname(19), "127.0.0.1:4444->127.0.0.1:5300");
+	CHECK(f->is_server && match("fd.sport=5300 and fd.rport=4444"));
+	CHECK(t_emit(t, PPME_SOCK_RECV_X, TID, "qqwBddB", Q(31), Q(19), 299u, "q2", 2u, 0u, 0u, tup,
+		     (unsigned)tuple4(tup, LO, 5555, LO, 5300)) == 0);
+	CHECK(f->mrport == 5555 && memcmp(f->mrip, LO, 4) == 0);
+	CHECK_STR(fdname(19), "127.0.0.1:5555->127.0.0.1:5300");
+	/* the answers, local -> remote, one sendmmsg each */
+	CHECK(t_emit(t, PPME_SOCK_SEND_X, TID, "qqwBddB", Q(60), Q(19), 307u, "a1", 2u, 0u, 0u, tup,
+		     (unsigned)tuple4(tup, LO, 5300, LO, 4444)) == 0);
+	CHECK(f->mrport == 4444 && f->mlport == 5300);
+	CHECK_STR(t->ev.name, "sendmmsg");
+	CHECK_STR(fdname(19), "127.0.0.1:4444->127.0.0.1:5300");
+	/* no tuple, or a failed message: nothing changes */
+	CHECK(t_emit(t, PPME_SOCK_SEND_X, TID, "qqwBdde", Q(60), Q(19), 307u, "a2", 2u, 0u, 0u) == 0);
+	CHECK(f->mrport == 4444);
+	CHECK(t_emit(t, PPME_SOCK_RECV_X, TID, "qqwBddB", Q(-11), Q(19), 299u, "", 0u, 0u, 0u, tup,
+		     (unsigned)tuple4(tup, LO, 6666, LO, 5300)) == 0);
+	CHECK(f->mrport == 4444);
+	CHECK_STR(fdname(19), "127.0.0.1:4444->127.0.0.1:5300");
 }
 
 static void test_unknown_and_other(void)
@@ -419,6 +460,7 @@ int main(void)
 	test_udp_client();
 	test_msg_ends();
 	test_udp_server();
+	test_mmsg_server();
 	test_unknown_and_other();
 	test_reconnect();
 	test_reconnect6();

@@ -29,11 +29,11 @@ static void test_codes(void)
 	      schema_events[PPME_TCP_CLOSE_E].params[13].type == PT_SOCKTUPLE);
 	/* compact socket I/O: exit events alone (their enter codes unused),
 	 * res first and the fd second, as the parser finds them, the TCP
-	 * state after the data (req_mode.c reads it there), and a read's or a
-	 * write's category */
+	 * state after the data (req_mode.c reads it there), an mmsg message's
+	 * tuple last (parse_msg.c), and a read's or a write's category */
 	for (int t = PPME_SOCK_RECV_X; t <= PPME_SOCK_SEND_X; t += 2) {
 		CHECK(schema_events[t - 1].flags & EF_UNUSED);
-		CHECK(schema_events[t].nparams == 6 && schema_events[t].params[0].type == PT_ERRNO &&
+		CHECK(schema_events[t].nparams == 7 && schema_events[t].params[0].type == PT_ERRNO &&
 		      schema_events[t].params[1].type == PT_FD &&
 		      schema_events[t].params[2].type == PT_UINT16 &&
 		      schema_events[t].params[3].type == PT_BYTEBUF &&
@@ -41,7 +41,9 @@ static void test_codes(void)
 		      schema_events[t].params[4].type == PT_UINT32 &&
 		      !strcmp(schema_events[t].params[4].name, "retrans") &&
 		      schema_events[t].params[5].type == PT_UINT32 &&
-		      !strcmp(schema_events[t].params[5].name, "srtt"));
+		      !strcmp(schema_events[t].params[5].name, "srtt") &&
+		      schema_events[t].params[6].type == PT_SOCKTUPLE &&
+		      !strcmp(schema_events[t].params[6].name, "tuple"));
 		CHECK(schema_events[t].flags & EF_USES_FD);
 		CHECK(schema_events[t].category == (t == PPME_SOCK_RECV_X ? EC_IO_READ : EC_IO_WRITE));
 	}

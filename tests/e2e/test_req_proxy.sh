@@ -107,7 +107,7 @@ load() {
 	timeout 30 ab -q -c 2 -n 200 "http://127.0.0.1:$RPORT/missing" >/dev/null || rc=1
 	return $rc
 }
-expect "curl ran through tinyproxy" load
+expect "curl ran through tinyproxy, ab through haproxy" load
 req_agent_stop; rc=$?
 expect "the agent exits 0" [ $rc = 0 ] || tail -n 5 "$REQ_ERR"
 srv_stop "$PROXY_PID"

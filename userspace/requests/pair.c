@@ -597,6 +597,18 @@ static void resp__pg_error(struct pair_req *q, const uint8_t *b, size_t n)
 	}
 }
 
+/* Q's response, NEED bytes from TS, ends the connection's protocol: the
+ * bytes after are found again from themselves, or (DETECTED) stay bytes. */
+static void resp__switch(struct pair_conn *c, struct pair_req *q, uint64_t ts, uint64_t need,
+			 bool detected)
+{
+	q->has_resp = true;
+	q->ts_first_resp = ts;
+	q->resp_need = need;
+	c->proto = REQ_PROTO_NONE;
+	c->detected = detected;
+}
+
 /* The response message now starting at B (AVAIL captured bytes) for Q; R and
  * H: what the parser made of them. */
 static void resp__begin(struct pair_conn *c, struct pair_req *q, const uint8_t *b, size_t avail,
@@ -616,11 +628,7 @@ static void resp__begin(struct pair_conn *c, struct pair_req *q, const uint8_t *
 		/* PostgreSQL's encryption accepted: a byte alone, then TLS,
 		 * found again from its bytes (the TLS probes' plaintext is
 		 * PostgreSQL's), or GSSAPI's, bytes only */
-		q->has_resp = true;
-		q->ts_first_resp = ts;
-		q->resp_need = 1;
-		c->proto = REQ_PROTO_NONE;
-		c->detected = b[0] == 'G';
+		resp__switch(c, q, ts, 1, b[0] == 'G');
 		return;
 	}
 	if (!r && c->proto == REQ_PROTO_HTTP && hp->status >= 200 && hp->status < 300 &&
@@ -628,12 +636,8 @@ static void resp__begin(struct pair_conn *c, struct pair_req *q, const uint8_t *
 		/* a tunnel (a proxy's CONNECT): its 2xx is a head alone
 		 * (RFC 9110 9.3.6), then the bytes are what the tunnel carries,
 		 * TLS mostly, found again from them */
-		q->has_resp = true;
-		q->ts_first_resp = ts;
 		q->status = hp->status;
-		q->resp_need = hp->head_len ? hp->head_len : PAIR_LEN_OPEN;
-		c->proto = REQ_PROTO_NONE;
-		c->detected = false;
+		resp__switch(c, q, ts, hp->head_len ? hp->head_len : PAIR_LEN_OPEN, false);
 		return;
 	}
 	if (!r && c->proto == REQ_PROTO_HTTP && http__interim(hp->status)) {

@@ -17,10 +17,11 @@
 #define DRIVER_MAX_STR 4096
 #define DRIVER_DEFAULT_SNAPLEN 80
 /* Request mode's recvmmsg and sendmmsg: the messages of one call sent as
- * events, at most
- * (fillers/sockio/sockio_mmsg.bpf.c); the rest are counted, n_mmsg_unsent.
- * Each takes a tail call, of the 33 a chain may make. */
-#define DRIVER_MMSG_MAX 16
+ * events, at most (fillers/sockio/sockio_mmsg.bpf.c); the rest are counted,
+ * n_mmsg_unsent. Each takes a tail call, of the 33 a chain may make (the
+ * dispatcher's into the first is one of them); a power of 2 (a mask bounds
+ * mmsg_times' index). BIND reads up to 19 queries a recvmmsg. */
+#define DRIVER_MMSG_MAX 32
 
 /* Fillers too big for one program continue in up to FILLER_PARTS - 1 parts. */
 #define FILLER_PARTS 4

@@ -66,7 +66,8 @@ void summary__containers(FILE *out, const struct container_counters *c);
  * CAP's totals what the kernel kept: the syscalls of quiet client ends
  * (drv_quiet), the closes of files (drv_file_closes), TCP sockets' socket()
  * calls (drv_tcp_sockets), empty socket I/O (drv_sock_empty), peeks
- * (drv_peeks); and the recvmmsg and sendmmsg messages it did not send (drv_mmsg_unsent). */
+ * (drv_peeks); and the recvmmsg and sendmmsg messages it did not send
+ * (drv_mmsg_unsent). */
 void summary__requests(FILE *out, const struct pair_counters *p,
 			const struct capture_cpu_stats *cap);
 /* --requests' TLS probes: the libraries probed, the calls read, and what

@@ -288,6 +288,9 @@ void parse__fd_exit(struct inspector *in, struct ievt *ev, const struct evt_para
  * exits of sendto/sendmsg/recvfrom/recvmsg name a socket from their tuple
  * (false for other events). */
 void parse__sendto_enter(struct ievt *ev, const struct evt_params *x);
+/* the tuple of a compact event (SOCK_RECV_X, SOCK_SEND_X): a recvmmsg's or
+ * sendmmsg's message that names an address */
+#define SOCK_X_TUPLE 6
 bool parse__msg_exit(struct inspector *in, struct ievt *ev, const struct evt_params *x,
 		     const struct evt_params *e);
 /* parse_fdnew.c: fds of the calls sysdig 0.29.3 did not parse (memfd_create,

@@ -353,7 +353,7 @@ static void evt__dispatch(struct inspector *in, struct ievt *ev, const struct ev
 	case PPME_SOCK_RECV_X:
 	case PPME_SOCK_SEND_X:
 		/* a recvmmsg's or sendmmsg's message naming an address (events.def) */
-		if (ev->thread && ev->thread->fds && evp__has(x, 6))
+		if (ev->thread && ev->thread->fds && evp__has(x, SOCK_X_TUPLE))
 			parse__msg_exit(in, ev, x, NULL);
 		break;
 	default:

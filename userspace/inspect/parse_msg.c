@@ -1,11 +1,12 @@
 /* Messages with an address: sendto/sendmsg (the tuple is on the enter),
  * recvfrom/recvmsg (on the exit) and request mode's compact events of a
- * recvmmsg's or sendmmsg's message (on the event) name the peer of a socket that connect never
- * named: an unconnected UDP socket gets "0.0.0.0:0->127.0.0.53:53" from its
- * first sendto, as in sysdig. A successful call updates the socket as sysdig
- * does (sock_ends.c) unless it is an IPv4 TCP socket that already has a name;
- * a sendto on an fd we do not know makes it a UDP socket first (its enter
- * already shows it so, as in sysdig). */
+ * recvmmsg's or sendmmsg's message (on the event) name the peer of a socket
+ * that connect never named: an unconnected UDP socket gets
+ * "0.0.0.0:0->127.0.0.53:53" from its first sendto, as in sysdig. A
+ * successful call updates the socket as sysdig does (sock_ends.c) unless it
+ * is an IPv4 TCP socket that already has a name; a sendto on an fd we do not
+ * know makes it a UDP socket first (its enter already shows it so, as in
+ * sysdig). */
 #include <errno.h>
 #include <netinet/in.h>
 
@@ -16,8 +17,6 @@
 #define SENDMSG_E_TUPLE 2
 #define RECVFROM_X_TUPLE 2
 #define RECVMSG_X_TUPLE 3
-/* compact socket I/O: a recvmmsg's or sendmmsg's message naming an address */
-#define SOCK_X_TUPLE 6
 
 static bool sock__is_ip(const struct fd_info *fi)
 {

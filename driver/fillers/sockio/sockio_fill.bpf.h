@@ -1,9 +1,10 @@
 /* The SOCK_RECV_X or SOCK_SEND_X event of the current socket call: res, the
- * socket, the syscall's number, its first bytes, the connection's TCP
- * state and an empty tuple. Run by the compact fillers at the call's exit (sockio.bpf.c) and,
- * inline, by the socket tracepoints' programs (dispatch.bpf.c), which give
- * the result (RET, with HAVE_RET): they run inside the call, and give the
- * socket (SK; NULL: the one the dispatcher found, scratch.sock). */
+ * socket, the syscall's number, its first bytes, the connection's TCP state
+ * and an empty tuple. Run by the compact fillers at the call's exit
+ * (sockio.bpf.c) and, inline, by the socket tracepoints' programs
+ * (dispatch.bpf.c), which give the result (RET, with HAVE_RET): they run
+ * inside the call, and give the socket (SK; NULL: the one the dispatcher
+ * found, scratch.sock). */
 #ifndef SOCKIO_FILL_BPF_H
 #define SOCKIO_FILL_BPF_H
 

@@ -7,7 +7,8 @@
 # insertion (12 commands, and 200 PINGs in flight at once), and pub/sub,
 # MONITOR and RESP3 pushes (subscribers of RESP2 and RESP3, redis-cli
 # monitor, client tracking's invalidations between replies), which answer
-# no request. Ground truth is
+# no request, and CLIENT REPLY OFF and SKIP, which leave commands
+# unanswered. Ground truth is
 # Redis' own accounting, reset when the agent starts and read once it stopped:
 # server-side records per command == INFO commandstats' calls (plus
 # rejected_calls, which calls leaves out), error records per command ==
@@ -103,7 +104,13 @@ pubsub() {
 	# (as arrays, as RESP3 clients send them: HELLO is no inline command)
 	{ resp HELLO 3; resp CLIENT TRACKING on; resp GET e2e:t; resp SET e2e:t 1; resp GET e2e:t
 	  resp SET e2e:t 2; resp GET e2e:t; } | cli --pipe >"$TMP/track.out" &&
-		grep -q 'errors: 0, replies: 7' "$TMP/track.out"
+		grep -q 'errors: 0, replies: 7' "$TMP/track.out" || return 1
+	# CLIENT REPLY: OFF silences the commands until ON, SKIP the next one:
+	# 3 replies to 8 commands (ON's OK, then GET's 2, then GET's 22)
+	{ resp CLIENT REPLY OFF; resp SET e2e:r 1; resp INCR e2e:r; resp CLIENT REPLY ON
+	  resp GET e2e:r; resp CLIENT REPLY SKIP; resp SET e2e:r 22; resp GET e2e:r; } |
+		cli --pipe >"$TMP/reply.out" &&
+		grep -q 'errors: 0, replies: 3' "$TMP/reply.out" || { cat "$TMP/reply.out"; return 1; }
 }
 all_got() {
 	[ "$(grep -c '^[mn][0-9]$' "$TMP/sub2.out")" = 5 ] && [ "$(grep -c '^m[0-9]$' "$TMP/sub3.out")" = 3 ]
@@ -310,7 +317,7 @@ assert summary and " 0 pipelined past 256," in summary[0] and \
 print("ok")
 PY
 
-req_check pubsub "pub/sub, MONITOR and RESP3 pushes answer no request: SUBSCRIBE's reply is its confirmations, a GET's is its value, never a push; every message, MONITOR line and invalidation counted as a push" \
+req_check pubsub "pub/sub, MONITOR and RESP3 pushes answer no request: SUBSCRIBE's reply is its confirmations, a GET's is its value, never a push; every message, MONITOR line and invalidation counted as a push; CLIENT REPLY's silenced commands have no response" \
 	"$REQ_OUT" "$REQ_ERR" "$TMP/monitor.out" <<'PY'
 import re, sys, req_lib as R
 out, err, mon = sys.argv[1:4]
@@ -334,6 +341,13 @@ print("pushes counted: %s (want 2 x (10 + %d MONITOR lines))" % (m[1], lines))
 assert lines >= 3 and int(m[1]) == 2 * (10 + lines), "pushes counted %s" % m[1]
 mons = [r.get("req.bytes_out") for r in server if r.get("req.method") == "MONITOR"]
 assert mons == [5], "MONITOR's response is its OK (5 bytes): %s" % mons
+# CLIENT REPLY OFF, SET, INCR, ON, GET, SKIP, SET, GET: only ON's +OK and
+# the GETs' $1 2 and $2 22 were sent, each its own command's
+reply = [(r.get("req.method"), r.get("req.bytes_out")) for r in server
+         if r.get("req.path") in ("e2e:r", "REPLY")]
+print("CLIENT REPLY's run, (command, response bytes): %s" % reply)
+assert reply == [("CLIENT", 0), ("SET", 0), ("INCR", 0), ("CLIENT", 5), ("GET", 7),
+                 ("CLIENT", 0), ("SET", 0), ("GET", 8)], "replies given to the commands Redis left unanswered"
 print("ok")
 PY
 

@@ -387,6 +387,27 @@ static void auth__begin(struct pair_conn *c, const struct req_head *h)
 		c->proto = REQ_PROTO_TLS;
 }
 
+/* Whether Redis answers request H on C, by CLIENT REPLY's mode (Redis'
+ * networking.c): OFF silences it and the commands after until an ON, which
+ * is answered; SKIP silences it and the next command (unless OFF is in
+ * force); their errors too. */
+static bool redis__unanswered(struct pair_conn *c, const struct req_head *h)
+{
+	bool none = c->redis_reply != 0;
+
+	if (h->reply == REQ_REPLY_ON) {
+		c->redis_reply = 0;
+		return false;
+	}
+	if (c->redis_reply == REQ_REPLY_SKIP)
+		c->redis_reply = 0;
+	if (h->reply == REQ_REPLY_OFF)
+		c->redis_reply = REQ_REPLY_OFF;
+	else if (h->reply == REQ_REPLY_SKIP && c->redis_reply != REQ_REPLY_OFF)
+		c->redis_reply = REQ_REPLY_SKIP;
+	return none || h->reply == REQ_REPLY_OFF || h->reply == REQ_REPLY_SKIP;
+}
+
 /* Bytes in the request direction. */
 static void stream__request(struct pairer *p, struct pair_conn *c, const struct req_io *io,
 			    bool flip)
@@ -492,9 +513,13 @@ static void stream__request(struct pairer *p, struct pair_conn *c, const struct 
 		if (!r && proto == REQ_PROTO_REDIS && h.pubsub >= REQ_PUBSUB_MONITOR) {
 			/* MONITOR's lines come until a RESET (or the close) */
 			c->redis_monitor = h.pubsub == REQ_PUBSUB_MONITOR;
-			if (h.pubsub == REQ_PUBSUB_RESET)
+			if (h.pubsub == REQ_PUBSUB_RESET) {
 				c->redis_subs = 0;
+				c->redis_reply = 0;
+			}
 		}
+		if (!r && proto == REQ_PROTO_REDIS && (h.reply || c->redis_reply))
+			h.no_resp = redis__unanswered(c, &h);
 		if (!r && h.no_resp && q) {
 			q->resp_done = true;
 			pair_req__release(p, q);

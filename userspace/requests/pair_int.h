@@ -162,6 +162,8 @@ struct pair_conn {
 	uint32_t redis_subs;	/* Redis: the subscriptions its last pub/sub
 				 * confirmation left (RESP2 messages come then) */
 	bool redis_monitor;	/* Redis: MONITOR asked (and no RESET since) */
+	uint8_t redis_reply;	/* Redis: CLIENT REPLY OFF or SKIP in force
+				 * (enum req_reply; 0: replies) */
 	bool resp_lost;		/* a response message's end was not found: the burst
 				 * answers every request in flight */
 	uint8_t resp_scan;	/* an HTTP interim response whose head a read cut:

@@ -218,6 +218,20 @@ static void pubsub__request(struct req_head *out, long long n)
 	out->count = n > 1 ? (uint32_t)(n - 1 > UINT32_MAX ? UINT32_MAX : n - 1) : 0;
 }
 
+/* CLIENT REPLY's mode word (ON, OFF, SKIP) when OUT is a CLIENT REPLY. */
+static void reply__mode(struct req_head *out, const uint8_t *w, size_t n)
+{
+	if (out->method[0] != 'C' || strcmp(out->method, "CLIENT") ||
+	    strcasecmp(out->target, "REPLY"))
+		return;
+	if (n == 2 && !strncasecmp((const char *)w, "ON", 2))
+		out->reply = REQ_REPLY_ON;
+	else if (n == 3 && !strncasecmp((const char *)w, "OFF", 3))
+		out->reply = REQ_REPLY_OFF;
+	else if (n == 4 && !strncasecmp((const char *)w, "SKIP", 4))
+		out->reply = REQ_REPLY_SKIP;
+}
+
 /* A bulk string at P: *W its bytes (N of them, all captured), *AT after it. */
 static int bulk_at(const uint8_t *buf, size_t len, size_t p, const uint8_t **w, size_t *n,
 		   size_t *at)
@@ -360,6 +374,8 @@ static int parse_multibulk(const uint8_t *buf, size_t len, struct req_head *out)
 			upper_word(out->method, sizeof(out->method), buf + e, (size_t)blen);
 		else if (i == 1)
 			copy_str(out->target, sizeof(out->target), buf + e, (size_t)blen);
+		else if (i == 2)
+			reply__mode(out, buf + e, (size_t)blen);
 	}
 	if (r == VAL_BAD)
 		return -ENOMSG;
@@ -416,6 +432,13 @@ static int parse_inline(const uint8_t *buf, size_t len, struct req_head *out)
 	for (e = a; e < b && buf[e] != ' ' && buf[e] != '\t'; e++)
 		;
 	copy_str(out->target, sizeof(out->target), buf + a, e - a);
+	if (out->method[0] == 'C') {
+		for (a = e; a < b && (buf[a] == ' ' || buf[a] == '\t'); a++)
+			;
+		for (e = a; e < b && buf[e] != ' ' && buf[e] != '\t'; e++)
+			;
+		reply__mode(out, buf + a, e - a);
+	}
 	out->total_len = end + 1;
 	out->len_known = true;
 	/* (the words counted only for the commands pubsub__request reads) */

@@ -34,6 +34,14 @@ enum req_pubsub {
 	REQ_PUBSUB_RESET,	/* RESET: no subscriptions, no MONITOR any more */
 };
 
+/* Redis' CLIENT REPLY: whether the server answers the commands after it */
+enum req_reply {
+	REQ_REPLY_SAME = 0,	/* not a CLIENT REPLY */
+	REQ_REPLY_ON,		/* answered, and so are the commands after */
+	REQ_REPLY_OFF,		/* neither it nor the commands after, until ON */
+	REQ_REPLY_SKIP,		/* neither it nor the next command */
+};
+
 #define REQ_METHOD_MAX 24	/* ..., Kafka API, Dubbo method, RocketMQ code */
 #define REQ_TARGET_MAX 256	/* ..., Kafka or RocketMQ topic, Dubbo service */
 #define REQ_CODE_MAX 24		/* SQLSTATE, MySQL SQL state, Redis error word, gRPC code */
@@ -72,6 +80,7 @@ struct req_head {
 	uint8_t pubsub;
 	bool push;
 	uint32_t count;
+	uint8_t reply;		/* Redis request: enum req_reply */
 	bool chunked;		/* HTTP: the head is whole and a chunked body
 				 * follows (http__chunks walks it) */
 	uint32_t head_len;	/* HTTP: the head's bytes, when its end is among

@@ -1,7 +1,8 @@
-/* Redis pub/sub, MONITOR and RESP3 pushes in the pairing: messages a subscribed
- * connection gets unasked, a (un)subscribe answered by one confirmation per
- * channel, RESP3 pushes (a client-tracking invalidation) between a request
- * and its reply, from either side. The bytes are Debian 12's redis-server
+/* Redis pub/sub, MONITOR, RESP3 pushes and CLIENT REPLY in the pairing:
+ * messages a subscribed connection gets unasked, a (un)subscribe answered by
+ * one confirmation per channel, RESP3 pushes (a client-tracking
+ * invalidation) between a request and its reply, from either side; commands
+ * CLIENT REPLY leaves unanswered. The bytes are Debian 12's redis-server
  * 7.0.15's to raw RESP2 and RESP3 (HELLO 3) connections. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,8 +201,49 @@ static void test_monitor(void)
 	pair__free(p);
 }
 
+/* CLIENT REPLY: a connection's commands Redis does not answer, as Redis
+ * 7.0.15 answered this batch of 17 (inline, one write): OFF silences them
+ * until ON, an error included; SKIP the next command (a SKIP too, which
+ * skips the one after); SKIP under OFF changes nothing. The silent ones are
+ * records with no response, and each reply goes to its own command. */
+static void test_client_reply(void)
+{
+	struct pairer *p = fresh(0);
+	struct req_io s = tcp(306, 14, true, 40016, 6379);
+	static const char *const methods[] = {
+		"CLIENT", "SET", "GET", "CLIENT", "GET", "CLIENT", "SET", "GET", "CLIENT",
+		"CLIENT", "GET", "GET", "CLIENT", "CLIENT", "GET", "CLIENT", "PING",
+	};
+	/* the reply's bytes, 0: none */
+	static const int replies[] = { 0, 0, 0, 5, 7, 0, 0, 7, 0, 0, 0, 7, 0, 0, 0, 5, 7 };
+
+	IN(p, s, 1000, "CLIENT REPLY OFF\r\nSET a 1\r\nGET a b\r\nCLIENT REPLY ON\r\nGET a\r\n"
+		       "CLIENT REPLY SKIP\r\nSET c 3\r\nGET c\r\nCLIENT REPLY SKIP\r\n"
+		       "CLIENT REPLY SKIP\r\nGET a\r\nGET c\r\nCLIENT REPLY OFF\r\n"
+		       "CLIENT REPLY SKIP\r\nGET a\r\nCLIENT REPLY ON\r\nPING\r\n");
+	OUT(p, s, 1100, "+OK\r\n$1\r\n1\r\n$1\r\n3\r\n$1\r\n3\r\n+OK\r\n+PONG\r\n");
+	IN(p, s, 2000, "*3\r\n$6\r\nclient\r\n$5\r\nreply\r\n$4\r\nskip\r\n"
+		       "*2\r\n$3\r\nGET\r\n$1\r\na\r\n*1\r\n$4\r\nPING\r\n");
+	OUT(p, s, 2100, "+PONG\r\n");
+	CHECK_INT(nrec, 20);
+	for (int i = 0; i < 17 && i < nrec; i++) {
+		CHECK_STR(recs[i].method, methods[i]);
+		CHECK_INT(recs[i].resp_bytes, replies[i]);
+	}
+	if (nrec == 20) {
+		CHECK_INT(recs[17].resp_bytes, 0);
+		CHECK_STR(recs[18].method, "GET");
+		CHECK_INT(recs[18].resp_bytes, 0);
+		CHECK_INT(recs[19].resp_bytes, 7);
+		CHECK_INT(recs[19].duration, 100);
+	}
+	check_pushes(p, 0);
+	pair__free(p);
+}
+
 int main(void)
 {
+	test_client_reply();
 	test_monitor();
 	test_resp2_server();
 	test_resp2_client();

@@ -531,8 +531,38 @@ static void test_pubsub(void)
 	CHECK_INT(h.pubsub, REQ_PUBSUB_NONE);
 }
 
+/* CLIENT REPLY's mode, as a command array and inline, in any case; other
+ * CLIENT subcommands, a mode word cut by the read or none given say none */
+static void test_client_reply(void)
+{
+	static const struct {
+		const char *bytes;
+		uint8_t reply;
+	} cases[] = {
+		{ "*3\r\n$6\r\nCLIENT\r\n$5\r\nREPLY\r\n$3\r\nOFF\r\n", REQ_REPLY_OFF },
+		{ "*3\r\n$6\r\nclient\r\n$5\r\nreply\r\n$4\r\nskip\r\n", REQ_REPLY_SKIP },
+		{ "*3\r\n$6\r\nClient\r\n$5\r\nReply\r\n$2\r\nOn\r\n", REQ_REPLY_ON },
+		{ "CLIENT REPLY OFF\r\n", REQ_REPLY_OFF },
+		{ "client  reply\tskip\r\n", REQ_REPLY_SKIP },
+		{ "CLIENT REPLY ON\r\n", REQ_REPLY_ON },
+		{ "*3\r\n$6\r\nCLIENT\r\n$5\r\nREPLY\r\n$5\r\nMAYBE\r\n", REQ_REPLY_SAME },
+		{ "*3\r\n$6\r\nCLIENT\r\n$5\r\nREPLY\r\n$3\r\nOF", REQ_REPLY_SAME },
+		{ "*2\r\n$6\r\nCLIENT\r\n$5\r\nREPLY\r\n", REQ_REPLY_SAME },
+		{ "*3\r\n$6\r\nCLIENT\r\n$7\r\nSETNAME\r\n$3\r\nOFF\r\n", REQ_REPLY_SAME },
+		{ "*3\r\n$3\r\nSET\r\n$5\r\nREPLY\r\n$3\r\nOFF\r\n", REQ_REPLY_SAME },
+		{ "CLIENT LIST\r\n", REQ_REPLY_SAME },
+		{ "CLIENT REPLY\r\n", REQ_REPLY_SAME },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		CHECK_INT(parse(cases[i].bytes, strlen(cases[i].bytes), true), 0);
+		CHECK_INT(h.reply, cases[i].reply);
+	}
+}
+
 int main(void)
 {
+	test_client_reply();
 	test_requests();
 	test_replies();
 	test_pubsub();

@@ -29,18 +29,7 @@ rb_install named bind9 && rb_install dnsperf dnsperf ||
 RB_TMP=$(mktemp -d /tmp/reqbench-dns.XXXXXX) RB_SERVER=isc-net-0000 RB_MPORT=$mport
 tmp=$RB_TMP
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-cat >"$tmp/named.conf" <<EOF
-options {
-	directory "$tmp";
-	listen-on port $port { 127.0.0.1; };
-	listen-on-v6 { none; };
-	pid-file none;
-	recursion no;
-};
-zone "b.test" { type primary; file "$tmp/b.test.zone"; };
-EOF
-printf '$TTL 60\n@ SOA ns.b.test. root.b.test. 1 60 60 60 60\n@ NS ns.b.test.\nns A 10.0.0.2\n*.w A 10.0.0.3\n' \
-	>"$tmp/b.test.zone"
+bash "$here/../../tests/e2e/dns/bind_conf.sh" "$tmp" "$port"
 for i in $(seq 1 300); do echo "h$i.w.b.test A"; echo "h$i.w.b.test MX"; echo "n$i.b.test A"; done \
 	>"$tmp/queries"
 named -f -c "$tmp/named.conf" -u root -n 1 >"$tmp/named.log" 2>&1 &

@@ -27,24 +27,10 @@ srv_start dnsmasq dnsmasq --keep-in-foreground --conf-file=/dev/null --pid-file=
 	--log-queries --log-facility="$SRV/queries.log" --address=/a.test/10.0.0.1 --local=/test/
 DNS_PID=$SRV_PID
 expect "dnsmasq listens on 127.0.0.1:$PORT" wait_port "$PORT" || cat "$SRV/dnsmasq.log"
-# BIND, authoritative for b.test: any name under w.b.test has an A record
-# (a wildcard; other types: no data, NOERROR), every other name is NXDOMAIN
+# BIND, authoritative for b.test (dns/bind_conf.sh): names under w.b.test
+# answer, every other name is NXDOMAIN; its queries logged
 BPORT=$(free_port)
-cat >"$SRV/named.conf" <<EOF
-options {
-	directory "$SRV";
-	listen-on port $BPORT { 127.0.0.1; };
-	listen-on-v6 { none; };
-	pid-file none;
-	recursion no;
-	querylog yes;
-};
-zone "b.test" { type primary; file "$SRV/b.test.zone"; };
-logging { channel q { file "$SRV/bind-queries.log"; }; category queries { q; }; };
-EOF
-printf '$TTL 60\n@ SOA ns.b.test. root.b.test. 1 60 60 60 60\n@ NS ns.b.test.\nns A 10.0.0.2\n*.w A 10.0.0.3\n' \
-	>"$SRV/b.test.zone"
-# -f: in the foreground, logging as the file says (-g sends it all to stderr)
+bash "$(dirname "$0")/dns/bind_conf.sh" "$SRV" "$BPORT" "$SRV/bind-queries.log"
 srv_start named named -f -c "$SRV/named.conf" -u root -n 2
 BIND_PID=$SRV_PID
 expect "named listens on 127.0.0.1:$BPORT" wait_port "$BPORT" 30 || tail -n 5 "$SRV/named.log"

@@ -13,7 +13,9 @@
 # connection setup (issue 31): pgbench -M prepared, a login with a SCRAM
 # password and a query psql cancels; ground truth is the server's log
 # (log_connections, log_min_duration_statement=0's parse and bind lines).
-# Last, TLS: a second PostgreSQL cluster with ssl = on, pgbench and psql
+# Then pipelines and batches (many statements before one Sync): pgbench's
+# \startpipeline and psycopg's executemany, a failed pipeline and COPY, each
+# statement against the log's execute lines. Last, TLS: a second PostgreSQL cluster with ssl = on, pgbench and psql
 # over TLS (libpq's SSLREQUEST answered 'S', the handshake, the probes'
 # plaintext), and a second MariaDB server with a certificate, which the
 # mariadb client uses unasked (its login inside TLS), each against its log.
@@ -215,6 +217,28 @@ for _ in range(200):
 PY
 req_agent_stop; rc=$?
 expect "the agent exits 0" [ $rc = 0 ] || tail -n 5 "$P/setup.err"
+
+# Pipelines and batches: many statements before one Sync, which the server
+# answers one by one. pgbench's \startpipeline (pg/pipeline.sql: four
+# statements a transaction), and psycopg 3 (pg/batches.py): executemany's
+# batch of 30 rows, a pipeline whose second statement fails (the server skips
+# the other two), COPY both ways. Ground truth: the log's execute and
+# statement lines and its ERROR.
+plog_from=$(($(wc -l <"$SRV/postgres.log") + 1))
+expect "the agent starts in request mode for pipelines and batches" start_agent "$P/pipe.json" \
+	"$P/pipe.err" --requests -j -p "$REQ_FORMAT" "req.sport=$PPORT"
+helpers=$(pg_children)
+pipe_load() {
+	pgb -M extended -n -f "$(dirname "$0")/pg/pipeline.sql" -t 20 -c 2 >"$P/pipe.out" 2>&1 &&
+		timeout 30 /usr/bin/python3 "$(dirname "$0")/pg/batches.py" "$PPORT" >"$P/batches.out" 2>&1 &&
+		grep -qx 'inserted 30, pipeline failed True, copied out 35' "$P/batches.out"
+}
+expect "pgbench's pipelines and psycopg's batch, failed pipeline and COPYs ran" pipe_load ||
+	tail -n 3 "$P/pipe.out" "$P/batches.out"
+expect "the pipelines' backends exited" wait_for 20 eval '[ "$(pg_children)" = "$helpers" ]'
+tail -n +"$plog_from" "$SRV/postgres.log" >"$P/pipe.log"
+req_agent_stop; rc=$?
+expect "the agent exits 0" [ $rc = 0 ] || tail -n 5 "$P/pipe.err"
 srv_stop "$MARIA_PID"
 srv_stop "$PG_PID"
 
@@ -522,6 +546,37 @@ import sys, req_lib as R
 R.check_sides(sys.argv[1], "mysql", ("mariadb", "mariadb-slap"), ("mariadbd",))
 print("ok")
 PY
+req_check pgsql_pipeline "PostgreSQL pipelines and batches: server-side PARSE and BIND records answered without error == the log's execute lines (by SQL text for unnamed statements), QUERY records == its statement lines, errors == its ERRORs; the statements the server skipped after the error are records with no response" \
+	"$P/pipe.json" "$P/pipe.log" <<'PY'
+import re, sys, req_lib as R
+out, log = sys.argv[1:3]
+text = open(log).read()
+execs = re.findall(r"LOG:  \w+: execute (\S+): (.*)", text)
+stmts = R.counts(m.split()[0].upper() for m in re.findall(r"LOG:  \w+: statement: (.*)", text))
+errors = R.counts(re.findall(r"ERROR:  (\w{5}): ", text))
+server = [r for r in R.records(out) if r.get("req.side") == "server" and r.get("req.protocol") == "pgsql"]
+runs = [r for r in server if r.get("req.method") in ("PARSE", "BIND")]
+answered = [r for r in runs if int(r.get("req.response_bytes") or 0) > 0]
+unanswered = [r for r in runs if r not in answered]
+# (a statement that failed at its Parse is the log's ERROR, not an execute)
+ran = [r for r in answered if not R.yes(r.get("req.error"))]
+queries = [r for r in server if r.get("req.method") == "QUERY"]
+unnamed = R.counts(t for n, t in execs if n == "<unnamed>")
+print("log: %d executes (%d unnamed), statements %s, errors %s" % (len(execs), sum(unnamed.values()), stmts, errors))
+print("agent: %d PARSE and BIND records, %d answered; unanswered %s; QUERY %d"
+      % (len(runs), len(answered), [r.get("req.path") for r in unanswered], len(queries)))
+first = lambda r: (r.get("req.path") or "").split()[0].upper()
+R.assert_counts(("executed statements", {"all": len(ran)}, {"all": len(execs)}),
+                ("unnamed statement", R.counts(r.get("req.path") for r in ran
+                                               if r.get("req.path") in unnamed), unnamed),
+                ("skipped statement", R.counts(r.get("req.path") for r in unanswered),
+                 {"SELECT 3": 1, "SELECT 4": 1}),
+                ("simple query", R.counts(first(r) for r in queries), stmts),
+                ("SQLSTATE", R.counts(r.get("req.code") for r in server if R.yes(r.get("req.error"))), errors))
+assert len(execs) >= 190, "pgbench's 160 and psycopg's 31"
+print("ok")
+PY
+
 req_check pgsql_sides "each message pgbench and psql sent has its server-side record, never slower (both runs)" \
 	"$REQ_OUT" "$P/setup.json" <<'PY'
 import sys, req_lib as R

@@ -43,7 +43,7 @@ static int proto__parse(uint8_t proto, bool udp, const uint8_t *b, size_t n, boo
 	case REQ_PROTO_DNS: return udp ? dns__parse(b, n, request, h) : dns__parse_tcp(b, n, request, h);
 	case REQ_PROTO_REDIS: return redis__parse(b, n, request, h);
 	case REQ_PROTO_MYSQL: return mysql__parse(b, n, request, h);
-	case REQ_PROTO_PGSQL: return pgsql__parse(b, n, request, h);
+	case REQ_PROTO_PGSQL: return pgsql__parse_walk(b, n, request, h);
 	case REQ_PROTO_TLS: return tls__parse(b, n, request, h);
 	case REQ_PROTO_KAFKA: return kafka__parse(b, n, request, h);
 	case REQ_PROTO_DUBBO: return dubbo__parse(b, n, request, h);
@@ -73,7 +73,9 @@ static uint8_t proto__detect(bool udp, const uint8_t *b, size_t n, bool request,
 		/* a Kafka response is a length and a number: anything */
 		if (order[i] == REQ_PROTO_KAFKA && !request)
 			continue;
-		r = proto__parse(order[i], false, b, n, request, h);
+		/* (PostgreSQL's COPY data and the like only after its start) */
+		r = order[i] == REQ_PROTO_PGSQL ? pgsql__parse(b, n, request, h)
+						: proto__parse(order[i], false, b, n, request, h);
 		if (r == 0)
 			return order[i];
 		if (r == -EAGAIN)
@@ -83,12 +85,14 @@ static uint8_t proto__detect(bool udp, const uint8_t *b, size_t n, bool request,
 	return REQ_PROTO_NONE;
 }
 
-/* Whether each message of PROTO states its length, one message per request
- * and per response: walked message by message. */
+/* Whether each message of PROTO states its length: walked message by
+ * message, one message per request and per response (PostgreSQL's are
+ * grouped: pair_pg.c). */
 static bool proto__walks(uint8_t proto)
 {
 	return proto == REQ_PROTO_HTTP || proto == REQ_PROTO_REDIS || proto == REQ_PROTO_DNS ||
-	       proto == REQ_PROTO_KAFKA || proto == REQ_PROTO_DUBBO || proto == REQ_PROTO_ROCKETMQ;
+	       proto == REQ_PROTO_KAFKA || proto == REQ_PROTO_DUBBO || proto == REQ_PROTO_ROCKETMQ ||
+	       proto == REQ_PROTO_PGSQL;
 }
 
 /* Protocols whose every message says whether it is a request and carries an
@@ -239,6 +243,7 @@ struct pair_req *pair_req__begin(struct pairer *p, struct pair_conn *c, uint8_t 
 	q->proto = proto;
 	q->has_resp = q->resp_done = q->error = q->head_resp = false;
 	q->sub_left = 0;
+	q->pg = 0;
 	q->seq = ++c->seq;
 	q->stream = 0;
 	q->h2_status = -1;
@@ -506,8 +511,16 @@ static void stream__request(struct pairer *p, struct pair_conn *c, const struct 
 			ts = ts_read;
 			continue;
 		}
+		if (!r && proto == REQ_PROTO_PGSQL && pair_pg__joins(q, buf[off])) {
+			/* a Bind, Execute, Sync ... of the newest request's group */
+			c->req_need = h.total_len;
+			ts = ts_read;
+			continue;
+		}
 		/* (past PAIR_PIPELINE_MAX no request begins: the bytes go to the newest) */
 		q = pair_req__begin(p, c, proto, ts, r ? NULL : &h, io->tid);
+		if (!r && proto == REQ_PROTO_PGSQL && q)
+			pair_pg__begin(q, buf[off]);
 		if (!r && proto == REQ_PROTO_MYSQL)
 			auth__begin(c, &h);
 		if (!r && proto == REQ_PROTO_REDIS && h.pubsub >= REQ_PUBSUB_MONITOR) {
@@ -603,25 +616,6 @@ static struct pair_req *resp__kafka(struct pairer *p, struct pair_conn *c, struc
 	return q;
 }
 
-/* A PostgreSQL response is many messages: an error among the captured ones
- * fails the request. */
-static void resp__pg_error(struct pair_req *q, const uint8_t *b, size_t n)
-{
-	size_t off = 0;
-	struct req_head h;
-
-	while (off < n && pgsql__parse(b + off, n - off, false, &h) == 0) {
-		if (h.error) {
-			q->error = true;
-			q->code_len = (uint16_t)req_str__copy(q->code, sizeof(q->code), h.code);
-			return;
-		}
-		if (!h.len_known || !h.total_len)
-			return;
-		off += h.total_len;
-	}
-}
-
 /* Q's response, NEED bytes from TS, ends the connection's protocol: the
  * bytes after are found again from themselves, or (DETECTED) stay bytes. */
 static void resp__switch(struct pair_conn *c, struct pair_req *q, uint64_t ts, uint64_t need,
@@ -632,6 +626,59 @@ static void resp__switch(struct pair_conn *c, struct pair_req *q, uint64_t ts, u
 	q->resp_need = need;
 	c->proto = REQ_PROTO_NONE;
 	c->detected = detected;
+}
+
+/* PostgreSQL's SSLRequest or GSSENCRequest Q answered by the byte C at TS:
+ * accepted ('S', 'G'): then TLS, found again from its bytes (the TLS probes'
+ * plaintext is PostgreSQL's), or GSSAPI's, bytes only; refused ('N'): the
+ * startup follows in the clear. */
+static void resp__pg_answer(struct pair_conn *c, struct pair_req *q, uint8_t b, uint64_t ts)
+{
+	if (b == 'S' || b == 'G') {
+		resp__switch(c, q, ts, 1, b == 'G');
+		return;
+	}
+	q->has_resp = true;
+	q->ts_first_resp = ts;
+	q->resp_need = 1;
+}
+
+/* A PostgreSQL response message, H, at B (AVAIL captured bytes) for Q:
+ * its error, and whether Q's response goes on after it (c->resp_more).
+ * False: Q has no more coming, and the message is a later request's. */
+static bool resp__pg(struct pair_conn *c, struct pair_req *q, const uint8_t *b, size_t avail,
+		     const struct req_head *h)
+{
+	enum pair_pg_end e = pair_pg__resp(q, b, avail, h);
+
+	if (e == PG_NOT_MINE)
+		return false;
+	c->resp_more = e == PG_MORE;
+	if (h->error && !q->error) {
+		q->error = true;
+		q->code_len = (uint16_t)req_str__copy(q->code, sizeof(q->code), h->code);
+	}
+	return true;
+}
+
+/* The requests after Q, whose error made the server skip every message up to
+ * the next Sync, up to the one holding that Sync: answered by none. */
+static void resp__pg_skipped(struct pairer *p, struct pair_conn *c, const struct pair_req *q)
+{
+	uint32_t i = 0;
+
+	while (i < c->n && pair_q__at(c, i) != q)
+		i++;
+	for (i++; i < c->n; i++) {
+		struct pair_req *x = pair_q__at(c, i);
+
+		if (x->resp_done)
+			continue;
+		x->resp_done = true;
+		pair_req__release(p, x);
+		if (pair_pg__synced(x))
+			break;
+	}
 }
 
 /* The response message now starting at B (AVAIL captured bytes) for Q; R and
@@ -645,15 +692,6 @@ static void resp__begin(struct pair_conn *c, struct pair_req *q, const uint8_t *
 		q->resp_need = hp->len_known ? hp->total_len : PAIR_LEN_OPEN;
 		c->resp_scan = hp->len_known ? 0 : HTTP_HEAD_START;
 		c->h2_upgrade = true;
-		return;
-	}
-	if (c->proto == REQ_PROTO_PGSQL && !q->has_resp && avail &&
-	    ((q->method_len == 10 && !memcmp(q->method, "SSLREQUEST", 10) && b[0] == 'S') ||
-	     (q->method_len == 13 && !memcmp(q->method, "GSSENCREQUEST", 13) && b[0] == 'G'))) {
-		/* PostgreSQL's encryption accepted: a byte alone, then TLS,
-		 * found again from its bytes (the TLS probes' plaintext is
-		 * PostgreSQL's), or GSSAPI's, bytes only */
-		resp__switch(c, q, ts, 1, b[0] == 'G');
 		return;
 	}
 	if (!r && c->proto == REQ_PROTO_HTTP && hp->status >= 200 && hp->status < 300 &&
@@ -679,8 +717,6 @@ static void resp__begin(struct pair_conn *c, struct pair_req *q, const uint8_t *
 			q->status = hp->status;
 			q->error = hp->error;
 			q->code_len = (uint16_t)req_str__copy(q->code, sizeof(q->code), hp->code);
-			if (c->proto == REQ_PROTO_PGSQL && !q->error)
-				resp__pg_error(q, b, avail);
 		}
 	}
 	if (!r && c->proto == REQ_PROTO_HTTP && hp->status == 101)
@@ -917,8 +953,17 @@ static void stream__response(struct pairer *p, struct pair_conn *c, const struct
 		if (!c->resp_need && !c->resp_scan) {
 			/* one parse per message: the carry's test and the response's head */
 			struct req_head h;
-			int r = off < blen ? proto__parse(c->proto, false, buf + off, blen - off,
-							  false, &h) : -ENOMSG;
+			int r;
+
+			c->resp_more = false;
+			if (c->proto == REQ_PROTO_PGSQL && off < blen && pair_pg__one_byte(q)) {
+				/* one byte, no length */
+				resp__pg_answer(c, q, buf[off], off ? ts : ts_carry);
+				c->resp_need = q->resp_need;
+				goto take;
+			}
+			r = off < blen ? proto__parse(c->proto, false, buf + off, blen - off, false, &h)
+				       : -ENOMSG;
 
 			/* (a 101's whole head says what the connection becomes;
 			 * an HTTP head the read cut, its length) */
@@ -942,6 +987,14 @@ static void stream__response(struct pairer *p, struct pair_conn *c, const struct
 				c->resp_need = h.total_len;
 				c->resp_other = true;
 				goto take;
+			}
+			if (!r && c->proto == REQ_PROTO_PGSQL && off < blen &&
+			    !resp__pg(c, q, buf + off, blen - off, &h)) {
+				/* Q has all it gets: the message is the next one's */
+				q->resp_done = true;
+				pair_req__release(p, q);
+				q_emit_done(p, c);
+				continue;
 			}
 			if (!r && proto__by_id(c->proto)) {
 				q = resp__by_id(c, q, h.id);
@@ -993,9 +1046,12 @@ take:
 				 * (un)subscribe's confirmation: one per channel */
 				if (!c->resp_need && q->sub_left > 1) {
 					q->sub_left--;
-				} else if (!c->resp_need && q->has_resp && !c->resp_chunks.state) {
+				} else if (!c->resp_need && q->has_resp && !c->resp_chunks.state &&
+					   !c->resp_more) {
 					q->resp_done = true;
 					pair_req__release(p, q);
+					if (pair_pg__failed(q))
+						resp__pg_skipped(p, c, q);
 					/* done ones at the head go out in order */
 					q_emit_done(p, c);
 				}
@@ -1118,6 +1174,7 @@ static bool conn__quiet(struct pairer *p, struct pair_conn *c)
 	c->resp_chunks.state = 0;
 	c->resp_seq = 0;
 	c->resp_other = false;
+	c->resp_more = false;
 	c->resp_scan = 0;
 	c->h2_upgrade = false;
 	c->carry_len = 0;
@@ -1196,6 +1253,7 @@ static void conn__tls_begin(struct pairer *p, struct pair_conn *c)
 	c->resp_chunks.state = 0;
 	c->resp_seq = 0;
 	c->resp_other = false;
+	c->resp_more = false;
 	c->resp_lost = false;
 	c->resp_scan = 0;
 	c->h2_upgrade = false;

@@ -54,6 +54,7 @@ struct pair_req {
 	bool error;
 	bool head_resp;		/* HEAD: the response has no body whatever it says */
 	uint32_t sub_left;	/* Redis (un)subscribe: confirmations still to come */
+	uint8_t pg;		/* PostgreSQL: what its messages make it (pair_pg.c) */
 	uint32_t seq;		/* the connection's request number */
 	uint32_t stream;	/* HTTP/2: its stream, else 0 */
 	int32_t h2_status;	/* HTTP/2: its response's :status, -1 none yet (a
@@ -157,6 +158,8 @@ struct pair_conn {
 	uint64_t resp_need;	/* the same for the current response message */
 	uint32_t resp_seq;	/* the request (seq) an id gave the response message in
 				 * progress (Dubbo, RocketMQ), 0: the first unanswered */
+	bool resp_more;		/* ... that message does not end its request's
+				 * response (PostgreSQL's: pair_pg.c) */
 	bool resp_other;	/* ... that message is a request the other way, or
 				 * a Redis push (pair.c, redis__push) */
 	uint32_t redis_subs;	/* Redis: the subscriptions its last pub/sub
@@ -309,6 +312,27 @@ static inline void pair_req__release(struct pairer *p, struct pair_req *q)
  * H: what its parser found, or NULL. */
 struct pair_req *pair_req__begin(struct pairer *p, struct pair_conn *c, uint8_t proto,
 				 uint64_t ts, const struct req_head *h, int64_t tid);
+/* PostgreSQL (pair_pg.c). Whether a request message of TYPE joins Q, the
+ * connection's newest request (or NULL), rather than beginning one; Q's
+ * flags follow it. */
+bool pair_pg__joins(struct pair_req *q, uint8_t type);
+/* Q begins with a message of TYPE (0: untyped, its method set). */
+void pair_pg__begin(struct pair_req *q, uint8_t type);
+/* Q is an SSLRequest or GSSENCRequest still waiting for its one byte. */
+bool pair_pg__one_byte(const struct pair_req *q);
+enum pair_pg_end {
+	PG_MORE,	/* Q's response goes on after this message */
+	PG_END,		/* this message ends it */
+	PG_NOT_MINE,	/* a ReadyForQuery for a later request: Q has all it gets */
+};
+/* The response message at B (AVAIL >= 1 captured bytes, parsed into H) for
+ * Q: where Q's response stands. */
+enum pair_pg_end pair_pg__resp(struct pair_req *q, const uint8_t *b, size_t avail,
+			       const struct req_head *h);
+/* Q failed where the server skips to the Sync: the requests after it up to
+ * the first synced one get no response. */
+bool pair_pg__failed(const struct pair_req *q);
+bool pair_pg__synced(const struct pair_req *q);
 /* Bytes of Q's response came at TS, read or written by thread TID: its
  * end, its connection's TCP state and (a server's) its thread's clock move
  * on. */

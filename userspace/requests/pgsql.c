@@ -21,39 +21,52 @@ struct pg_msg {
 	const char *name;
 	uint32_t min, max;
 	enum body body;
+	bool later;	/* seen only after others (COPY's): never a start */
 };
 
 static const struct pg_msg msgs[] = {
-	{ 'Q', true, "QUERY", 5, 0, B_QUERY },
-	{ 'P', true, "PARSE", 8, 0, B_PARSE },
-	{ 'B', true, "BIND", 12, 0, B_NONE },
-	{ 'E', true, "EXECUTE", 9, 0, B_EXECUTE },
-	{ 'D', true, "DESCRIBE", 6, 0, B_WHICH },
-	{ 'C', true, "CLOSE", 6, 0, B_WHICH },
-	{ 'S', true, "SYNC", 4, 4, B_NONE },
-	{ 'H', true, "FLUSH", 4, 4, B_NONE },
-	{ 'X', true, "TERMINATE", 4, 4, B_NONE },
+	{ 'Q', true, "QUERY", 5, 0, B_QUERY, false },
+	{ 'P', true, "PARSE", 8, 0, B_PARSE, false },
+	{ 'B', true, "BIND", 12, 0, B_NONE, false },
+	{ 'E', true, "EXECUTE", 9, 0, B_EXECUTE, false },
+	{ 'D', true, "DESCRIBE", 6, 0, B_WHICH, false },
+	{ 'C', true, "CLOSE", 6, 0, B_WHICH, false },
+	{ 'S', true, "SYNC", 4, 4, B_NONE, false },
+	{ 'H', true, "FLUSH", 4, 4, B_NONE, false },
+	{ 'X', true, "TERMINATE", 4, 4, B_NONE, false },
 	/* PasswordMessage, SASLInitialResponse, SASLResponse, GSSResponse: the
 	 * answer to an authentication request (PG_MAX_AUTH_TOKEN_LENGTH at
 	 * most); secrets, so no target */
-	{ 'p', true, "AUTH", 4, 65535, B_NONE },
-	{ 'E', false, "ERROR", 5, 0, B_FIELDS },
-	{ 'N', false, "NOTICE", 5, 0, B_FIELDS },
-	{ 'C', false, "COMMAND_COMPLETE", 6, 0, B_TAG },
-	{ 'T', false, "ROW_DESCRIPTION", 6, 0, B_NONE },
-	{ 'D', false, "DATA_ROW", 6, 0, B_NONE },
-	{ 'Z', false, "READY_FOR_QUERY", 5, 5, B_READY },
-	{ '1', false, "PARSE_COMPLETE", 4, 4, B_NONE },
-	{ '2', false, "BIND_COMPLETE", 4, 4, B_NONE },
-	{ '3', false, "CLOSE_COMPLETE", 4, 4, B_NONE },
-	{ 'n', false, "NO_DATA", 4, 4, B_NONE },
-	{ 'I', false, "EMPTY_QUERY", 4, 4, B_NONE },
-	{ 's', false, "PORTAL_SUSPENDED", 4, 4, B_NONE },
-	{ 't', false, "PARAMETER_DESCRIPTION", 6, 0, B_NONE },
-	{ 'R', false, "AUTHENTICATION", 8, 0, B_AUTH },
-	{ 'S', false, "PARAMETER_STATUS", 6, 0, B_NAME },
-	{ 'K', false, "BACKEND_KEY_DATA", 12, 264, B_NONE },
-	{ 'A', false, "NOTIFICATION", 10, 0, B_NONE },
+	{ 'p', true, "AUTH", 4, 65535, B_NONE, false },
+	{ 'E', false, "ERROR", 5, 0, B_FIELDS, false },
+	{ 'N', false, "NOTICE", 5, 0, B_FIELDS, false },
+	{ 'C', false, "COMMAND_COMPLETE", 6, 0, B_TAG, false },
+	{ 'T', false, "ROW_DESCRIPTION", 6, 0, B_NONE, false },
+	{ 'D', false, "DATA_ROW", 6, 0, B_NONE, false },
+	{ 'Z', false, "READY_FOR_QUERY", 5, 5, B_READY, false },
+	{ '1', false, "PARSE_COMPLETE", 4, 4, B_NONE, false },
+	{ '2', false, "BIND_COMPLETE", 4, 4, B_NONE, false },
+	{ '3', false, "CLOSE_COMPLETE", 4, 4, B_NONE, false },
+	{ 'n', false, "NO_DATA", 4, 4, B_NONE, false },
+	{ 'I', false, "EMPTY_QUERY", 4, 4, B_NONE, false },
+	{ 's', false, "PORTAL_SUSPENDED", 4, 4, B_NONE, false },
+	{ 't', false, "PARAMETER_DESCRIPTION", 6, 0, B_NONE, false },
+	{ 'R', false, "AUTHENTICATION", 8, 0, B_AUTH, false },
+	{ 'S', false, "PARAMETER_STATUS", 6, 0, B_NAME, false },
+	{ 'K', false, "BACKEND_KEY_DATA", 12, 264, B_NONE, false },
+	{ 'A', false, "NOTIFICATION", 10, 0, B_NONE, false },
+	/* COPY's data and the function call interface */
+	{ 'F', true, "FUNCTION_CALL", 14, 0, B_NONE, true },
+	{ 'd', true, "COPY_DATA", 4, 0, B_NONE, true },
+	{ 'c', true, "COPY_DONE", 4, 4, B_NONE, true },
+	{ 'f', true, "COPY_FAIL", 5, 0, B_NONE, true },
+	{ 'G', false, "COPY_IN_RESPONSE", 7, 0, B_NONE, true },
+	{ 'H', false, "COPY_OUT_RESPONSE", 7, 0, B_NONE, true },
+	{ 'W', false, "COPY_BOTH_RESPONSE", 7, 0, B_NONE, true },
+	{ 'd', false, "COPY_DATA", 4, 0, B_NONE, true },
+	{ 'c', false, "COPY_DONE", 4, 4, B_NONE, true },
+	{ 'V', false, "FUNCTION_CALL_RESPONSE", 8, 0, B_NONE, true },
+	{ 'v', false, "NEGOTIATE_PROTOCOL_VERSION", 12, 0, B_NONE, true },
 };
 
 static uint32_t be32(const uint8_t *p)
@@ -320,7 +333,7 @@ done:
 	return 0;
 }
 
-int pgsql__parse(const uint8_t *buf, size_t len, bool request, struct req_head *out)
+static int parse(const uint8_t *buf, size_t len, bool request, bool later, struct req_head *out)
 {
 	const struct pg_msg *m = NULL;
 	uint32_t mlen;
@@ -340,7 +353,8 @@ int pgsql__parse(const uint8_t *buf, size_t len, bool request, struct req_head *
 		goto done;
 	}
 	for (i = 0; i < sizeof(msgs) / sizeof(msgs[0]); i++)
-		if (msgs[i].type == (char)buf[0] && msgs[i].request == request)
+		if (msgs[i].type == (char)buf[0] && msgs[i].request == request &&
+		    (later || !msgs[i].later))
 			m = &msgs[i];
 	/* The length's first byte: 1 GiB at most. */
 	if (!m || (len >= 2 && buf[1] > 0x40))
@@ -365,4 +379,14 @@ done:
 	out->proto = REQ_PROTO_PGSQL;
 	out->request = request;
 	return 0;
+}
+
+int pgsql__parse(const uint8_t *buf, size_t len, bool request, struct req_head *out)
+{
+	return parse(buf, len, request, false, out);
+}
+
+int pgsql__parse_walk(const uint8_t *buf, size_t len, bool request, struct req_head *out)
+{
+	return parse(buf, len, request, true, out);
 }

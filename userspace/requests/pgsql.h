@@ -23,9 +23,15 @@
  * PARSE_COMPLETE, BIND_COMPLETE, CLOSE_COMPLETE, NO_DATA, EMPTY_QUERY,
  * PORTAL_SUSPENDED, PARAMETER_DESCRIPTION, AUTHENTICATION, PARAMETER_STATUS,
  * BACKEND_KEY_DATA, NOTIFICATION. status stays -1. The one-byte answer to
- * SSLRequest ('S'/'N') has no length: -EAGAIN. total_len: 1 + the length
+ * SSLRequest ('S'/'N') has no length: -EAGAIN (the pairing takes it apart). total_len: 1 + the length
  * (the length for the messages without a type byte), known from the header:
  * len_known is true once the length is in BUF, even when the message is cut. */
 int pgsql__parse(const uint8_t *buf, size_t len, bool request, struct req_head *out);
+/* The same, on a connection already found to be PostgreSQL's: also the
+ * messages that never start one, COPY's (COPY_DATA, COPY_DONE, COPY_FAIL;
+ * COPY_IN_RESPONSE, COPY_OUT_RESPONSE, COPY_BOTH_RESPONSE) and the function
+ * call's (FUNCTION_CALL, FUNCTION_CALL_RESPONSE), and
+ * NEGOTIATE_PROTOCOL_VERSION. */
+int pgsql__parse_walk(const uint8_t *buf, size_t len, bool request, struct req_head *out);
 
 #endif

@@ -16,6 +16,7 @@
 #include "params.bpf.h"
 #include "fd_marks.bpf.h"
 #include "resp.bpf.h"
+#include "pgwire.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -68,7 +69,7 @@ static __always_inline __u32 h2__snaplen(struct filler *f, long fd)
 
 /* A buffer of FD's (LEN bytes moved) was just put in F's frame at OFF0, its
  * last param, cut to SNAP: when it starts with the preface, or is a 101 to
- * h2c, or is a Redis pipeline SNAP cut, FD is marked. Returns true when that buffer was cut short of
+ * h2c, or is a Redis pipeline or a PostgreSQL batch SNAP cut, FD is marked. Returns true when that buffer was cut short of
  * h2_snaplen: the caller then takes it back (filler__uncommit) and copies it
  * again up to h2_snaplen, as a client's read of a 101 often holds the
  * response to the upgraded request after it, header block and all. Only
@@ -86,9 +87,12 @@ static __always_inline bool h2__note(struct filler *f, long fd, __u32 off0, __u3
 	__builtin_memcpy(&w, &s->data[off0 & FRAME_MASK], 8);
 	if (w != H2_PREFACE_WORD &&
 	    (w != H2_HTTP11_WORD || s->off < off0 + 12 || !h2__upgrade_101(s, off0))) {
-		/* a Redis pipeline the snaplen cut (resp.bpf.h); a writev asks
-		 * for all (~0): what it moved is its result */
-		if (!cut || !resp__more(s, off0, len != ~0ull ? len : f->ret > 0 ? f->ret : 0))
+		/* a Redis pipeline or a PostgreSQL batch the snaplen cut
+		 * (resp.bpf.h, pgwire.bpf.h); a writev asks for all (~0): what
+		 * it moved is its result */
+		__u64 moved = len != ~0ull ? len : f->ret > 0 ? f->ret : 0;
+
+		if (!cut || !(resp__more(s, off0, moved) || pg__more(s, off0, moved)))
 			return false;
 	}
 	fdm__add(&h2_fds, &h2_marks, f->me >> 32, fd);

@@ -29,6 +29,10 @@
  *   them), a status line followed by "GET /", one SET of
  *   a 240-byte value (one message) and two SETs whose first one's headers go
  *   past the snaplen mark nothing (with h2_snaplen 0: all cut);
+ * - PostgreSQL batches, the same way: 12 Bind and Execute pairs and a Sync,
+ *   the server's 12 BindComplete and CommandComplete pairs and its
+ *   ReadyForQuery mark; one 205-byte Query, a Parse whose end lies past the
+ *   snaplen, and a ReadyForQuery followed by text mark nothing;
  * each transfer's events are exactly the two pairs of this thread, in order,
  * every param checked (fd, size, res, data length and bytes), and no frame of
  * the driver was dropped as too big meanwhile. */
@@ -424,6 +428,54 @@ static void resp__build(void)
 	resp_hidden_len = (size_t)n;
 }
 
+/* PostgreSQL batches (driver/pgwire.bpf.h): a buffer that starts with a
+ * whole typed message followed by another type byte, cut at the snaplen,
+ * marks its fd; one message alone, however long, one whose end lies past
+ * the snaplen, or one followed by a byte that starts no message, does not. */
+static char pg_batch[512], pg_answers[512], pg_one[256], pg_hidden[256], pg_then_text[200];
+static size_t pg_batch_len, pg_answers_len, pg_one_len, pg_hidden_len;
+static const size_t pg_then_text_len = sizeof(pg_then_text);
+
+/* Appends to BUF at *AT a message of TYPE with BODY of LEN bytes. */
+static void pg__msg(char *buf, size_t *at, char type, const char *body, size_t len)
+{
+	uint32_t l = htonl((uint32_t)len + 4);
+
+	buf[(*at)++] = type;
+	memcpy(buf + *at, &l, 4);
+	memcpy(buf + *at + 4, body, len);
+	*at += 4 + len;
+}
+
+static void pg__build(void)
+{
+	char sql[200];
+
+	/* psycopg's executemany: Bind and Execute of a prepared statement,
+	 * twelve times, then Sync; the server's BindComplete and
+	 * CommandComplete for each, then ReadyForQuery */
+	for (int i = 0; i < 12; i++) {
+		pg__msg(pg_batch, &pg_batch_len, 'B', "\0s\0\0\0\0\0\0\0", 9);
+		pg__msg(pg_batch, &pg_batch_len, 'E', "\0\0\0\0\0", 5);
+		pg__msg(pg_answers, &pg_answers_len, '2', "", 0);
+		pg__msg(pg_answers, &pg_answers_len, 'C', "INSERT 0 1", 11);
+	}
+	pg__msg(pg_batch, &pg_batch_len, 'S', "", 0);
+	pg__msg(pg_answers, &pg_answers_len, 'Z', "I", 1);
+	/* one Query of 200 bytes */
+	msg__fill(sql, sizeof(sql), 12);
+	sql[sizeof(sql) - 1] = '\0';
+	pg__msg(pg_one, &pg_one_len, 'Q', sql, sizeof(sql));
+	/* a Parse of 80 bytes, past the snaplen (64), then Bind, Execute, Sync */
+	pg__msg(pg_hidden, &pg_hidden_len, 'P', sql, 75);
+	pg__msg(pg_hidden, &pg_hidden_len, 'B', "\0s\0\0\0\0\0\0\0", 9);
+	pg__msg(pg_hidden, &pg_hidden_len, 'E', "\0\0\0\0\0", 5);
+	pg__msg(pg_hidden, &pg_hidden_len, 'S', "", 0);
+	/* ReadyForQuery, then text ('h' starts no message) */
+	msg__fill(pg_then_text, sizeof(pg_then_text), 13);
+	memcpy(pg_then_text, "Z\0\0\0\x05Ihello, world", 19);
+}
+
 /* Under a driver whose marked fds are cut at H2 (the snaplen when it marks
  * none): each opening on a fresh connection, then BIG bytes both ways, cut
  * at H2 where the opening marked the fds and at the snaplen where not. */
@@ -443,6 +495,11 @@ static void phase__resp(struct harness *h, uint32_t h2)
 		{ resp_then_text, &resp_then_text_len, true, false },
 		{ resp_one, &resp_one_len, false, false },
 		{ resp_hidden, &resp_hidden_len, false, false },
+		{ pg_batch, &pg_batch_len, false, true },
+		{ pg_answers, &pg_answers_len, true, true },
+		{ pg_one, &pg_one_len, false, false },
+		{ pg_hidden, &pg_hidden_len, false, false },
+		{ pg_then_text, &pg_then_text_len, true, false },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -477,6 +534,7 @@ int main(void)
 	msg__fill(big_b, sizeof(big_b), 4);
 	msg__fill(huge, sizeof(huge), 5);
 	resp__build();
+	pg__build();
 
 	h = h2__open(H2_SNAP);
 	phase__families(h, H2_SNAP);

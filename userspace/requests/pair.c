@@ -511,11 +511,19 @@ static void stream__request(struct pairer *p, struct pair_conn *c, const struct 
 			ts = ts_read;
 			continue;
 		}
-		if (!r && proto == REQ_PROTO_PGSQL && pair_pg__joins(q, buf[off])) {
-			/* a Bind, Execute, Sync ... of the newest request's group */
-			c->req_need = h.total_len;
-			ts = ts_read;
-			continue;
+		if (!r && proto == REQ_PROTO_PGSQL) {
+			uint8_t last = c->pg_last;
+
+			c->pg_last = buf[off];
+			/* a Bind, Execute, Sync ... of the newest request's group;
+			 * past PAIR_PIPELINE_MAX, of a statement not followed,
+			 * counted once at its first message */
+			if (pair_pg__joins(q, buf[off]) ||
+			    (!pair_pg__starts(last, buf[off]) && pair_q__room(c))) {
+				c->req_need = h.total_len;
+				ts = ts_read;
+				continue;
+			}
 		}
 		/* (past PAIR_PIPELINE_MAX no request begins: the bytes go to the newest) */
 		q = pair_req__begin(p, c, proto, ts, r ? NULL : &h, io->tid);
@@ -1254,6 +1262,7 @@ static void conn__tls_begin(struct pairer *p, struct pair_conn *c)
 	c->resp_seq = 0;
 	c->resp_other = false;
 	c->resp_more = false;
+	c->pg_last = 0;
 	c->resp_lost = false;
 	c->resp_scan = 0;
 	c->h2_upgrade = false;

@@ -165,6 +165,7 @@ struct pair_conn {
 	uint32_t redis_subs;	/* Redis: the subscriptions its last pub/sub
 				 * confirmation left (RESP2 messages come then) */
 	bool redis_monitor;	/* Redis: MONITOR asked (and no RESET since) */
+	uint8_t pg_last;	/* PostgreSQL: the last request message's type */
 	uint8_t redis_reply;	/* Redis: CLIENT REPLY OFF or SKIP in force
 				 * (enum req_reply; 0: replies) */
 	bool resp_lost;		/* a response message's end was not found: the burst
@@ -316,6 +317,10 @@ struct pair_req *pair_req__begin(struct pairer *p, struct pair_conn *c, uint8_t 
  * connection's newest request (or NULL), rather than beginning one; Q's
  * flags follow it. */
 bool pair_pg__joins(struct pair_req *q, uint8_t type);
+/* Whether a request message of TYPE after one of LAST begins a statement's
+ * group (not a Bind after a Parse, a Sync, COPY's data ...): past
+ * PAIR_PIPELINE_MAX, only those are counted. */
+bool pair_pg__starts(uint8_t last, uint8_t type);
 /* Q begins with a message of TYPE (0: untyped, its method set). */
 void pair_pg__begin(struct pair_req *q, uint8_t type);
 /* Q is an SSLRequest or GSSENCRequest still waiting for its one byte. */

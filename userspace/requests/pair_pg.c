@@ -60,6 +60,26 @@ bool pair_pg__joins(struct pair_req *q, uint8_t type)
 	return false;
 }
 
+bool pair_pg__starts(uint8_t last, uint8_t type)
+{
+	bool after_open = last == 'P' || last == 'B' || last == 'D' || last == 'C';
+
+	switch (type) {
+	case 'B':
+	case 'D':
+	case 'C':
+	case 'E':
+		return !after_open;
+	case 'S':
+	case 'H':
+	case 'd':
+	case 'c':
+	case 'f':
+		return false;
+	}
+	return true;
+}
+
 void pair_pg__begin(struct pair_req *q, uint8_t type)
 {
 	switch (type) {

@@ -1,6 +1,7 @@
 """psycopg 3 (Debian's python3-psycopg) against PostgreSQL at 127.0.0.1:PORT:
-executemany's batch (one prepared statement's Bind and Execute for each row
-before one Sync), a pipeline whose second statement fails (the server skips
+executemany's batch of 200 rows (one prepared statement's Bind and Execute
+for each row before one Sync: about 8 kB, answered in writes of more than
+the snaplen), a pipeline whose second statement fails (the server skips
 the rest to the Sync), and COPY both ways. Prints what it did."""
 import sys
 
@@ -11,7 +12,7 @@ with psycopg.connect("host=127.0.0.1 port=%s user=postgres dbname=postgres" % po
                      autocommit=True) as c:
     c.execute("CREATE TABLE e2e_batch (a int, b text)")
     with c.cursor() as cur:
-        cur.executemany("INSERT INTO e2e_batch VALUES (%s, %s)", [(i, "r%d" % i) for i in range(30)])
+        cur.executemany("INSERT INTO e2e_batch VALUES (%s, %s)", [(i, "r%d" % i) for i in range(200)])
     failed = False
     try:
         with c.pipeline():
@@ -28,4 +29,4 @@ with psycopg.connect("host=127.0.0.1 port=%s user=postgres dbname=postgres" % po
         with cur.copy("COPY e2e_batch TO STDOUT") as cp:
             out = sum(1 for _ in cp.rows())
     c.execute("DROP TABLE e2e_batch")
-print("inserted 30, pipeline failed %s, copied out %d" % (failed, out))
+print("inserted 200, pipeline failed %s, copied out %d" % (failed, out))

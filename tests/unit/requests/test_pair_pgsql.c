@@ -1,6 +1,7 @@
 /* PostgreSQL in the pairing, message by message: many statements before one
  * Sync (libpq's pipeline mode, psycopg's executemany, pgJDBC's batches), an
- * error that makes the server skip to the Sync, a Query of several
+ * error that makes the server skip to the Sync, a batch past the pipeline
+ * bound, a Query of several
  * statements, COPY both ways, a SCRAM login's round trips, a Describe sent
  * with a Flush before its Execute, and messages the reads cut. The messages
  * are built here by the protocol's layouts, in the shapes PostgreSQL 15 sent
@@ -216,6 +217,33 @@ static void test_batch_bind(void)
 	pair__free(p);
 }
 
+/* A batch past PAIR_PIPELINE_MAX: the statements past it are counted once
+ * each, not once a message. */
+static void test_batch_limit(void)
+{
+	enum { N = PAIR_PIPELINE_MAX + 44 };
+	static struct wire rq;
+	struct pairer *p = fresh(16);
+	struct req_io s = tcp(20, 5, true, 40000, 5432);
+	struct pair_counters c;
+
+	rq.n = 0;
+	for (int i = 0; i < N; i++) {
+		M(&rq, 'B', "\0s\0\0\0\0\0\0\0");
+		M(&rq, 'D', "P\0");
+		M(&rq, 'E', "\0\0\0\0\0");
+		if (rq.n > sizeof(rq.b) - 64) {
+			feed(p, s, REQ_DIR_IN, 100, &rq);
+			rq.n = 0;
+		}
+	}
+	M(&rq, 'S', "");
+	feed(p, s, REQ_DIR_IN, 100, &rq);
+	pair__counters(p, &c);
+	CHECK_INT(c.n_pipeline_full, N - PAIR_PIPELINE_MAX);
+	pair__free(p);
+}
+
 /* A Query of two statements is one request, to its ReadyForQuery; COPY FROM
  * STDIN's data and COPY TO STDOUT's are their Query's. */
 static void test_query_copy(void)
@@ -360,6 +388,7 @@ int main(void)
 	test_pipeline();
 	test_pipeline_error();
 	test_batch_bind();
+	test_batch_limit();
 	test_query_copy();
 	test_login();
 	test_flush_describe();

@@ -363,9 +363,9 @@ R.assert_counts(("statements", R.counts(first(r) for r in queries), stmts),
 print("ok")
 PY
 
-req_check pgsql_setup "PostgreSQL: each connection opens with SSLREQUEST (or CANCEL) then STARTUP USER@DATABASE (AUTH after it for a password), as the log's connections say; request_content counts == the log's parse, bind and statement lines and the setup exchanges, one per connection; each TERMINATE and CANCEL aborted on both sides" \
+req_check pgsql_setup "PostgreSQL: each connection opens with SSLREQUEST (or CANCEL) then STARTUP USER@DATABASE (AUTH after it for a password), as the log's connections say; request_content counts == the log's parse, bind and statement lines and the setup exchanges, one per connection; each BIND record has its prepared statement's SQL, as the log's bind lines; each TERMINATE and CANCEL aborted on both sides" \
 	"$P/setup.json" "$P/setup.metrics" "$P/setup.log" <<'PY'
-import sys, req_lib as R, pg_setup
+import re, sys, req_lib as R, pg_setup
 out, metrics, log = sys.argv[1:4]
 received, who, want = pg_setup.want(log)
 # A TERMINATE and a CANCEL get no answer: the client closes its socket, the
@@ -400,6 +400,10 @@ assert not bad, "\n".join(["%d differences" % len(bad)] + bad[:5])
 only = lambda c: {k: c[k] for k in ends if k in c}
 R.assert_counts(("server-side records of method", got, want),
                 ("STARTUP path", R.counts(r.get("req.path") for r in server if method(r) == "STARTUP"), who),
+                # pgbench -M prepared's Binds name no SQL: the text is their
+                # statement's, from its Parse earlier on the connection
+                ("BIND path", R.counts(r.get("req.path") or "" for r in server if method(r) == "BIND"),
+                 R.counts(re.findall(r"LOG:  \w+: duration: \S+ ms  bind \S+: (.*)", open(log).read()))),
                 ("request_content", content, want),
                 ("server-side aborted records of method", aborted("server"), only(want)),
                 ("client-side aborted records of method", aborted("client"), only(want)))
@@ -547,7 +551,7 @@ import sys, req_lib as R
 R.check_sides(sys.argv[1], "mysql", ("mariadb", "mariadb-slap"), ("mariadbd",))
 print("ok")
 PY
-req_check pgsql_pipeline "PostgreSQL pipelines and batches: server-side PARSE and BIND records answered without error == the log's execute lines (by SQL text for unnamed statements), QUERY records == its statement lines, errors == its ERRORs; the statements the server skipped after the error are records with no response" \
+req_check pgsql_pipeline "PostgreSQL pipelines and batches: server-side PARSE and BIND records answered without error == the log's execute lines, by SQL text (a Bind of a prepared statement with its Parse's), QUERY records == its statement lines, errors == its ERRORs; the statements the server skipped after the error are records with no response" \
 	"$P/pipe.json" "$P/pipe.log" <<'PY'
 import re, sys, req_lib as R
 out, log = sys.argv[1:3]
@@ -568,9 +572,9 @@ print("agent: %d PARSE and BIND records, %d answered; unanswered %s; QUERY %d"
       % (len(runs), len(answered), [r.get("req.path") for r in unanswered], len(queries)))
 first = lambda r: (r.get("req.path") or "").split()[0].upper()
 R.assert_counts(("executed statements", {"all": len(ran)}, {"all": len(execs)}),
-                ("unnamed statement", R.counts(r.get("req.path") for r in ran
-                                               if r.get("req.path") in unnamed), unnamed),
-                ("skipped statement", R.counts(r.get("req.path") for r in unanswered),
+                ("statement text", R.counts(r.get("req.path") or "" for r in ran),
+                 R.counts(t for n, t in execs)),
+                ("skipped statement", R.counts(r.get("req.path") or "" for r in unanswered),
                  {"SELECT 3": 1, "SELECT 4": 1}),
                 ("simple query", R.counts(first(r) for r in queries), stmts),
                 ("SQLSTATE", R.counts(r.get("req.code") for r in server if R.yes(r.get("req.error"))), errors))

@@ -527,8 +527,11 @@ static void stream__request(struct pairer *p, struct pair_conn *c, const struct 
 		}
 		/* (past PAIR_PIPELINE_MAX no request begins: the bytes go to the newest) */
 		q = pair_req__begin(p, c, proto, ts, r ? NULL : &h, io->tid);
-		if (!r && proto == REQ_PROTO_PGSQL && q)
-			pair_pg__begin(q, buf[off]);
+		if (!r && proto == REQ_PROTO_PGSQL) {
+			if (q)
+				pair_pg__begin(q, buf[off]);
+			pair_pg__statement(c, q, &h, buf[off]);
+		}
 		if (!r && proto == REQ_PROTO_MYSQL)
 			auth__begin(c, &h);
 		if (!r && proto == REQ_PROTO_REDIS && h.pubsub >= REQ_PUBSUB_MONITOR) {

@@ -166,6 +166,8 @@ struct pair_conn {
 				 * confirmation left (RESP2 messages come then) */
 	bool redis_monitor;	/* Redis: MONITOR asked (and no RESET since) */
 	uint8_t pg_last;	/* PostgreSQL: the last request message's type */
+	struct pair_pg_stmts *pg_stmts;	/* ... its prepared statements' text, or
+					 * NULL (pair_pg.c) */
 	uint8_t redis_reply;	/* Redis: CLIENT REPLY OFF or SKIP in force
 				 * (enum req_reply; 0: replies) */
 	bool resp_lost;		/* a response message's end was not found: the burst
@@ -321,6 +323,12 @@ bool pair_pg__joins(struct pair_req *q, uint8_t type);
  * group (not a Bind after a Parse, a Sync, COPY's data ...): past
  * PAIR_PIPELINE_MAX, only those are counted. */
 bool pair_pg__starts(uint8_t last, uint8_t type);
+/* A request message of TYPE, H, on C: a Parse's statement kept by name; a
+ * Bind that begins Q, with no text of its own, given its statement's. */
+void pair_pg__statement(struct pair_conn *c, struct pair_req *q, const struct req_head *h,
+			uint8_t type);
+/* C's statements let go (its end). */
+void pair_pg__free(struct pair_conn *c);
 /* Q begins with a message of TYPE (0: untyped, its method set). */
 void pair_pg__begin(struct pair_req *q, uint8_t type);
 /* Q is an SSLRequest or GSSENCRequest still waiting for its one byte. */

@@ -10,8 +10,8 @@
 #define PG_MAX_STARTUP 10000u		/* MAX_STARTUP_PACKET_LENGTH */
 #define PG_PROTO_3 196608u		/* 3.0 */
 
-enum body { B_NONE, B_QUERY, B_PARSE, B_EXECUTE, B_WHICH, B_FIELDS, B_TAG, B_READY, B_AUTH,
-	    B_NAME };
+enum body { B_NONE, B_QUERY, B_PARSE, B_BIND, B_EXECUTE, B_WHICH, B_FIELDS, B_TAG, B_READY,
+	    B_AUTH, B_NAME };
 
 /* A message type for one direction: its name, length range (max 0: up to
  * 1 GiB) and what its body holds. */
@@ -27,7 +27,7 @@ struct pg_msg {
 static const struct pg_msg msgs[] = {
 	{ 'Q', true, "QUERY", 5, 0, B_QUERY, false },
 	{ 'P', true, "PARSE", 8, 0, B_PARSE, false },
-	{ 'B', true, "BIND", 12, 0, B_NONE, false },
+	{ 'B', true, "BIND", 12, 0, B_BIND, false },
 	{ 'E', true, "EXECUTE", 9, 0, B_EXECUTE, false },
 	{ 'D', true, "DESCRIBE", 6, 0, B_WHICH, false },
 	{ 'C', true, "CLOSE", 6, 0, B_WHICH, false },
@@ -203,7 +203,24 @@ static int body(const struct pg_msg *m, const uint8_t *b, size_t n, size_t blen,
 			return 0;
 		if ((size_t)e + 4 > blen)
 			return -ENOMSG;
+		out->stmt = req_name__hash(b, (size_t)e);
 		return sql_text(b, n, blen, (size_t)e + 1, false, out);
+	case B_BIND: {
+		/* Portal name, then the statement's. */
+		long s;
+
+		e = cstr_end(b, n, blen, 0);
+		if (e == -ENOMSG)
+			return -ENOMSG;
+		if (e < 0)
+			return 0;
+		s = cstr_end(b, n, blen, (size_t)e + 1);
+		if (s == -ENOMSG || (s >= 0 && (size_t)s + 7 > blen))
+			return -ENOMSG;
+		if (s >= 0)
+			out->stmt = req_name__hash(b + e + 1, (size_t)(s - e - 1));
+		return 0;
+	}
 	case B_EXECUTE:
 		/* Portal name and row limit. */
 		e = cstr_end(b, n, blen, 0);

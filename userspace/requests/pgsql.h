@@ -25,7 +25,9 @@
  * BACKEND_KEY_DATA, NOTIFICATION. status stays -1. The one-byte answer to
  * SSLRequest ('S'/'N') has no length: -EAGAIN (the pairing takes it apart). total_len: 1 + the length
  * (the length for the messages without a type byte), known from the header:
- * len_known is true once the length is in BUF, even when the message is cut. */
+ * len_known is true once the length is in BUF, even when the message is cut.
+ * stmt: a Parse's statement name, or the one a Bind runs, hashed (the
+ * unnamed statement's too), once the name is whole in BUF. */
 int pgsql__parse(const uint8_t *buf, size_t len, bool request, struct req_head *out);
 /* The same, on a connection already found to be PostgreSQL's: also the
  * messages that never start one, COPY's (COPY_DATA, COPY_DONE, COPY_FAIL;

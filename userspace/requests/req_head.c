@@ -47,3 +47,12 @@ size_t req_str__copy(char *dst, size_t size, const char *src)
 	dst[n] = '\0';
 	return n;
 }
+
+uint64_t req_name__hash(const uint8_t *name, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ name[i]) * 0x100000001b3ull;
+	return h ? h : 1;
+}

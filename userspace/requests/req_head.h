@@ -87,6 +87,9 @@ struct req_head {
 				 * them (0: not) */
 	uint64_t total_len;	/* bytes of the whole message (header and body) when
 				 * len_known: the next pipelined message starts there */
+	uint64_t stmt;		/* PostgreSQL Parse and Bind: the prepared
+				 * statement's name, hashed (req_name__hash; the
+				 * unnamed one's too); 0: none, or cut */
 	char method[REQ_METHOD_MAX];
 	char target[REQ_TARGET_MAX];
 	char code[REQ_CODE_MAX];
@@ -107,6 +110,9 @@ void req_head__clear(struct req_head *h);
 const char *req_proto__name(enum req_proto p);
 /* gRPC's name for status CODE (OK, NOT_FOUND, ...), "" past the 17 known. */
 const char *req_grpc__name(int32_t code);
+
+/* A name of LEN bytes as a 64-bit hash (FNV-1a), never 0. */
+uint64_t req_name__hash(const uint8_t *name, size_t len);
 
 /* Copies the string SRC into DST of SIZE bytes, cut to fit: the bytes past
  * its NUL are not copied (records are built per request, from short strings

@@ -3,7 +3,8 @@
  * error that makes the server skip to the Sync, a batch past the pipeline
  * bound, a Query of several
  * statements, COPY both ways, a SCRAM login's round trips, a Describe sent
- * with a Flush before its Execute, and messages the reads cut. The messages
+ * with a Flush before its Execute, messages the reads cut, and prepared
+ * statements' text for the Binds that run them. The messages
  * are built here by the protocol's layouts, in the shapes PostgreSQL 15 sent
  * psycopg 3.1 and pgbench in e2e_req_sql. */
 #include <stdio.h>
@@ -383,6 +384,108 @@ static void test_flush_describe(void)
 	pair__free(p);
 }
 
+/* Prepared statements: a Bind alone gets the text its statement's Parse
+ * named earlier on the connection (pgbench -M prepared, pgx, psycopg); the
+ * unnamed statement too; a statement parsed again with other text, the new
+ * one; past the 32 kept, the least recently used is forgotten. */
+static void test_statements(void)
+{
+	struct pairer *p = fresh(16);
+	struct req_io s = tcp(20, 5, true, 40000, 5432);
+	struct wire rq = { .n = 0 }, a = { .n = 0 };
+	char body[64];
+	int n0;
+
+	/* prepare: Parse and Sync, answered */
+	M(&rq, 'P', "P0_1\0SELECT abalance FROM a WHERE aid = $1\0\0\0");
+	M(&rq, 'S', "");
+	M(&a, '1', "");
+	READY(&a);
+	feed(p, s, REQ_DIR_IN, 100, &rq);
+	feed(p, s, REQ_DIR_OUT, 110, &a);
+	/* run it twice, then the unnamed statement by Bind alone */
+	rq.n = a.n = 0;
+	for (int i = 0; i < 2; i++) {
+		M(&rq, 'B', "\0P0_1\0\0\0\0\0\0\0");
+		M(&rq, 'E', "\0\0\0\0\0");
+	}
+	M(&rq, 'S', "");
+	M(&a, '2', "");
+	M(&a, 'C', "SELECT 1\0");
+	M(&a, '2', "");
+	M(&a, 'C', "SELECT 1\0");
+	READY(&a);
+	feed(p, s, REQ_DIR_IN, 120, &rq);
+	feed(p, s, REQ_DIR_OUT, 130, &a);
+	CHECK_INT(nrec, 3);
+	CHECK_STR(recs[0].method, "PARSE");
+	CHECK_STR(recs[1].method, "BIND");
+	CHECK_STR(recs[1].target, "SELECT abalance FROM a WHERE aid = $1");
+	CHECK_STR(recs[2].target, "SELECT abalance FROM a WHERE aid = $1");
+
+	/* the unnamed statement: parsed with a run, then bound alone; a
+	 * Bind of a statement never parsed here names none */
+	rq.n = a.n = 0;
+	group(&rq, "SELECT 7");
+	M(&rq, 'B', "\0\0\0\0\0\0\0\0");
+	M(&rq, 'E', "\0\0\0\0\0");
+	M(&rq, 'B', "\0nope\0\0\0\0\0\0\0");
+	M(&rq, 'E', "\0\0\0\0\0");
+	M(&rq, 'S', "");
+	answer(&a);
+	M(&a, '2', "");
+	M(&a, 'C', "SELECT 1\0");
+	M(&a, 'E', "SERROR\0C26000\0Mprepared statement \"nope\" does not exist\0\0");
+	READY(&a);
+	feed(p, s, REQ_DIR_IN, 200, &rq);
+	feed(p, s, REQ_DIR_OUT, 210, &a);
+	CHECK_INT(nrec, 6);
+	CHECK_STR(recs[3].target, "SELECT 7");
+	CHECK_STR(recs[4].method, "BIND");
+	CHECK_STR(recs[4].target, "SELECT 7");
+	CHECK_STR(recs[5].target, "");
+	CHECK(recs[5].error);
+	CHECK_STR(recs[5].code, "26000");
+
+	/* 33 statements parsed: the first (unused since) is forgotten, P0_1
+	 * parsed again with other text takes it */
+	rq.n = a.n = 0;
+	for (int i = 0; i < 33; i++) {
+		int len = snprintf(body, sizeof(body), "x%d%cSELECT %d%c%c%c", i, 0, i, 0, 0, 0);
+
+		msg(&rq, 'P', body, (size_t)len);
+		M(&a, '1', "");
+	}
+	M(&rq, 'P', "P0_1\0SELECT 99\0\0\0");
+	M(&rq, 'S', "");
+	M(&a, '1', "");
+	READY(&a);
+	feed(p, s, REQ_DIR_IN, 300, &rq);
+	feed(p, s, REQ_DIR_OUT, 310, &a);
+	n0 = nrec;
+	rq.n = a.n = 0;
+	M(&rq, 'B', "\0x0\0\0\0\0\0\0\0");
+	M(&rq, 'E', "\0\0\0\0\0");
+	M(&rq, 'B', "\0x32\0\0\0\0\0\0\0");
+	M(&rq, 'E', "\0\0\0\0\0");
+	M(&rq, 'B', "\0P0_1\0\0\0\0\0\0\0");
+	M(&rq, 'E', "\0\0\0\0\0");
+	M(&rq, 'S', "");
+	for (int i = 0; i < 3; i++) {
+		M(&a, '2', "");
+		M(&a, 'C', "SELECT 1\0");
+	}
+	READY(&a);
+	feed(p, s, REQ_DIR_IN, 400, &rq);
+	feed(p, s, REQ_DIR_OUT, 410, &a);
+	CHECK_INT(nrec, n0 + 3);
+	CHECK_STR(recs[n0].target, "");
+	CHECK_STR(recs[n0 + 1].target, "SELECT 32");
+	CHECK_STR(recs[n0 + 2].target, "SELECT 99");
+	check_counters(p);
+	pair__free(p);
+}
+
 int main(void)
 {
 	test_pipeline();
@@ -392,5 +495,6 @@ int main(void)
 	test_query_copy();
 	test_login();
 	test_flush_describe();
+	test_statements();
 	return t_report();
 }

@@ -166,8 +166,23 @@ static void test_requests(void)
 	CHECK_STR(h.method, "PARSE");
 	CHECK_STR(h.target, "SELECT a FROM t1 WHERE a = $1;");
 	CHECK_INT(h.total_len, 39);
+	/* the unnamed statement, parsed and bound: one name */
+	CHECK(h.stmt == req_name__hash((const uint8_t *)"", 0));
 	walk(pg_extended, sizeof(pg_extended) - 1, true, (const char *const[]){
 		"PARSE", "BIND", "DESCRIBE", "EXECUTE", "SYNC", NULL });
+	CHECK_INT(parse(pg_extended + 39, sizeof(pg_extended) - 1 - 39, true, &h), 0);
+	CHECK_STR(h.method, "BIND");
+	CHECK(h.stmt == req_name__hash((const uint8_t *)"", 0));
+	/* a named statement (pgbench -M prepared's P0_1), and a Bind cut
+	 * inside its statement's name: none */
+	CHECK_INT(parse((const uint8_t *)"P\0\0\0\x12P0_1\0SELECT\0\0\0", 19, true, &h), 0);
+	CHECK(h.stmt == req_name__hash((const uint8_t *)"P0_1", 4));
+	CHECK_INT(parse((const uint8_t *)"B\0\0\0\x10\0P0_1\0\0\0\0\0\0\0", 17, true, &h), 0);
+	CHECK(h.stmt == req_name__hash((const uint8_t *)"P0_1", 4));
+	CHECK_INT(parse((const uint8_t *)"B\0\0\0\x10\0P0_", 9, true, &h), 0);
+	CHECK(h.stmt == 0);
+	/* a Bind whose statement's name leaves no room for its counts */
+	CHECK_INT(parse((const uint8_t *)"B\0\0\0\x0c\0P0_1\0\0\0", 13, true, &h), -ENOMSG);
 }
 
 /* What a connection's setup sends before its statements: each message its

@@ -52,11 +52,4 @@ load() {
 }
 
 echo "$(named -v), dnsperf -c $clients, about $n queries per row, $rounds rounds; $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-for r in $(seq "$rounds"); do
-	RB_BARE=""
-	echo "round $r"
-	rb_row bare bare
-	rb_requests_rows "$r" "" --requests -q --metrics "127.0.0.1:$mport"
-done
-echo "means (load average now $(cut -d' ' -f1-3 /proc/loadavg)):"
-rb_summary
+rb_metrics_rounds "$rounds" "$mport"

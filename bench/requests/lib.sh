@@ -90,6 +90,16 @@ rb_ticks() {
 	for p in "$@"; do sed 's/.*) //' "/proc/$p/stat"; done | awk '{ t += $12 + $13 } END { print t }'
 }
 
+# rb_srv_ticks: rb_ticks of RB_SRV_PIDS; with RB_SRV_CHILDREN set, their
+# exited children's too (a server with a process per connection, which the
+# script's load waits to see gone).
+rb_srv_ticks() {
+	local p
+	[ -z "${RB_SRV_CHILDREN:-}" ] && { rb_ticks $RB_SRV_PIDS; return; }
+	for p in $RB_SRV_PIDS; do sed 's/.*) //' "/proc/$p/stat"; done |
+		awk '{ t += $12 + $13 + $14 + $15 } END { print t }'
+}
+
 rb_agent_stop() {
 	kill -INT "$RB_PID"; wait "$RB_PID" 2>/dev/null
 }
@@ -153,11 +163,11 @@ rb_row() {
 	RB_EXTRA=""
 	if [ $# -gt 0 ]; then rb_agent_start "$RB_TMP/agent.err" "$@" || exit 1; t0=$(rb_ticks $RB_PID); fi
 	[ -n "${RB_BPF_STATS:-}" ] && [ $# -gt 0 ] && b0=$(rb_bpf "$RB_ID0")
-	s0=$(rb_ticks $RB_SRV_PIDS)
+	s0=$(rb_srv_ticks)
 	[ -n "${RB_WHERE:-}" ] && rb_where_start "$name" "$#"
 	load
 	[ -n "${RB_WHERE:-}" ] && rb_where_stop
-	srv=$(($(rb_ticks $RB_SRV_PIDS) - s0))
+	srv=$(($(rb_srv_ticks) - s0))
 	[ -n "${RB_BPF_STATS:-}" ] && [ $# -gt 0 ] && b1=$(rb_bpf "$RB_ID0")
 	if [ $# -gt 0 ]; then agent=$(($(rb_ticks $RB_PID) - t0)); rb_agent_done "$name" $agent; fi
 	[ -n "${RB_BPF_STATS:-}" ] && [ $# -gt 0 ] && RB_EXTRA="$RB_EXTRA$(echo $b0 $b1 |
@@ -263,4 +273,19 @@ rb_pair_rows() {
 rb_requests_rows() {
 	local r=$1 sfx=$2; shift 2
 	rb_pair_rows "$r" requests "requests$sfx" before "before$sfx" "$@"
+}
+
+# rb_metrics_rounds ROUNDS MPORT: ROUNDS rounds of a bare row and the request
+# rows (`--requests -q --metrics 127.0.0.1:MPORT`, and RB_BEFORE's), then the
+# means: the scripts whose servers are measured in metrics-only mode.
+rb_metrics_rounds() {
+	local r
+	for r in $(seq "$1"); do
+		RB_BARE=""
+		echo "round $r"
+		rb_row bare bare
+		rb_requests_rows "$r" "" --requests -q --metrics "127.0.0.1:$2"
+	done
+	echo "means (load average now $(cut -d' ' -f1-3 /proc/loadavg)):"
+	rb_summary
 }

@@ -18,7 +18,7 @@ enum body { B_NONE, B_QUERY, B_PARSE, B_BIND, B_EXECUTE, B_WHICH, B_FIELDS, B_TA
 struct pg_msg {
 	char type;
 	bool request;
-	const char *name;
+	char name[REQ_METHOD_MAX];	/* whole, so a copy is of a fixed size */
 	uint32_t min, max;
 	enum body body;
 	bool later;	/* seen only after others (COPY's): never a start */
@@ -66,8 +66,22 @@ static const struct pg_msg msgs[] = {
 	{ 'd', false, "COPY_DATA", 4, 0, B_NONE, true },
 	{ 'c', false, "COPY_DONE", 4, 4, B_NONE, true },
 	{ 'V', false, "FUNCTION_CALL_RESPONSE", 8, 0, B_NONE, true },
-	{ 'v', false, "NEGOTIATE_PROTOCOL_VERSION", 12, 0, B_NONE, true },
+	{ 'v', false, "NEGOTIATE_VERSION", 12, 0, B_NONE, true },
 };
+
+#define N_MSGS (sizeof(msgs) / sizeof(msgs[0]))
+
+/* msgs' index + 1 by direction (1: request) and type byte, 0: none: filled
+ * once at load, so each message costs a lookup, not a scan of the table (a
+ * batch is many messages). */
+static uint8_t by_type[2][128];
+
+__attribute__((constructor)) static void by_type__fill(void)
+{
+	_Static_assert(N_MSGS < 255, "msgs fits an index byte");
+	for (size_t i = 0; i < N_MSGS; i++)
+		by_type[msgs[i].request][(uint8_t)msgs[i].type] = (uint8_t)(i + 1);
+}
 
 static uint32_t be32(const uint8_t *p)
 {
@@ -369,10 +383,9 @@ static int parse(const uint8_t *buf, size_t len, bool request, bool later, struc
 		out->len_known = true;
 		goto done;
 	}
-	for (i = 0; i < sizeof(msgs) / sizeof(msgs[0]); i++)
-		if (msgs[i].type == (char)buf[0] && msgs[i].request == request &&
-		    (later || !msgs[i].later))
-			m = &msgs[i];
+	i = buf[0] < 128 ? by_type[request][buf[0]] : 0;
+	if (i && (later || !msgs[i - 1].later))
+		m = &msgs[i - 1];
 	/* The length's first byte: 1 GiB at most. */
 	if (!m || (len >= 2 && buf[1] > 0x40))
 		return -ENOMSG;
@@ -381,7 +394,8 @@ static int parse(const uint8_t *buf, size_t len, bool request, bool later, struc
 	mlen = be32(buf + 1);
 	if (mlen < m->min || mlen > (m->max ? m->max : PG_MAX_LEN))
 		return -ENOMSG;
-	strcpy(out->method, m->name);
+	_Static_assert(sizeof(m->name) == sizeof(out->method), "a method's size");
+	memcpy(out->method, m->name, sizeof(m->name));
 	n = len - 5 < mlen - 4 ? len - 5 : mlen - 4;
 	err = body(m, buf + 5, n, mlen - 4, out);
 	if (err) {

@@ -32,8 +32,8 @@ int pgsql__parse(const uint8_t *buf, size_t len, bool request, struct req_head *
 /* The same, on a connection already found to be PostgreSQL's: also the
  * messages that never start one, COPY's (COPY_DATA, COPY_DONE, COPY_FAIL;
  * COPY_IN_RESPONSE, COPY_OUT_RESPONSE, COPY_BOTH_RESPONSE) and the function
- * call's (FUNCTION_CALL, FUNCTION_CALL_RESPONSE), and
- * NEGOTIATE_PROTOCOL_VERSION. */
+ * call's (FUNCTION_CALL, FUNCTION_CALL_RESPONSE), and NegotiateProtocolVersion
+ * (NEGOTIATE_VERSION). */
 int pgsql__parse_walk(const uint8_t *buf, size_t len, bool request, struct req_head *out);
 
 #endif

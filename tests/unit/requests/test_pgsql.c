@@ -185,6 +185,43 @@ static void test_requests(void)
 	CHECK_INT(parse((const uint8_t *)"B\0\0\0\x0c\0P0_1\0\0\0", 13, true, &h), -ENOMSG);
 }
 
+/* The messages only a connection already found to be PostgreSQL's carries,
+ * each through pgsql__parse_walk with its own method (every name fits
+ * REQ_METHOD_MAX whole), none through pgsql__parse. */
+static void test_walk_only(void)
+{
+	static const struct {
+		const char *msg;
+		size_t len;
+		bool request;
+		const char *method;
+	} m[] = {
+		{ "F\0\0\0\x0e\0\0\x04\xd2\0\0\0\0\0\0", 15, true, "FUNCTION_CALL" },
+		{ "d\0\0\0\x08" "1\tx\n", 9, true, "COPY_DATA" },
+		{ "c\0\0\0\x04", 5, true, "COPY_DONE" },
+		{ "f\0\0\0\x07no\0", 8, true, "COPY_FAIL" },
+		{ "G\0\0\0\x07\0\0\0", 8, false, "COPY_IN_RESPONSE" },
+		{ "H\0\0\0\x07\0\0\0", 8, false, "COPY_OUT_RESPONSE" },
+		{ "W\0\0\0\x07\0\0\0", 8, false, "COPY_BOTH_RESPONSE" },
+		{ "d\0\0\0\x08" "1\tx\n", 9, false, "COPY_DATA" },
+		{ "c\0\0\0\x04", 5, false, "COPY_DONE" },
+		{ "V\0\0\0\x08\xff\xff\xff\xff", 9, false, "FUNCTION_CALL_RESPONSE" },
+		{ "v\0\0\0\x0c\0\0\0\0\0\0\0\0", 13, false, "NEGOTIATE_VERSION" },
+	};
+	struct req_head h;
+
+	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		const uint8_t *b = (const uint8_t *)m[i].msg;
+
+		CHECK_INT(pgsql__parse(b, m[i].len, m[i].request, &h), -ENOMSG);
+		CHECK_INT(pgsql__parse_walk(b, m[i].len, m[i].request, &h), 0);
+		CHECK_STR(h.method, m[i].method);
+		CHECK(strlen(h.method) < REQ_METHOD_MAX);
+		CHECK_STR(h.target, "");
+		CHECK_INT(h.total_len, m[i].len);
+	}
+}
+
 /* What a connection's setup sends before its statements: each message its
  * own method; a startup's target names who logs in, and where. */
 static void test_setup(void)
@@ -377,6 +414,7 @@ static void test_hostile(void)
 
 int main(void)
 {
+	test_walk_only();
 	test_requests();
 	test_setup();
 	test_responses();

@@ -53,9 +53,12 @@ bool pair_pg__joins(struct pair_req *q, uint8_t type)
 		q->pg = (q->pg & ~PG_OPEN) | PG_EXEC;
 		return true;
 	case 'S':
-		if (q->pg & (PG_SYNCED | PG_LOGIN | PG_ONE_BYTE))
+		/* (a group that failed before its Sync was sent: the Sync is
+		 * its own, nothing between to skip) */
+		if ((q->pg & (PG_LOGIN | PG_ONE_BYTE)) ||
+		    (q->pg & (PG_SYNCED | PG_FAILED)) == PG_SYNCED)
 			return false;
-		q->pg = (q->pg & ~PG_OPEN) | PG_SYNCED;
+		q->pg = (q->pg & ~(PG_OPEN | PG_FAILED)) | PG_SYNCED;
 		return true;
 	case 'H':
 	case 'd':

@@ -185,6 +185,25 @@ static void test_pipeline_error(void)
 	CHECK_STR(recs[4].target, "SELECT 5");
 	CHECK_INT(recs[4].resp_bytes, a.n);
 	CHECK_INT(recs[4].duration, 30);
+
+	/* a statement that fails before the client sent its Sync: the Sync,
+	 * sent after the error came, is its own, and ends it */
+	rq.n = a.n = 0;
+	group(&rq, "SELECT * FROM m");
+	M(&rq, 'H', "");
+	feed(p, s, REQ_DIR_IN, 300, &rq);
+	M(&a, '1', "");
+	ERROR_42P01(&a);
+	feed(p, s, REQ_DIR_OUT, 310, &a);
+	rq.n = 0;
+	M(&rq, 'S', "");
+	feed(p, s, REQ_DIR_IN, 320, &rq);
+	rq.n = a.n = 0;
+	READY(&a);
+	feed(p, s, REQ_DIR_OUT, 330, &a);
+	CHECK_INT(nrec, 6);
+	CHECK(recs[5].error);
+	CHECK_INT(recs[5].duration, 30);
 	check_counters(p);
 	pair__free(p);
 }

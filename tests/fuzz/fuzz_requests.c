@@ -53,6 +53,7 @@ static const struct {
 	{ mysql__parse, REQ_PROTO_MYSQL },
 	{ mysql_auth_end, REQ_PROTO_MYSQL },
 	{ pgsql__parse, REQ_PROTO_PGSQL },
+	{ pgsql__parse_walk, REQ_PROTO_PGSQL },
 	{ tls__parse, REQ_PROTO_TLS },
 	{ kafka__parse, REQ_PROTO_KAFKA },
 	{ kafka_response, REQ_PROTO_KAFKA },

@@ -1,12 +1,13 @@
 /* The pairing's state machine. A TCP connection alternates between bytes in
  * the request direction (client to server) and bytes in the response
  * direction. Protocols whose every message states its length (HTTP, Redis,
- * Kafka, DNS over TCP) are walked message by message, so pipelined requests
- * are counted one by one and a response ends at its last byte (a Kafka
- * response goes to the request of its correlation id); for the others
- * (MySQL, PostgreSQL, TLS, unknown bytes) a burst in one direction is one
- * request or one response, and a response ends where the next request begins
- * (or at close, or when the connection stays idle). MySQL's server speaks
+ * Kafka, DNS over TCP, PostgreSQL) are walked message by message, so
+ * pipelined requests are counted one by one and a response ends at its last
+ * byte (a Kafka response goes to the request of its correlation id;
+ * PostgreSQL's messages are grouped into requests and responses by
+ * pair_pg.c); for the others (MySQL, TLS, unknown bytes) a burst in one
+ * direction is one request or one response, and a response ends where the
+ * next request begins (or at close, or when the connection stays idle). MySQL's server speaks
  * first: its greeting is kept for the login's exchange (HANDSHAKE), which
  * ends at the server's OK or ERR, an auth switch's round trips included.
  * UDP datagrams are DNS messages matched by transaction id. */

@@ -65,6 +65,26 @@ static void answer(struct wire *w)
 	rows(w);
 }
 
+/* A Bind of the prepared statement STMT (no parameters) and its Execute. */
+static void run(struct wire *w, const char *stmt)
+{
+	char body[64];
+	size_t n = strlen(stmt);
+
+	body[0] = '\0';
+	memcpy(body + 1, stmt, n + 1);
+	memset(body + n + 2, 0, 6);	/* 0 formats, 0 params, 0 results */
+	msg(w, 'B', body, n + 8);
+	M(w, 'E', "\0\0\0\0\0");
+}
+
+/* A run's answer: BindComplete, CommandComplete. */
+static void ran(struct wire *w)
+{
+	M(w, '2', "");
+	M(w, 'C', "SELECT 1\0");
+}
+
 #define READY(w) M(w, 'Z', "I")
 #define ERROR_42P01(w) M(w, 'E', "SERROR\0C42P01\0Mrelation \"m\" does not exist\0\0")
 
@@ -424,15 +444,11 @@ static void test_statements(void)
 	feed(p, s, REQ_DIR_OUT, 110, &a);
 	/* run it twice, then the unnamed statement by Bind alone */
 	rq.n = a.n = 0;
-	for (int i = 0; i < 2; i++) {
-		M(&rq, 'B', "\0P0_1\0\0\0\0\0\0\0");
-		M(&rq, 'E', "\0\0\0\0\0");
-	}
+	run(&rq, "P0_1");
+	run(&rq, "P0_1");
 	M(&rq, 'S', "");
-	M(&a, '2', "");
-	M(&a, 'C', "SELECT 1\0");
-	M(&a, '2', "");
-	M(&a, 'C', "SELECT 1\0");
+	ran(&a);
+	ran(&a);
 	READY(&a);
 	feed(p, s, REQ_DIR_IN, 120, &rq);
 	feed(p, s, REQ_DIR_OUT, 130, &a);
@@ -446,14 +462,11 @@ static void test_statements(void)
 	 * Bind of a statement never parsed here names none */
 	rq.n = a.n = 0;
 	group(&rq, "SELECT 7");
-	M(&rq, 'B', "\0\0\0\0\0\0\0\0");
-	M(&rq, 'E', "\0\0\0\0\0");
-	M(&rq, 'B', "\0nope\0\0\0\0\0\0\0");
-	M(&rq, 'E', "\0\0\0\0\0");
+	run(&rq, "");
+	run(&rq, "nope");
 	M(&rq, 'S', "");
 	answer(&a);
-	M(&a, '2', "");
-	M(&a, 'C', "SELECT 1\0");
+	ran(&a);
 	M(&a, 'E', "SERROR\0C26000\0Mprepared statement \"nope\" does not exist\0\0");
 	READY(&a);
 	feed(p, s, REQ_DIR_IN, 200, &rq);
@@ -483,17 +496,12 @@ static void test_statements(void)
 	feed(p, s, REQ_DIR_OUT, 310, &a);
 	n0 = nrec;
 	rq.n = a.n = 0;
-	M(&rq, 'B', "\0x0\0\0\0\0\0\0\0");
-	M(&rq, 'E', "\0\0\0\0\0");
-	M(&rq, 'B', "\0x32\0\0\0\0\0\0\0");
-	M(&rq, 'E', "\0\0\0\0\0");
-	M(&rq, 'B', "\0P0_1\0\0\0\0\0\0\0");
-	M(&rq, 'E', "\0\0\0\0\0");
+	run(&rq, "x0");
+	run(&rq, "x32");
+	run(&rq, "P0_1");
 	M(&rq, 'S', "");
-	for (int i = 0; i < 3; i++) {
-		M(&a, '2', "");
-		M(&a, 'C', "SELECT 1\0");
-	}
+	for (int i = 0; i < 3; i++)
+		ran(&a);
 	READY(&a);
 	feed(p, s, REQ_DIR_IN, 400, &rq);
 	feed(p, s, REQ_DIR_OUT, 410, &a);

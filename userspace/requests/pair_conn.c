@@ -158,7 +158,7 @@ void pair_conn__remove(struct pairer *p, struct pair_conn *c)
 	c->ct = c->peer_ct = NULL;
 	pair_h2__free(c->h2);
 	c->h2 = NULL;
-	pair_pg__free(c);
+	pair_stmt__free(c);
 	pair_q__shrink(c, true);
 	c->used = false;
 	c->next_free = p->free;

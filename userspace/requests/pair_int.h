@@ -166,8 +166,8 @@ struct pair_conn {
 				 * confirmation left (RESP2 messages come then) */
 	bool redis_monitor;	/* Redis: MONITOR asked (and no RESET since) */
 	uint8_t pg_last;	/* PostgreSQL: the last request message's type */
-	struct pair_pg_stmts *pg_stmts;	/* ... its prepared statements' text, or
-					 * NULL (pair_pg.c) */
+	struct pair_stmts *stmts;	/* PostgreSQL, MySQL: its prepared
+					 * statements' text, or NULL (pair_stmt.c) */
 	uint8_t redis_reply;	/* Redis: CLIENT REPLY OFF or SKIP in force
 				 * (enum req_reply; 0: replies) */
 	bool resp_lost;		/* a response message's end was not found: the burst
@@ -327,8 +327,13 @@ bool pair_pg__starts(uint8_t last, uint8_t type);
  * Bind that begins Q, with no text of its own, given its statement's. */
 void pair_pg__statement(struct pair_conn *c, struct pair_req *q, const struct req_head *h,
 			uint8_t type);
-/* C's statements let go (its end). */
-void pair_pg__free(struct pair_conn *c);
+/* Prepared statements (pair_stmt.c), by NAME (req_head.stmt, 0: none):
+ * TEXT kept as NAME's; Q's target set to NAME's text (false: not known);
+ * NAME let go (MySQL's COM_STMT_CLOSE); all of C's let go (its end). */
+void pair_stmt__keep(struct pair_conn *c, uint64_t name, const char *text);
+bool pair_stmt__name(struct pair_conn *c, struct pair_req *q, uint64_t name);
+void pair_stmt__forget(struct pair_conn *c, uint64_t name);
+void pair_stmt__free(struct pair_conn *c);
 /* Q begins with a message of TYPE (0: untyped, its method set). */
 void pair_pg__begin(struct pair_req *q, uint8_t type);
 /* Q is an SSLRequest or GSSENCRequest still waiting for its one byte. */

@@ -21,8 +21,8 @@
  *
  * A prepared statement run by Bind alone (pgx, pgJDBC past its threshold,
  * psycopg's executemany, pgbench -M prepared) names no SQL: its Parse did,
- * earlier on the connection. The last PG_STMTS statements parsed on a
- * connection are kept by name, so such a Bind's request gets its text. */
+ * earlier on the connection. The statements parsed on a connection are
+ * kept by name (pair_stmt.c), so such a Bind's request gets its text. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -173,61 +173,11 @@ bool pair_pg__synced(const struct pair_req *q)
 	return q->pg & PG_SYNCED && !(q->pg & PG_FAILED);
 }
 
-/* The statements a connection prepared, the least recently used replaced. */
-#define PG_STMTS 32
-struct pair_pg_stmts {
-	uint32_t clock;
-	struct {
-		uint64_t name;		/* req_head.stmt; 0: free */
-		uint32_t used;
-		uint16_t len;
-		char text[REQ_TARGET_MAX];
-	} e[PG_STMTS];
-};
-
 void pair_pg__statement(struct pair_conn *c, struct pair_req *q, const struct req_head *h,
 			uint8_t type)
 {
-	struct pair_pg_stmts *t = c->pg_stmts;
-	uint32_t i, old = 0;
-
-	if (!h->stmt || (type != 'P' && type != 'B'))
-		return;
-	if (type == 'B') {
-		if (!t || !q || q->target_len)
-			return;
-		for (i = 0; i < PG_STMTS; i++)
-			if (t->e[i].name == h->stmt) {
-				t->e[i].used = ++t->clock;
-				memcpy(q->target, t->e[i].text, t->e[i].len + 1u);
-				q->target_len = t->e[i].len;
-				return;
-			}
-		return;
-	}
-	if (!h->target[0])
-		return;
-	if (!t) {
-		/* (no memory: Binds then name no text, as before a Parse) */
-		t = c->pg_stmts = calloc(1, sizeof(*t));
-		if (!t)
-			return;
-	}
-	for (i = 0; i < PG_STMTS; i++) {
-		if (t->e[i].name == h->stmt)
-			break;
-		if (t->e[i].used < t->e[old].used)
-			old = i;
-	}
-	if (i == PG_STMTS)
-		i = old;
-	t->e[i].name = h->stmt;
-	t->e[i].used = ++t->clock;
-	t->e[i].len = (uint16_t)req_str__copy(t->e[i].text, sizeof(t->e[i].text), h->target);
-}
-
-void pair_pg__free(struct pair_conn *c)
-{
-	free(c->pg_stmts);
-	c->pg_stmts = NULL;
+	if (type == 'P')
+		pair_stmt__keep(c, h->stmt, h->target);
+	else if (type == 'B' && q && !q->target_len)
+		pair_stmt__name(c, q, h->stmt);
 }

@@ -1,0 +1,86 @@
+/* Prepared statements' text, per connection. A statement prepared once is
+ * run many times by a message that names it and no SQL: PostgreSQL's Bind
+ * names its Parse's statement, MySQL's COM_STMT_EXECUTE (and FETCH, RESET,
+ * SEND_LONG_DATA, CLOSE) the id the server gave its COM_STMT_PREPARE. The
+ * last STMT_MAX statements a connection prepared are kept by name (a hash
+ * or an id, req_head.stmt), the least recently used replaced, so those
+ * requests get their statement's text. The table is on the heap only for
+ * connections that prepare, and freed with them. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pair_int.h"
+
+#define STMT_MAX 32
+struct pair_stmts {
+	uint32_t clock;
+	struct {
+		uint64_t name;		/* 0: free */
+		uint32_t used;
+		uint16_t len;
+		char text[REQ_TARGET_MAX];
+	} e[STMT_MAX];
+};
+
+void pair_stmt__keep(struct pair_conn *c, uint64_t name, const char *text)
+{
+	struct pair_stmts *t = c->stmts;
+	uint32_t i, old = 0;
+
+	if (!name || !text[0])
+		return;
+	if (!t) {
+		/* (no memory: its runs then name no text, as before it) */
+		t = c->stmts = calloc(1, sizeof(*t));
+		if (!t)
+			return;
+	}
+	for (i = 0; i < STMT_MAX; i++) {
+		if (t->e[i].name == name)
+			break;
+		if (t->e[i].used < t->e[old].used)
+			old = i;
+	}
+	if (i == STMT_MAX)
+		i = old;
+	t->e[i].name = name;
+	t->e[i].used = ++t->clock;
+	t->e[i].len = (uint16_t)req_str__copy(t->e[i].text, sizeof(t->e[i].text), text);
+}
+
+bool pair_stmt__name(struct pair_conn *c, struct pair_req *q, uint64_t name)
+{
+	struct pair_stmts *t = c->stmts;
+	uint32_t i;
+
+	if (!t || !name)
+		return false;
+	for (i = 0; i < STMT_MAX; i++)
+		if (t->e[i].name == name) {
+			t->e[i].used = ++t->clock;
+			memcpy(q->target, t->e[i].text, t->e[i].len + 1u);
+			q->target_len = t->e[i].len;
+			return true;
+		}
+	return false;
+}
+
+void pair_stmt__forget(struct pair_conn *c, uint64_t name)
+{
+	struct pair_stmts *t = c->stmts;
+	uint32_t i;
+
+	if (!t || !name)
+		return;
+	for (i = 0; i < STMT_MAX; i++)
+		if (t->e[i].name == name) {
+			t->e[i].name = 0;
+			t->e[i].used = 0;
+		}
+}
+
+void pair_stmt__free(struct pair_conn *c)
+{
+	free(c->stmts);
+	c->stmts = NULL;
+}

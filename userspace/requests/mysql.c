@@ -128,6 +128,10 @@ static int parse_request(const uint8_t *p, size_t n, uint32_t plen, struct req_h
 			if (p[5] & ~0x0fu || le32(p + 6) != 1)
 				return -ENOMSG;
 		}
+		if (c->cmd != 0x0c)
+			out->stmt = (uint64_t)le32(p + 1) + 1;
+		/* the server answers neither */
+		out->no_resp = c->cmd == 0x18 || c->cmd == 0x19;
 		return 0;
 	default:
 		return 0;
@@ -158,6 +162,12 @@ static int parse_response(const uint8_t *p, size_t n, uint32_t plen, struct req_
 		if (plen < 7 || plen > MYSQL_MAX_REPLY)
 			return -ENOMSG;
 		strcpy(out->method, "OK");
+		/* COM_STMT_PREPARE's OK: the statement id, the column and
+		 * parameter counts, a 0, the warnings (an OK of 12 bytes to
+		 * another command reads so too: the pairing asks only of a
+		 * STMT_PREPARE's answer) */
+		if (plen == 12 && n >= 10 && !p[9])
+			out->stmt = (uint64_t)le32(p + 1) + 1;
 		return 0;
 	case 0xff:
 		/* ERR: header, error number, then "#" and the SQL state (4.1). */

@@ -15,14 +15,17 @@
  * command's name (QUERY, STMT_PREPARE, STMT_EXECUTE, INIT_DB, PING, QUIT,
  * ...; unknown commands refused), target the query text head (QUERY,
  * STMT_PREPARE), schema (INIT_DB), table (FIELD_LIST, to its NUL) or
- * statement id (STMT_*; the thread id for PROCESS_KILL), control bytes and
+ * statement id (STMT_*, and stmt the id + 1; the thread id for
+ * PROCESS_KILL; no_resp for STMT_CLOSE and STMT_SEND_LONG_DATA, which the
+ * server never answers), control bytes and
  * bytes outside ASCII written '?' (tab, CR, LF as a space); a NUL in SQL
  * text refuses the packet unless it is its last byte (the C string's end
  * mariadb-slap sends), which ends the text. Or the login (sequence 1, the
  * 4.1 HandshakeResponse): method HANDSHAKE, target "USER@DATABASE" or
  * "USER" when it names no database; just its fixed 32 bytes with CLIENT_SSL:
  * method SSLREQUEST (TLS follows). A response (sequence 1 or more): method
- * OK, ERR (error, status the error number, code the SQL state when sent; OK
+ * OK (stmt the statement id + 1 when it is shaped as COM_STMT_PREPARE's),
+ * ERR (error, status the error number, code the SQL state when sent; OK
  * and ERR up to 64 KiB), EOF or RESULTSET (the column count packet); or the
  * server's greeting (sequence 0, protocol 10, with PROTOCOL_41): method
  * GREETING, target the server's version. total_len: 4 + the payload length,

@@ -9,7 +9,9 @@
  * direction is one request or one response, and a response ends where the
  * next request begins (or at close, or when the connection stays idle). MySQL's server speaks
  * first: its greeting is kept for the login's exchange (HANDSHAKE), which
- * ends at the server's OK or ERR, an auth switch's round trips included.
+ * ends at the server's OK or ERR, an auth switch's round trips included;
+ * a command the server never answers (STMT_CLOSE, STMT_SEND_LONG_DATA)
+ * ends at its length, and a prepared statement's commands get its SQL.
  * UDP datagrams are DNS messages matched by transaction id. */
 #include <errno.h>
 #include <stdlib.h>
@@ -393,6 +395,27 @@ static void auth__begin(struct pair_conn *c, const struct req_head *h)
 		c->proto = REQ_PROTO_TLS;
 }
 
+/* A MySQL command of a prepared statement (H, begun as Q) names it by its
+ * id: Q gets the statement's text when its STMT_PREPARE was answered on C;
+ * a STMT_CLOSE lets it go. */
+static void my__statement(struct pair_conn *c, struct pair_req *q, const struct req_head *h)
+{
+	if (!h->stmt)
+		return;
+	pair_stmt__name(c, q, h->stmt);
+	if (h->no_resp && q->method_len == 10 && !memcmp(q->method, "STMT_CLOSE", 10))
+		pair_stmt__forget(c, h->stmt);
+}
+
+/* Q's answer, H, its first packet: a STMT_PREPARE's OK gives the statement
+ * its id, by which the commands that run it name it. */
+static void my__prepared(struct pair_conn *c, const struct pair_req *q, const struct req_head *h)
+{
+	if (h->stmt && q->method_len == 12 && !memcmp(q->method, "STMT_PREPARE", 12) &&
+	    !strcmp(h->method, "OK"))
+		pair_stmt__keep(c, h->stmt, q->target);
+}
+
 /* Whether Redis answers request H on C, by CLIENT REPLY's mode (Redis'
  * networking.c): OFF silences it and the commands after until an ON, which
  * is answered; SKIP silences it and the next command (unless OFF is in
@@ -533,8 +556,11 @@ static void stream__request(struct pairer *p, struct pair_conn *c, const struct 
 				pair_pg__begin(q, buf[off]);
 			pair_pg__statement(c, q, &h, buf[off]);
 		}
-		if (!r && proto == REQ_PROTO_MYSQL)
+		if (!r && proto == REQ_PROTO_MYSQL) {
 			auth__begin(c, &h);
+			if (q)
+				my__statement(c, q, &h);
+		}
 		if (!r && proto == REQ_PROTO_REDIS && h.pubsub >= REQ_PUBSUB_MONITOR) {
 			/* MONITOR's lines come until a RESET (or the close) */
 			c->redis_monitor = h.pubsub == REQ_PUBSUB_MONITOR;
@@ -550,7 +576,11 @@ static void stream__request(struct pairer *p, struct pair_conn *c, const struct 
 			pair_req__release(p, q);
 		}
 		ts = ts_read;
-		if (!r && proto__walks(proto) && h.len_known && h.total_len) {
+		if (!r && (proto__walks(proto) || (proto == REQ_PROTO_MYSQL && h.no_resp)) &&
+		    h.len_known && h.total_len) {
+			/* (MySQL: a command the server never answers ends at
+			 * its length, where the next begins; the others run to
+			 * the answer) */
 			c->req_need = h.total_len;
 		} else if (!r && proto == REQ_PROTO_HTTP && h.chunked) {
 			/* its head, then its body walked chunk by chunk */
@@ -1022,6 +1052,8 @@ static void stream__response(struct pairer *p, struct pair_conn *c, const struct
 							   len - done, ts))
 					break;
 			}
+			if (!r && c->proto == REQ_PROTO_MYSQL && !q->has_resp)
+				my__prepared(c, q, &h);
 			resp__begin(c, q, off < blen ? buf + off : NULL, off < blen ? blen - off : 0,
 				    off ? ts : ts_carry, r, &h);
 			c->resp_need = q->resp_need;

@@ -63,7 +63,8 @@ struct req_head {
 	int32_t status;		/* HTTP status, DNS rcode, MySQL or Kafka error number; -1: none */
 	uint32_t id;		/* DNS transaction id, Kafka correlation id, Dubbo
 				 * request id (its low 32 bits), RocketMQ opaque */
-	bool no_resp;		/* a request answered by none (Dubbo, RocketMQ one-way) */
+	bool no_resp;		/* a request answered by none (Dubbo, RocketMQ
+				 * one-way, MySQL's STMT_CLOSE) */
 	bool head_cut;		/* the bytes end before all the message's names and
 				 * status are read (Dubbo, RocketMQ: the pairing
 				 * carries a short read's to the next) */
@@ -89,7 +90,9 @@ struct req_head {
 				 * len_known: the next pipelined message starts there */
 	uint64_t stmt;		/* PostgreSQL Parse and Bind: the prepared
 				 * statement's name, hashed (req_name__hash; the
-				 * unnamed one's too); 0: none, or cut */
+				 * unnamed one's too); MySQL: the statement id + 1
+				 * of a STMT_* command or a STMT_PREPARE's OK;
+				 * 0: none, or cut */
 	char method[REQ_METHOD_MAX];
 	char target[REQ_TARGET_MAX];
 	char code[REQ_CODE_MAX];

@@ -134,6 +134,59 @@ static void test_requests(void)
 	request(my_field_list, "FIELD_LIST", "t1", 9);
 }
 
+/* A prepared statement's commands name its id (stmt: the id + 1, 0 for the
+ * others and for PROCESS_KILL's thread id); the server answers neither
+ * STMT_CLOSE nor STMT_SEND_LONG_DATA; STMT_PREPARE's OK gives the id. */
+static void test_statements(void)
+{
+	struct req_head h;
+
+	CHECK_INT(parse(my_execute, sizeof(my_execute) - 1, true, &h), 0);
+	CHECK_INT(h.stmt, 2);
+	CHECK_INT(h.no_resp, false);
+	CHECK_INT(parse(my_close, sizeof(my_close) - 1, true, &h), 0);
+	CHECK_INT(h.stmt, 2);
+	CHECK_INT(h.no_resp, true);
+	CHECK_INT(parse((const uint8_t *)"\x09\x00\x00\x00\x18\xfe\xff\xff\xff\x01\x00zz", 13,
+			true, &h), 0);
+	CHECK_STR(h.method, "STMT_SEND_LONG_DATA");
+	CHECK_EQ(h.stmt, 0xffffffffull);
+	CHECK_INT(h.no_resp, true);
+	CHECK_INT(parse((const uint8_t *)"\x05\x00\x00\x00\x1a\x03\x00\x00\x00", 9, true, &h), 0);
+	CHECK_STR(h.method, "STMT_RESET");
+	CHECK_INT(h.stmt, 4);
+	CHECK_INT(h.no_resp, false);
+	CHECK_INT(parse((const uint8_t *)"\x09\x00\x00\x00\x1c\x03\x00\x00\x00\x02\x00\x00\x00", 13,
+			true, &h), 0);
+	CHECK_STR(h.method, "STMT_FETCH");
+	CHECK_INT(h.stmt, 4);
+	CHECK_INT(parse((const uint8_t *)"\x05\x00\x00\x00\x0c\x03\x00\x00\x00", 9, true, &h), 0);
+	CHECK_STR(h.method, "PROCESS_KILL");
+	CHECK_INT(h.stmt, 0);
+	CHECK_INT(parse(my_query_select, sizeof(my_query_select) - 1, true, &h), 0);
+	CHECK_INT(h.stmt, 0);
+	CHECK_INT(h.no_resp, false);
+	/* the OK of statement 64 (1 column, 1 parameter), all of it and its
+	 * first 10 bytes; an OK of other sizes, and one whose tenth byte is
+	 * not 0, name none */
+	CHECK_INT(parse((const uint8_t *)"\x0c\x00\x00\x01\x00\x40\x00\x00\x00\x01\x00\x01\x00"
+			"\x00\x00\x00", 16, false, &h), 0);
+	CHECK_STR(h.method, "OK");
+	CHECK_INT(h.stmt, 65);
+	CHECK_INT(parse((const uint8_t *)"\x0c\x00\x00\x01\x00\x40\x00\x00\x00\x01\x00\x01\x00"
+			"\x00", 14, false, &h), 0);
+	CHECK_INT(h.stmt, 65);
+	CHECK_INT(parse((const uint8_t *)"\x0c\x00\x00\x01\x00\x40\x00\x00\x00\x01\x00\x01\x00",
+			13, false, &h), 0);
+	CHECK_INT(h.stmt, 0);
+	CHECK_INT(parse((const uint8_t *)"\x07\x00\x00\x01\x00\x00\x00\x02\x00\x00\x00", 11,
+			false, &h), 0);
+	CHECK_INT(h.stmt, 0);
+	CHECK_INT(parse((const uint8_t *)"\x0c\x00\x00\x01\x00\x40\x00\x00\x00\x01\x00\x01\x00"
+			"\x05\x00\x00", 16, false, &h), 0);
+	CHECK_INT(h.stmt, 0);
+}
+
 /* mariadb-slap sends its generated statements with the C string's NUL: the
  * text ends there. A NUL anywhere else still refuses (the server reads a
  * syntax error there). */
@@ -458,6 +511,7 @@ static void test_hostile(void)
 int main(void)
 {
 	test_requests();
+	test_statements();
 	test_slap_statements();
 	test_handshake();
 	test_auth_end();

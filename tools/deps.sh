@@ -43,7 +43,8 @@ install_missing "${pkgs[@]}"
 # services are not started (policy-rc.d): each test starts its own on a port
 # of its own.
 servers=(nginx-light apache2 apache2-utils curl wget openssl redis-server redis-tools dnsmasq-base bind9-dnsutils bind9 dnsperf
-	 mariadb-server mariadb-client postgresql postgresql-contrib python3-psycopg graphviz busybox-static runc)
+	 mariadb-server mariadb-client postgresql postgresql-contrib python3-psycopg graphviz busybox-static runc
+	 libmariadb-dev golang-github-go-sql-driver-mysql-dev)
 if [ ! -e /usr/sbin/policy-rc.d ]; then
 	printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
 	chmod 755 /usr/sbin/policy-rc.d

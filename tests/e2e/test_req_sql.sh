@@ -22,7 +22,8 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_servers.sh"
 need_live
-need_pkgs mariadb-server mariadb-client postgresql postgresql-contrib
+need_pkgs mariadb-server mariadb-client postgresql postgresql-contrib libmariadb-dev gcc pkg-config \
+	golang-go golang-github-go-sql-driver-mysql-dev
 t0=$SECONDS
 chmod 711 "$TMP" "$SRV"	# the servers run as mysql and postgres
 
@@ -226,9 +227,25 @@ expect "the agent exits 0" [ $rc = 0 ] || tail -n 5 "$P/setup.err"
 # second after it began (the server skips the other two, which psycopg has
 # sent by then), COPY both ways. Ground truth: the log's
 # execute and statement lines and its ERROR.
+# MariaDB's prepared statements (the binary protocol) in the same run: Go's
+# go-sql-driver (mysql/stmts.go: a prepare, an execute and an unanswered
+# close for each query with arguments) and libmariadb's mysql_stmt_* calls
+# (mysql/stmts.c: long data, a reset, a cursor's fetches, a failed prepare
+# and a failed execute). Ground truth: the general log's Prepare and Execute
+# lines and the Com_stmt_* counters.
+go_build() {	# go_build OUT SRC: GOPATH mode, Debian's Go packages only
+	env HOME="$TMP/gohome" GOCACHE="$TMP/gohome/cache" GOPATH=/usr/share/gocode GO111MODULE=off \
+		GOENV=off GOFLAGS= GOPROXY=off GOTOOLCHAIN=local GOTELEMETRY=off CGO_ENABLED=0 \
+		timeout 300 go build -o "$1" "$2" >>"$TMP/gobuild.log" 2>&1
+}
+expect "the MariaDB statement clients build (libmariadb, go-sql-driver)" eval \
+	'gcc -O2 -Wall -o "$TMP/stmts" "$(dirname "$0")/mysql/stmts.c" $(pkg-config --cflags --libs libmariadb) &&
+	 go_build "$TMP/stmtsgo" "$(dirname "$0")/mysql/stmts.go"' || tail -n 5 "$TMP/gobuild.log"
+my -N -e "SHOW GLOBAL STATUS LIKE 'Com\\_stmt\\_%'" >"$M/stmt.before"
+glog3_from=$(($(wc -l <"$M/general.log") + 1))
 plog_from=$(($(wc -l <"$SRV/postgres.log") + 1))
-expect "the agent starts in request mode for pipelines and batches" start_agent "$P/pipe.json" \
-	"$P/pipe.err" --requests -j -p "$REQ_FORMAT" "req.sport=$PPORT"
+expect "the agent starts in request mode for pipelines, batches and statements" start_agent \
+	"$P/pipe.json" "$P/pipe.err" --requests -j -p "$REQ_FORMAT" "req.sport=$PPORT or req.sport=$MPORT"
 helpers=$(pg_children)
 pipe_load() {
 	pgb -M extended -n -f "$(dirname "$0")/pg/pipeline.sql" -t 20 -c 2 >"$P/pipe.out" 2>&1 &&
@@ -237,8 +254,17 @@ pipe_load() {
 }
 expect "pgbench's pipelines and psycopg's batch, failed pipeline and COPYs ran" pipe_load ||
 	tail -n 3 "$P/pipe.out" "$P/batches.out"
+stmt_load() {
+	timeout 30 "$TMP/stmtsgo" "root@tcp(127.0.0.1:$MPORT)/" >"$M/stmts.out" 2>&1 &&
+		timeout 30 "$TMP/stmts" "$MPORT" >>"$M/stmts.out" 2>&1 &&
+		[ "$(cat "$M/stmts.out")" = "ran 35
+inserted 31, fetched 9, long 6000, dup 1062" ]
+}
+expect "Go's and libmariadb's prepared statements ran" stmt_load || tail -n 3 "$M/stmts.out"
 expect "the pipelines' backends exited" wait_for 20 eval '[ "$(pg_children)" = "$helpers" ]'
 tail -n +"$plog_from" "$SRV/postgres.log" >"$P/pipe.log"
+tail -n +"$glog3_from" "$M/general.log" >"$M/stmt.log"
+my -N -e "SHOW GLOBAL STATUS LIKE 'Com\\_stmt\\_%'" >"$M/stmt.after"
 req_agent_stop; rc=$?
 expect "the agent exits 0" [ $rc = 0 ] || tail -n 5 "$P/pipe.err"
 srv_stop "$MARIA_PID"
@@ -552,6 +578,49 @@ import sys, req_lib as R
 R.check_sides(sys.argv[1], "mysql", ("mariadb", "mariadb-slap"), ("mariadbd",))
 print("ok")
 PY
+req_check mysql_stmt "MariaDB prepared statements (Go's go-sql-driver, libmariadb): server-side STMT_* records per command == the Com_stmt_* counters' growth; PREPARE records by SQL == the general log's Prepare lines, EXECUTE records by SQL == its Execute lines (each read back to its prepared text); every command naming a statement has its SQL; CLOSE and SEND_LONG_DATA have no response; the failed prepare and execute are errors 1064 and 1062" \
+	"$P/pipe.json" "$M/stmt.log" "$M/stmt.before" "$M/stmt.after" <<'PY'
+import re, sys, req_lib as R
+out, log, before, after = sys.argv[1:5]
+def status(p):
+    return {k: int(v) for k, v in (l.split() for l in open(p) if l.strip())}
+b, a = status(before), status(after)
+com = {"STMT_" + k[9:].upper(): a[k] - b.get(k, 0) for k in a if a[k] != b.get(k, 0)}
+conns, cmds = R.mariadb_log(log)
+prepares = R.counts(arg for i, c, arg in cmds if c == "Prepare")
+# an Execute line shows the statement with its parameters' values in place
+literal = r"(?:-?\d+(?:\.\d+)?(?:e[-+]?\d+)?|'(?:[^'\\]|\\.)*'|NULL)"
+shapes = [(t, re.compile("^" + re.escape(t).replace(r"\?", literal) + "$")) for t in prepares]
+def prepared_text(arg):
+    hits = [t for t, rx in shapes if rx.match(arg)]
+    assert len(hits) == 1, "an Execute line read back to %s: %r" % (hits, arg[:120])
+    return hits[0]
+executes = R.counts(prepared_text(arg) for i, c, arg in cmds if c == "Execute")
+recs = R.records(out, "mysql", "server")
+stmt = [r for r in recs if (r.get("req.method") or "").startswith("STMT_")]
+got = R.counts(r.get("req.method") for r in stmt)
+print("agent: %d server-side STMT_* records %s, %d aborted or timed out; Com_stmt_* grew by %s"
+      % (len(stmt), dict(got), sum(1 for r in R.ABORTED if r.get("req.protocol") == "mysql"), com))
+print("general log: %d Prepare lines, %d Execute lines" % (sum(prepares.values()), sum(executes.values())))
+ok = lambda r: not R.yes(r.get("req.error"))
+by_text = lambda m, keep=ok: R.counts(r.get("req.path") for r in stmt if r.get("req.method") == m and keep(r))
+numbered = [r for r in stmt if r.get("req.method") != "STMT_PREPARE" and (r.get("req.path") or "").isdigit()]
+for r in numbered[:5]:
+    print("  no SQL:", R.short(r))
+assert not numbered, "%d commands name their statement by its id alone" % len(numbered)
+silent = [r for r in stmt if r.get("req.method") in ("STMT_CLOSE", "STMT_SEND_LONG_DATA")
+          and int(r.get("req.response_bytes") or 0)]
+assert not silent, "unanswered commands with response bytes: %s" % R.short(silent[0])
+# the clients close 26 and 3 statements and fetch 5 times
+assert got.get("STMT_CLOSE") == 29 and got.get("STMT_FETCH") == 5, got
+errors = R.counts((r.get("req.method"), r.get("req.status")) for r in stmt if not ok(r))
+R.assert_counts(("command", got, com),
+                ("prepare", by_text("STMT_PREPARE"), prepares),
+                ("execute", by_text("STMT_EXECUTE", lambda r: True), executes),
+                ("error", errors, {("STMT_PREPARE", 1064): 1, ("STMT_EXECUTE", 1062): 1}))
+print("ok")
+PY
+
 req_check pgsql_pipeline "PostgreSQL pipelines and batches: server-side PARSE and BIND records answered == the log's execute lines, by SQL text (a Bind of a prepared statement with its Parse's), QUERY records == its statement lines, errors == its ERRORs; the statements the server skipped after the error are records with no response" \
 	"$P/pipe.json" "$P/pipe.log" <<'PY'
 import re, sys, req_lib as R

@@ -177,6 +177,16 @@ static int parse_response(const uint8_t *p, size_t n, uint32_t plen, struct req_
 			return -EAGAIN;
 		if (le16(p + 1) < 1000)
 			return -ENOMSG;
+		if (le16(p + 1) == 0xffff) {
+			/* MariaDB's progress report (to a client that asked for
+			 * them: the mariadb client does): a count of 1, the
+			 * stage, the stages, 3 bytes of progress, what it does
+			 * (a length-encoded string); the answer follows */
+			if (plen < 9 || p[3] != 1)
+				return -ENOMSG;
+			strcpy(out->method, "PROGRESS");
+			return 0;
+		}
 		if (p[3] == '#') {
 			if (plen < 9)
 				return -ENOMSG;
@@ -196,6 +206,16 @@ static int parse_response(const uint8_t *p, size_t n, uint32_t plen, struct req_
 		if (plen >= 9)
 			return -ENOMSG;
 		strcpy(out->method, "EOF");
+		return 0;
+	case 0xfb:
+		/* LOAD DATA LOCAL's request for the client's file: its name
+		 * (a column count is never 0xfb, NULL's byte in a row) */
+		if (plen < 2 || plen > MYSQL_MAX_REPLY)
+			return -ENOMSG;
+		for (i = 1; i < n; i++)
+			if (p[i] < 0x20 || p[i] >= 0x7f)
+				return -ENOMSG;
+		strcpy(out->method, "LOCAL_INFILE");
 		return 0;
 	default:
 		/* The column count packet holds that integer, then with

@@ -26,7 +26,10 @@
  * method SSLREQUEST (TLS follows). A response (sequence 1 or more): method
  * OK (stmt the statement id + 1 when it is shaped as COM_STMT_PREPARE's),
  * ERR (error, status the error number, code the SQL state when sent; OK
- * and ERR up to 64 KiB), EOF or RESULTSET (the column count packet); or the
+ * and ERR up to 64 KiB), EOF, RESULTSET (the column count packet),
+ * LOCAL_INFILE (LOAD DATA LOCAL's request for the client's file) or
+ * PROGRESS (MariaDB's progress report, an ERR of number 0xffff, no error:
+ * the answer follows it); or the
  * server's greeting (sequence 0, protocol 10, with PROTOCOL_41): method
  * GREETING, target the server's version. total_len: 4 + the payload length,
  * known from the header (len_known even when BUF is cut); a result set spans

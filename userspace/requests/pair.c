@@ -384,6 +384,23 @@ static bool auth__request(struct pair_conn *c, const struct req_io *io, bool fli
 	return true;
 }
 
+/* LOAD DATA LOCAL: once the server asked for the file, the client's bytes
+ * (the file's packets, an empty one at its end) are the statement's, and
+ * the server's OK or ERR after them its answer's. */
+static bool infile__request(struct pair_conn *c, const struct req_io *io, bool flip)
+{
+	struct pair_req *q = q_newest(c);
+
+	if (!q || q->resp_done) {
+		c->my_infile = false;	/* its statement was not followed */
+		return false;
+	}
+	q->req_bytes += io->len;
+	if (flip && c->resp_need == PAIR_LEN_OPEN)
+		c->resp_need = 0;
+	return true;
+}
+
 /* What a MySQL message begun as a request starts: a login is answered by
  * the server's OK or ERR, maybe after an auth switch; after an SSL request
  * the connection is TLS. */
@@ -414,6 +431,21 @@ static void my__prepared(struct pair_conn *c, const struct pair_req *q, const st
 	if (h->stmt && q->method_len == 12 && !memcmp(q->method, "STMT_PREPARE", 12) &&
 	    !strcmp(h->method, "OK"))
 		pair_stmt__keep(c, h->stmt, q->target);
+}
+
+/* Q's answer's packet H: LOAD DATA LOCAL's request for the file (the file
+ * follows, then the answer), or the OK or ERR after the file, whose result
+ * is Q's. */
+static void my__infile(struct pair_conn *c, struct pair_req *q, const struct req_head *h)
+{
+	if (!q->has_resp) {
+		c->my_infile = !strcmp(h->method, "LOCAL_INFILE");
+	} else if (c->my_infile) {
+		c->my_infile = false;
+		q->status = h->status;
+		q->error = h->error;
+		q->code_len = (uint16_t)req_str__copy(q->code, sizeof(q->code), h->code);
+	}
 }
 
 /* Whether Redis answers request H on C, by CLIENT REPLY's mode (Redis'
@@ -447,6 +479,8 @@ static void stream__request(struct pairer *p, struct pair_conn *c, const struct 
 	uint64_t len, done = 0;
 
 	if (c->my_auth && auth__request(c, io, flip))
+		return;
+	if (c->my_infile && infile__request(c, io, flip))
 		return;
 	if (flip) {
 		conn__settle(p, c, c->resp_lost, c->last_ts);
@@ -1052,8 +1086,18 @@ static void stream__response(struct pairer *p, struct pair_conn *c, const struct
 							   len - done, ts))
 					break;
 			}
+			if (!r && c->proto == REQ_PROTO_MYSQL && h.total_len &&
+			    !strcmp(h.method, "PROGRESS")) {
+				/* MariaDB's progress report: no answer, the
+				 * next packet may be (or another report) */
+				c->resp_need = h.total_len;
+				c->resp_more = true;
+				goto take;
+			}
 			if (!r && c->proto == REQ_PROTO_MYSQL && !q->has_resp)
 				my__prepared(c, q, &h);
+			if (!r && c->proto == REQ_PROTO_MYSQL)
+				my__infile(c, q, &h);
 			resp__begin(c, q, off < blen ? buf + off : NULL, off < blen ? blen - off : 0,
 				    off ? ts : ts_carry, r, &h);
 			c->resp_need = q->resp_need;

@@ -177,9 +177,12 @@ struct pair_conn {
 	bool h2_upgrade;	/* the response in progress is a 101 to h2c: HTTP/2
 				 * from its head's end */
 	/* MySQL: the greeting's bytes, for the first request's response; the
-	 * login (HANDSHAKE) is in flight until its OK or ERR */
+	 * login (HANDSHAKE) is in flight until its OK or ERR; a LOAD DATA
+	 * LOCAL's statement, once the server asked for the file, until the OK
+	 * or ERR after it */
 	uint64_t greet_bytes;
 	bool my_auth;
+	bool my_infile;
 	uint8_t carry_dir;	/* enum req_dir of the carried bytes */
 	uint16_t carry_len;
 	uint64_t carry_ts;	/* when the carried bytes came */

@@ -187,6 +187,30 @@ static void test_statements(void)
 	CHECK_INT(h.stmt, 0);
 }
 
+/* LOAD DATA LOCAL's request for the file (0xfb, the file's name) and
+ * MariaDB's progress report (an ERR numbered 0xffff), as MariaDB 10.11 sent
+ * them to the mariadb client: no error either */
+static void test_infile_progress(void)
+{
+	struct req_head h;
+
+	CHECK_INT(parse((const uint8_t *)"\x12\x00\x00\x01\xfb/tmp/myx/rows.csv", 22, false, &h), 0);
+	CHECK_STR(h.method, "LOCAL_INFILE");
+	CHECK_INT(h.error, false);
+	CHECK_INT(parse((const uint8_t *)"\x01\x00\x00\x01\xfb", 5, false, &h), -ENOMSG);
+	CHECK_INT(parse((const uint8_t *)"\x04\x00\x00\x01\xfb\x01\x02\x03", 8, false, &h), -ENOMSG);
+	CHECK_INT(parse((const uint8_t *)"\x19\x00\x00\x05\xff\xff\xff\x01\x02\x02\x00\x00\x00\x0f"
+			"End bulk insert", 29, false, &h), 0);
+	CHECK_STR(h.method, "PROGRESS");
+	CHECK_INT(h.error, false);
+	CHECK_INT(h.status, -1);
+	CHECK_INT(h.total_len, 29);
+	/* not 1 string, or too short: refused */
+	CHECK_INT(parse((const uint8_t *)"\x19\x00\x00\x05\xff\xff\xff\x02\x02\x02\x00\x00\x00\x0f"
+			"End bulk insert", 29, false, &h), -ENOMSG);
+	CHECK_INT(parse((const uint8_t *)"\x05\x00\x00\x05\xff\xff\xff\x01\x02", 9, false, &h), -ENOMSG);
+}
+
 /* mariadb-slap sends its generated statements with the C string's NUL: the
  * text ends there. A NUL anywhere else still refuses (the server reads a
  * syntax error there). */
@@ -512,6 +536,7 @@ int main(void)
 {
 	test_requests();
 	test_statements();
+	test_infile_progress();
 	test_slap_statements();
 	test_handshake();
 	test_auth_end();

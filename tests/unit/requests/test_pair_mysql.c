@@ -338,11 +338,101 @@ static void test_many(void)
 	CHECK_STR(recs[36].target, "SELECT 3");
 }
 
+/* LOAD DATA LOCAL INFILE (mariadb --local-infile): the server asks for the
+ * file, the client sends it (packets, then an empty one), the server's OK
+ * or ERR ends the statement; one record, the file's bytes its request's */
+static void test_local_infile(void)
+{
+	struct pairer *p = fresh(0);
+	struct wire w[9];
+	char rows[1500];
+
+	memset(w, 0, sizeof(w));
+	memset(rows, 'r', sizeof(rows));
+	P(&w[0], 0, "\x03LOAD DATA LOCAL INFILE 'f.csv' INTO TABLE t");
+	in(p, 1000, &w[0]);
+	P(&w[1], 1, "\xfb" "f.csv");
+	out(p, 1100, &w[1]);
+	pkt(&w[2], 2, rows, sizeof(rows));
+	in(p, 1200, &w[2]);
+	pkt(&w[3], 3, rows, 100);
+	pkt(&w[3], 4, "", 0);
+	in(p, 1210, &w[3]);
+	/* MariaDB's progress report, then the OK, in one read */
+	P(&w[4], 5, "\xff\xff\xff\x01\x02\x02\x00\x00\x00\x0f" "End bulk insert");
+	P(&w[4], 6, "\x00\x05\x00\x02\x00\x00\x00" "/Records: 5  Deleted: 0  Skipped: 0  Warnings: 0");
+	out(p, 1400, &w[4]);
+	P(&w[5], 0, "\x03SELECT 1");
+	in(p, 1500, &w[5]);
+	P(&w[6], 1, "\x01");
+	out(p, 1600, &w[6]);
+	/* a file the client cannot read: its empty packet alone, then ERR */
+	in(p, 1700, &w[0]);
+	out(p, 1800, &w[1]);
+	memset(&w[7], 0, sizeof(w[7]));
+	pkt(&w[7], 2, "", 0);
+	in(p, 1900, &w[7]);
+	memset(&w[3], 0, sizeof(w[3]));
+	P(&w[3], 3, "\xff\xff\xff\x01\x02\x02\x00\x00\x00\x0f" "End bulk insert");
+	out(p, 2000, &w[3]);
+	P(&w[8], 4, "\xff\x56\x05#22007Incorrect integer value");
+	out(p, 2010, &w[8]);
+	done(p);
+	CHECK_INT(nrec, 3);
+	rec(0, "QUERY", "LOAD DATA LOCAL INFILE 'f.csv' INTO TABLE t", w[0].n + w[2].n + 4 + 100 + 4,
+	    w[1].n + w[4].n, -1);
+	CHECK_INT(recs[0].duration, 400);
+	CHECK_INT(recs[0].ttfb, 100);
+	rec(1, "QUERY", "SELECT 1", w[5].n, w[6].n, -1);
+	rec(2, "QUERY", "LOAD DATA LOCAL INFILE 'f.csv' INTO TABLE t", w[0].n + 4,
+	    w[1].n + w[3].n + w[8].n, 1366);
+	CHECK(recs[2].error);
+	CHECK_STR(recs[2].code, "22007");
+}
+
+/* A long statement's progress reports (to the mariadb client) before its
+ * answer: the answer's result is the statement's, its first byte the
+ * response's */
+static void test_progress(void)
+{
+	struct pairer *p = fresh(0);
+	struct wire w[6];
+	int i;
+
+	memset(w, 0, sizeof(w));
+	P(&w[0], 0, "\x03" "ALTER TABLE t ADD COLUMN c INT");
+	P(&w[1], 1, "\xff\xff\xff\x01\x01\x02\x00\x10\x00\x0e" "copy to tmp ta");
+	P(&w[2], 2, "\xff\xff\xff\x01\x02\x02\x00\x20\x00\x0e" "copy to tmp ta");
+	P(&w[3], 3, "\xff\x1c\x04#HY000Table is full");
+	P(&w[4], 0, "\x03" "ALTER TABLE t ADD COLUMN d INT");
+	P(&w[5], 3, "\x00\x00\x00\x02\x00\x00\x00");
+	for (i = 0; i < 6; i++)
+		put(p, i == 0 || i == 4 ? REQ_DIR_IN : REQ_DIR_OUT, 1000 + 100 * (uint64_t)i, &w[i]);
+	/* the second's reports and answer in one read */
+	put(p, REQ_DIR_IN, 2000, &w[4]);
+	memset(&w[4], 0, sizeof(w[4]));
+	P(&w[4], 1, "\xff\xff\xff\x01\x01\x02\x00\x10\x00\x0e" "copy to tmp ta");
+	P(&w[4], 2, "\x00\x00\x00\x02\x00\x00\x00");
+	out(p, 2100, &w[4]);
+	done(p);
+	CHECK_INT(nrec, 3);
+	rec(0, "QUERY", "ALTER TABLE t ADD COLUMN c INT", w[0].n, w[1].n + w[2].n + w[3].n, 1052 + 0);
+	CHECK(recs[0].error);
+	CHECK_STR(recs[0].code, "HY000");
+	CHECK_INT(recs[0].ttfb, 300);
+	CHECK_INT(recs[0].duration, 300);
+	rec(1, "QUERY", "ALTER TABLE t ADD COLUMN d INT", w[0].n, w[5].n, -1);
+	rec(2, "QUERY", "ALTER TABLE t ADD COLUMN d INT", w[0].n, w[4].n, -1);
+	CHECK(!recs[2].error);
+}
+
 int main(void)
 {
 	test_go_query_args();
 	test_unanswered();
 	test_cursor();
 	test_many();
+	test_local_infile();
+	test_progress();
 	return t_report();
 }

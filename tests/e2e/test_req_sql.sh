@@ -261,10 +261,22 @@ stmt_load() {
 inserted 31, fetched 9, long 6000, dup 1062" ]
 }
 expect "Go's and libmariadb's prepared statements ran" stmt_load || tail -n 3 "$M/stmts.out"
+# LOAD DATA LOCAL: the server asks for the file, the client sends it, the
+# server reports its progress and answers; the next statement follows
+seq 1 2000 | sed 's/.*/&,row&/' >"$M/rows.csv"
+infile_load() {
+	my --local-infile=1 -N -e "CREATE DATABASE e2e_infile;
+		CREATE TABLE e2e_infile.t (id INT, v VARCHAR(20));
+		LOAD DATA LOCAL INFILE '$M/rows.csv' INTO TABLE e2e_infile.t FIELDS TERMINATED BY ',';
+		SELECT COUNT(*) FROM e2e_infile.t; DROP DATABASE e2e_infile" >"$M/infile.out" 2>&1 &&
+		[ "$(cat "$M/infile.out")" = 2000 ]
+}
+expect "the mariadb client loaded a file of 2000 rows (LOAD DATA LOCAL)" infile_load ||
+	tail -n 3 "$M/infile.out"
 expect "the pipelines' backends exited" wait_for 20 eval '[ "$(pg_children)" = "$helpers" ]'
 tail -n +"$plog_from" "$SRV/postgres.log" >"$P/pipe.log"
-tail -n +"$glog3_from" "$M/general.log" >"$M/stmt.log"
 my -N -e "SHOW GLOBAL STATUS LIKE 'Com\\_stmt\\_%'" >"$M/stmt.after"
+tail -n +"$glog3_from" "$M/general.log" >"$M/stmt.log"
 req_agent_stop; rc=$?
 expect "the agent exits 0" [ $rc = 0 ] || tail -n 5 "$P/pipe.err"
 srv_stop "$MARIA_PID"
@@ -618,6 +630,36 @@ R.assert_counts(("command", got, com),
                 ("prepare", by_text("STMT_PREPARE"), prepares),
                 ("execute", by_text("STMT_EXECUTE", lambda r: True), executes),
                 ("error", errors, {("STMT_PREPARE", 1064): 1, ("STMT_EXECUTE", 1062): 1}))
+print("ok")
+PY
+
+req_check mysql_infile "MariaDB, LOAD DATA LOCAL and the statements around it: server-side QUERY records by SQL text == the general log's Query lines of the phase; the load's record holds the file it sent and the answer after it; every mysql record has a method" \
+	"$P/pipe.json" "$M/stmt.log" "$M/rows.csv" <<'PY'
+import os, sys, req_lib as R
+out, log, csv = sys.argv[1:4]
+conns, cmds = R.mariadb_log(log)
+text = lambda s: " ".join(s.split())[:255]
+want = R.counts(text(a) for i, c, a in cmds if c == "Query")
+recs = [r for r in R.records(out, "mysql") + R.ABORTED if r.get("req.protocol") == "mysql"]
+server = [r for r in recs if r.get("req.side") == "server"]
+got = R.counts(text(r.get("req.path") or "") for r in server if r.get("req.method") == "QUERY")
+load = [r for r in server if (r.get("req.path") or "").startswith("LOAD DATA LOCAL")]
+bare = [r for r in recs if not r.get("req.method")]
+print("general log: %d Query lines; agent: %d server-side QUERY records, %d without a method"
+      % (sum(want.values()), sum(got.values()), len(bare)))
+for r in load:
+    print("  load:", R.short(r), "request bytes", r.get("req.request_bytes"))
+for r in bare[:5]:
+    print("  no method:", R.short(r))
+assert not bare, "%d mysql records without a method" % len(bare)
+R.assert_counts(("statement", got, want))
+assert len(load) == 1, load
+# the statement, the file (a 4-byte header a packet of at most 16 MiB) and
+# its empty packet; the request for the file, the progress and the OK
+size = os.path.getsize(csv)
+assert int(load[0]["req.request_bytes"]) >= size + 8 + len(load[0]["req.path"]), load[0]
+assert int(load[0]["req.response_bytes"]) > 4 + 1 + len(csv) + 11, load[0]
+assert not R.yes(load[0].get("req.error")), load[0]
 print("ok")
 PY
 

@@ -58,6 +58,9 @@ static const struct mysql_cmd cmds[] = {
 	{ 0x1a, "STMT_RESET", ARG_STMT, 5, 5 },
 	{ 0x1b, "SET_OPTION", ARG_NONE, 3, 3 },
 	{ 0x1c, "STMT_FETCH", ARG_STMT, 9, 9 },
+	/* MariaDB's: many rows of parameters at once (libmariadb's array
+	 * binding, Connector/J's batches) */
+	{ 0xfa, "STMT_BULK_EXECUTE", ARG_STMT, 7, 0 },
 	{ 0x1f, "RESET_CONNECTION", ARG_NONE, 1, 1 },
 };
 
@@ -126,6 +129,14 @@ static int parse_request(const uint8_t *p, size_t n, uint32_t plen, struct req_h
 			if (n < 10)
 				return -EAGAIN;
 			if (p[5] & ~0x0fu || le32(p + 6) != 1)
+				return -ENOMSG;
+		}
+		/* COM_STMT_BULK_EXECUTE: flags, of which MariaDB knows two
+		 * (send types, 128; send unit results, 64) */
+		if (c->cmd == 0xfa) {
+			if (n < 7)
+				return -EAGAIN;
+			if (le16(p + 5) & ~0xc0u)
 				return -ENOMSG;
 		}
 		if (c->cmd != 0x0c)

@@ -15,7 +15,8 @@
  * command's name (QUERY, STMT_PREPARE, STMT_EXECUTE, INIT_DB, PING, QUIT,
  * ...; unknown commands refused), target the query text head (QUERY,
  * STMT_PREPARE), schema (INIT_DB), table (FIELD_LIST, to its NUL) or
- * statement id (STMT_*, and stmt the id + 1; the thread id for
+ * statement id (STMT_*, MariaDB's STMT_BULK_EXECUTE too, and stmt the
+ * id + 1; the thread id for
  * PROCESS_KILL; no_resp for STMT_CLOSE and STMT_SEND_LONG_DATA, which the
  * server never answers), control bytes and
  * bytes outside ASCII written '?' (tab, CR, LF as a space); a NUL in SQL

@@ -1,10 +1,12 @@
 /* Prepared statements over MariaDB's binary protocol, by libmariadb's
  * mysql_stmt_* calls (e2e_req_sql): each of COM_STMT_PREPARE, EXECUTE,
- * SEND_LONG_DATA, RESET, FETCH (a read-only cursor, two rows a fetch) and
- * CLOSE, a statement whose prepare fails (a syntax error) and one whose
+ * SEND_LONG_DATA, RESET, FETCH (a read-only cursor, two rows a fetch),
+ * CLOSE and MariaDB's BULK_EXECUTE (five rows of parameters in one command,
+ * by array binding), a statement whose prepare fails (a syntax error) and one whose
  * execute fails (a duplicate key). The server answers neither CLOSE nor
  * SEND_LONG_DATA, so the next command follows them unanswered.
- * Usage: stmts PORT. Prints "inserted N, fetched M, long L, dup ERRNO". */
+ * Usage: stmts PORT. Prints "inserted N, fetched M, long L, dup ERRNO,
+ * bulk ROWS". */
 #include <mysql.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +41,8 @@ int main(int argc, char **argv)
 	MYSQL_STMT *s;
 	unsigned long cursor = CURSOR_TYPE_READ_ONLY, prefetch = 2, len;
 	char text[64], big[3000];
-	int id, n, fetched = 0, dup;
+	int id, n, fetched = 0, dup, bulk, rows[5] = { 41, 42, 43, 44, 45 };
+	unsigned int nrows = 5;
 
 	if (argc != 2)
 		return 2;
@@ -109,6 +112,18 @@ int main(int argc, char **argv)
 		fetched++;
 	mysql_stmt_close(s);
 
+	/* MariaDB's bulk execute: five rows of parameters at once (array
+	 * binding: COM_STMT_BULK_EXECUTE) */
+	s = prep("INSERT INTO e2e_stmt.t (id) VALUES (?)");
+	memset(b, 0, sizeof(b));
+	b[0].buffer_type = MYSQL_TYPE_LONG;
+	b[0].buffer = rows;
+	if (mysql_stmt_attr_set(s, STMT_ATTR_ARRAY_SIZE, &nrows) || mysql_stmt_bind_param(s, b) ||
+	    mysql_stmt_execute(s))
+		die("bulk", mysql_stmt_error(s));
+	bulk = (int)mysql_stmt_affected_rows(s);
+	mysql_stmt_close(s);
+
 	/* a statement the server refuses to prepare (1064) */
 	s = mysql_stmt_init(db);
 	if (!s || !mysql_stmt_prepare(s, "SELEC 1", 7))
@@ -125,6 +140,6 @@ int main(int argc, char **argv)
 	mysql_stmt_close(s);
 	run("DROP DATABASE e2e_stmt");
 	mysql_close(db);
-	printf("inserted 31, fetched %d, long %d, dup %d\n", fetched, id, dup);
+	printf("inserted 31, fetched %d, long %d, dup %d, bulk %d\n", fetched, id, dup, bulk);
 	return 0;
 }

@@ -160,6 +160,18 @@ static void test_statements(void)
 			true, &h), 0);
 	CHECK_STR(h.method, "STMT_FETCH");
 	CHECK_INT(h.stmt, 4);
+	/* MariaDB's bulk execute as libmariadb's array binding sent it: the
+	 * statement, flags (send types), a type, then rows; unknown flags
+	 * refused */
+	CHECK_INT(parse((const uint8_t *)"\x0d\x00\x00\x00\xfa\x01\x00\x00\x00\x80\x00\x03\x00"
+			"\x00\x29\x00\x00\x00", 17, true, &h), 0);
+	CHECK_STR(h.method, "STMT_BULK_EXECUTE");
+	CHECK_STR(h.target, "1");
+	CHECK_INT(h.stmt, 2);
+	CHECK_INT(h.no_resp, false);
+	CHECK_INT(parse((const uint8_t *)"\x0d\x00\x00\x00\xfa\x01\x00\x00\x00\x81\x00\x03\x00"
+			"\x00\x29\x00\x00\x00", 17, true, &h), -ENOMSG);
+	CHECK_INT(parse((const uint8_t *)"\x05\x00\x00\x00\xfa\x01\x00\x00\x00", 9, true, &h), -ENOMSG);
 	CHECK_INT(parse((const uint8_t *)"\x05\x00\x00\x00\x0c\x03\x00\x00\x00", 9, true, &h), 0);
 	CHECK_STR(h.method, "PROCESS_KILL");
 	CHECK_INT(h.stmt, 0);

@@ -266,7 +266,7 @@ static void test_unanswered(void)
 }
 
 /* libmariadb's cursor: an execute that opens it, then COM_STMT_FETCH of two
- * rows at a time until the last */
+ * rows at a time until the last; then a bulk execute */
 static void test_cursor(void)
 {
 	struct pairer *p = fresh(0);
@@ -289,8 +289,15 @@ static void test_cursor(void)
 		put(p, i & 1 ? REQ_DIR_OUT : REQ_DIR_IN, 1000 + 100 * (uint64_t)i, &w[i]);
 	put(p, REQ_DIR_IN, 1600, &w[4]);
 	put(p, REQ_DIR_OUT, 1700, &w[5]);
+	/* MariaDB's bulk execute of the same statement: three rows at once */
+	stmt_cmd(&w[6], 0xfa, 3, "\x80\x00\x03\x00\x00\x01\x00\x00\x00\x00\x02\x00\x00\x00"
+		 "\x00\x03\x00\x00\x00", 19);
+	in(p, 1800, &w[6]);
+	P(&w[7], 1, "\x00\x03\x00\x02\x00\x00\x00");
+	out(p, 1900, &w[7]);
 	done(p);
-	CHECK_INT(nrec, 4);
+	CHECK_INT(nrec, 5);
+	rec(4, "STMT_BULK_EXECUTE", "SELECT id, v FROM t WHERE id <= ? ORDER BY id", w[6].n, w[7].n, -1);
 	rec(0, "STMT_PREPARE", "SELECT id, v FROM t WHERE id <= ? ORDER BY id", w[0].n, w[1].n, -1);
 	rec(1, "STMT_EXECUTE", "SELECT id, v FROM t WHERE id <= ? ORDER BY id", w[2].n, w[3].n, -1);
 	rec(2, "STMT_FETCH", "SELECT id, v FROM t WHERE id <= ? ORDER BY id", w[4].n, w[5].n, -1);

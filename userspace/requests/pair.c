@@ -11,7 +11,9 @@
  * first: its greeting is kept for the login's exchange (HANDSHAKE), which
  * ends at the server's OK or ERR, an auth switch's round trips included;
  * a command the server never answers (STMT_CLOSE, STMT_SEND_LONG_DATA)
- * ends at its length, and a prepared statement's commands get its SQL.
+ * and a prepare end at their length, a prepare's answer at its
+ * definitions' end, and a prepared statement's commands get its SQL
+ * (pair_my.c).
  * UDP datagrams are DNS messages matched by transaction id. */
 #include <errno.h>
 #include <stdlib.h>
@@ -412,42 +414,6 @@ static void auth__begin(struct pair_conn *c, const struct req_head *h)
 		c->proto = REQ_PROTO_TLS;
 }
 
-/* A MySQL command of a prepared statement (H, begun as Q) names it by its
- * id: Q gets the statement's text when its STMT_PREPARE was answered on C;
- * a STMT_CLOSE lets it go. */
-static void my__statement(struct pair_conn *c, struct pair_req *q, const struct req_head *h)
-{
-	if (!h->stmt)
-		return;
-	pair_stmt__name(c, q, h->stmt);
-	if (h->no_resp && q->method_len == 10 && !memcmp(q->method, "STMT_CLOSE", 10))
-		pair_stmt__forget(c, h->stmt);
-}
-
-/* Q's answer, H, its first packet: a STMT_PREPARE's OK gives the statement
- * its id, by which the commands that run it name it. */
-static void my__prepared(struct pair_conn *c, const struct pair_req *q, const struct req_head *h)
-{
-	if (h->stmt && q->method_len == 12 && !memcmp(q->method, "STMT_PREPARE", 12) &&
-	    !strcmp(h->method, "OK"))
-		pair_stmt__keep(c, h->stmt, q->target);
-}
-
-/* Q's answer's packet H: LOAD DATA LOCAL's request for the file (the file
- * follows, then the answer), or the OK or ERR after the file, whose result
- * is Q's. */
-static void my__infile(struct pair_conn *c, struct pair_req *q, const struct req_head *h)
-{
-	if (!q->has_resp) {
-		c->my_infile = !strcmp(h->method, "LOCAL_INFILE");
-	} else if (c->my_infile) {
-		c->my_infile = false;
-		q->status = h->status;
-		q->error = h->error;
-		q->code_len = (uint16_t)req_str__copy(q->code, sizeof(q->code), h->code);
-	}
-}
-
 /* Whether Redis answers request H on C, by CLIENT REPLY's mode (Redis'
  * networking.c): OFF silences it and the commands after until an ON, which
  * is answered; SKIP silences it and the next command (unless OFF is in
@@ -485,6 +451,8 @@ static void stream__request(struct pairer *p, struct pair_conn *c, const struct 
 	if (flip) {
 		conn__settle(p, c, c->resp_lost, c->last_ts);
 		c->resp_lost = false;
+		c->my_defs = c->my_eofs = 0;
+		c->my_walked = false;
 		if (c->req_need == PAIR_LEN_OPEN && !c->req_body_lost)
 			c->req_need = 0;
 		if (c->resp_need == PAIR_LEN_OPEN) {
@@ -562,6 +530,12 @@ static void stream__request(struct pairer *p, struct pair_conn *c, const struct 
 		/* (an upgraded connection's bytes are no protocol's) */
 		if (r && c->detected && c->proto != REQ_PROTO_NONE)
 			p->c.n_unparsed++;
+		if (r && proto == REQ_PROTO_MYSQL && c->my_walked && q) {
+			/* no command after one ended at its length: its bytes,
+			 * to the answer, as a burst's */
+			c->req_need = PAIR_LEN_OPEN;
+			continue;
+		}
 		if (!r && proto__by_id(proto) && !h.request) {
 			/* a response the other way (to a request of the server's):
 			 * its bytes are the newest request's, no record */
@@ -593,7 +567,7 @@ static void stream__request(struct pairer *p, struct pair_conn *c, const struct 
 		if (!r && proto == REQ_PROTO_MYSQL) {
 			auth__begin(c, &h);
 			if (q)
-				my__statement(c, q, &h);
+				pair_my__request(c, q, &h);
 		}
 		if (!r && proto == REQ_PROTO_REDIS && h.pubsub >= REQ_PUBSUB_MONITOR) {
 			/* MONITOR's lines come until a RESET (or the close) */
@@ -610,11 +584,11 @@ static void stream__request(struct pairer *p, struct pair_conn *c, const struct 
 			pair_req__release(p, q);
 		}
 		ts = ts_read;
-		if (!r && (proto__walks(proto) || (proto == REQ_PROTO_MYSQL && h.no_resp)) &&
-		    h.len_known && h.total_len) {
-			/* (MySQL: a command the server never answers ends at
-			 * its length, where the next begins; the others run to
-			 * the answer) */
+		c->my_walked = !r && proto == REQ_PROTO_MYSQL && pair_my__ends_at_length(&h);
+		if (!r && (proto__walks(proto) || c->my_walked) && h.len_known && h.total_len) {
+			/* (MySQL: a command the server never answers, and a
+			 * prepare, end at their length, where the next may
+			 * begin; the others run to the answer) */
 			c->req_need = h.total_len;
 		} else if (!r && proto == REQ_PROTO_HTTP && h.chunked) {
 			/* its head, then its body walked chunk by chunk */
@@ -1026,9 +1000,39 @@ static void stream__response(struct pairer *p, struct pair_conn *c, const struct
 			}
 			continue;
 		}
+		if (!c->resp_need && c->proto == REQ_PROTO_MYSQL && pair_my__walking(c)) {
+			/* a prepare's definitions, packet by packet */
+			uint64_t need = 0;
+
+			switch (pair_my__next(c, off < blen ? buf + off : NULL,
+					      off < blen ? blen - off : 0, &need)) {
+			case MY_CUT:
+				if (stream__carry(c, io->dir, buf + off, blen - off, len - done,
+						  off ? ts : ts_carry))
+					goto out;
+				c->my_defs = c->my_eofs = 0;
+				/* fall through */
+			case MY_LOST:
+				c->resp_need = PAIR_LEN_OPEN;
+				c->resp_more = false;
+				break;
+			case MY_DONE:
+				/* Q has all it gets: the packet is the next one's */
+				q->resp_done = true;
+				pair_req__release(p, q);
+				q_emit_done(p, c);
+				continue;
+			case MY_PKT:
+				c->resp_need = need;
+				c->resp_more = pair_my__walking(c);
+				break;
+			}
+			goto take;
+		}
 		if (!c->resp_need && !c->resp_scan) {
 			/* one parse per message: the carry's test and the response's head */
 			struct req_head h;
+			bool walk = false;
 			int r;
 
 			c->resp_more = false;
@@ -1094,12 +1098,15 @@ static void stream__response(struct pairer *p, struct pair_conn *c, const struct
 				c->resp_more = true;
 				goto take;
 			}
-			if (!r && c->proto == REQ_PROTO_MYSQL && !q->has_resp)
-				my__prepared(c, q, &h);
 			if (!r && c->proto == REQ_PROTO_MYSQL)
-				my__infile(c, q, &h);
+				walk = pair_my__answer(c, q, &h, buf + off, blen - off);
 			resp__begin(c, q, off < blen ? buf + off : NULL, off < blen ? blen - off : 0,
 				    off ? ts : ts_carry, r, &h);
+			if (walk) {
+				/* a prepare's OK: its definitions follow */
+				q->resp_need = h.total_len;
+				c->resp_more = pair_my__walking(c);
+			}
 			c->resp_need = q->resp_need;
 		}
 		if (c->resp_scan)
@@ -1146,6 +1153,7 @@ take:
 			}
 		}
 	}
+out:
 	if (auth)
 		auth__response(c, auth, buf, blen);
 }

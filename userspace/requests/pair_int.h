@@ -183,6 +183,11 @@ struct pair_conn {
 	uint64_t greet_bytes;
 	bool my_auth;
 	bool my_infile;
+	/* ... a STMT_PREPARE's answer walked (pair_my.c): the definitions
+	 * and EOFs still to come; a command ended at its length in this burst */
+	uint32_t my_defs;
+	uint8_t my_eofs;
+	bool my_walked;
 	uint8_t carry_dir;	/* enum req_dir of the carried bytes */
 	uint16_t carry_len;
 	uint64_t carry_ts;	/* when the carried bytes came */
@@ -337,6 +342,31 @@ void pair_stmt__keep(struct pair_conn *c, uint64_t name, const char *text);
 bool pair_stmt__name(struct pair_conn *c, struct pair_req *q, uint64_t name);
 void pair_stmt__forget(struct pair_conn *c, uint64_t name);
 void pair_stmt__free(struct pair_conn *c);
+/* The statement prepared last (MySQL's id 0xffffffff): TEXT kept as it;
+ * Q's target set to its text (when kept). */
+void pair_stmt__keep_last(struct pair_conn *c, const char *text);
+void pair_stmt__name_last(struct pair_conn *c, struct pair_req *q);
+/* MySQL (pair_my.c). Whether command H ends at its length (the next
+ * command may follow before any answer). */
+bool pair_my__ends_at_length(const struct req_head *h);
+/* Command H begun as Q on C: its statement's text, kept or given. */
+void pair_my__request(struct pair_conn *c, struct pair_req *q, const struct req_head *h);
+/* H, a packet of Q's answer (B, AVAIL of its bytes captured), before Q's
+ * has_resp is set by its first: true when it is a STMT_PREPARE's OK whose
+ * definitions are walked (pair_my__next) from the packet after it. */
+bool pair_my__answer(struct pair_conn *c, struct pair_req *q, const struct req_head *h,
+		     const uint8_t *b, size_t avail);
+/* Whether a prepare's answer is being walked on C. */
+bool pair_my__walking(const struct pair_conn *c);
+enum pair_my_pkt {
+	MY_PKT,		/* a packet of it: *NEED bytes */
+	MY_DONE,	/* it ended before this packet, the next command's */
+	MY_CUT,		/* the packet's header is not all in B */
+	MY_LOST,	/* past the captured bytes: the walk ends, the burst rules */
+};
+/* The packet at B (AVAIL captured bytes) of the prepare's answer walked. */
+enum pair_my_pkt pair_my__next(struct pair_conn *c, const uint8_t *b, size_t avail,
+			       uint64_t *need);
 /* Q begins with a message of TYPE (0: untyped, its method set). */
 void pair_pg__begin(struct pair_req *q, uint8_t type);
 /* Q is an SSLRequest or GSSENCRequest still waiting for its one byte. */

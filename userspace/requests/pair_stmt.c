@@ -4,7 +4,8 @@
  * SEND_LONG_DATA, CLOSE) the id the server gave its COM_STMT_PREPARE. The
  * last STMT_MAX statements a connection prepared are kept by name (a hash
  * or an id, req_head.stmt), the least recently used replaced, so those
- * requests get their statement's text. The table is on the heap only for
+ * requests get their statement's text; and the one prepared last, which
+ * MariaDB's direct execute names by the id 0xffffffff. The table is on the heap only for
  * connections that prepare, and freed with them. */
 #include <stdlib.h>
 #include <string.h>
@@ -19,22 +20,43 @@ struct pair_stmts {
 		uint32_t used;
 		uint16_t len;
 		char text[REQ_TARGET_MAX];
-	} e[STMT_MAX];
+	} e[STMT_MAX + 1];		/* the last: the one prepared last */
 };
+
+static struct pair_stmts *stmts__get(struct pair_conn *c)
+{
+	/* (no memory: its runs then name no text, as before it) */
+	if (!c->stmts)
+		c->stmts = calloc(1, sizeof(*c->stmts));
+	return c->stmts;
+}
+
+void pair_stmt__keep_last(struct pair_conn *c, const char *text)
+{
+	struct pair_stmts *t = stmts__get(c);
+
+	if (t)
+		t->e[STMT_MAX].len = (uint16_t)req_str__copy(t->e[STMT_MAX].text,
+							     sizeof(t->e[STMT_MAX].text), text);
+}
+
+void pair_stmt__name_last(struct pair_conn *c, struct pair_req *q)
+{
+	struct pair_stmts *t = c->stmts;
+
+	if (t && t->e[STMT_MAX].len) {
+		memcpy(q->target, t->e[STMT_MAX].text, t->e[STMT_MAX].len + 1u);
+		q->target_len = t->e[STMT_MAX].len;
+	}
+}
 
 void pair_stmt__keep(struct pair_conn *c, uint64_t name, const char *text)
 {
-	struct pair_stmts *t = c->stmts;
+	struct pair_stmts *t;
 	uint32_t i, old = 0;
 
-	if (!name || !text[0])
+	if (!name || !text[0] || !(t = stmts__get(c)))
 		return;
-	if (!t) {
-		/* (no memory: its runs then name no text, as before it) */
-		t = c->stmts = calloc(1, sizeof(*t));
-		if (!t)
-			return;
-	}
 	for (i = 0; i < STMT_MAX; i++) {
 		if (t->e[i].name == name)
 			break;

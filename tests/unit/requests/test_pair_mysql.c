@@ -1,12 +1,14 @@
-/* MySQL's prepared statements in the pairing (the binary protocol): a
- * STMT_PREPARE's OK gives the statement its id, and the commands that name
- * the id (STMT_EXECUTE, FETCH, RESET, SEND_LONG_DATA, CLOSE) get its SQL
- * text; STMT_CLOSE and STMT_SEND_LONG_DATA, which the server never answers,
- * end at their length, so the command sent after them unanswered is a
- * request of its own. The packets are built here by the protocol's layouts,
+/* MySQL in the pairing beyond its bursts (pair_my.c): prepared statements
+ * (the binary protocol: a STMT_PREPARE's OK gives the statement its id, and
+ * the commands that name the id get its SQL text; STMT_CLOSE and
+ * STMT_SEND_LONG_DATA, which the server never answers, end at their length,
+ * so the command sent after them unanswered is a request of its own; a
+ * prepare's answer is walked to its definitions' end, where the answer to
+ * an execute sent with it begins), LOAD DATA LOCAL INFILE and MariaDB's
+ * progress reports. The packets are built here by the protocol's layouts,
  * in the shapes Go's go-sql-driver 1.5 (a prepare, an execute and a close
- * for each query with arguments) and libmariadb 3.3's mysql_stmt_* calls
- * exchanged with MariaDB 10.11 in e2e_req_sql. */
+ * for each query with arguments), libmariadb 3.3's mysql_stmt_* calls and
+ * the mariadb client exchanged with MariaDB 10.11 in e2e_req_sql. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -433,6 +435,129 @@ static void test_progress(void)
 	CHECK(!recs[2].error);
 }
 
+/* MariaDB's direct execute (libmariadb's mariadb_stmt_execute_direct): a
+ * prepare and an execute naming the statement prepared last (id
+ * 0xffffffff) in one write, the two answers in one read; with the EOFs
+ * after each list of definitions (EOFS) or without (CLIENT_DEPRECATE_EOF) */
+static void direct(bool eofs)
+{
+	struct pairer *p = fresh(0);
+	struct wire w[4], ok;
+
+	memset(w, 0, sizeof(w));
+	memset(&ok, 0, sizeof(ok));
+	prepare(&w[0], "SELECT ? + 100");
+	execute(&w[0], 0xffffffffu);
+	in(p, 1000, &w[0]);
+	if (eofs) {
+		prepared(&ok, 9);
+	} else {
+		char b[12] = { 0x00, 9, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0 };
+		static const char def[] = "\x03" "def\x00\x00\x00\x01?\x00\x0c\x3f\x00\x00\x00\x00"
+					  "\x00\x08\x80\x00\x00\x00\x00";
+
+		pkt(&ok, 1, b, sizeof(b));
+		P(&ok, 2, def);
+		P(&ok, 3, def);
+	}
+	memcpy(w[1].b, ok.b, ok.n);
+	w[1].n = ok.n;
+	if (eofs) {
+		rows(&w[1]);
+	} else {
+		/* a result set whose end is an OK shaped as an EOF */
+		P(&w[1], 1, "\x01");
+		P(&w[1], 2, "\x03" "def\x00\x00\x00\x01v\x00\x0c\x3f\x00\x15\x00\x00\x00\x08\x81"
+		  "\x00\x00\x00\x00");
+		P(&w[1], 3, "\x00\x00\x08\x00\x00\x00\x00\x00\x00\x00");
+		P(&w[1], 4, "\xfe\x00\x00\x02\x00\x00\x00");
+	}
+	out(p, 1100, &w[1]);
+	CLOSE(&w[2], 9);
+	in(p, 1200, &w[2]);
+	done(p);
+	memset(&w[3], 0, sizeof(w[3]));
+	execute(&w[3], 0xffffffffu);
+	CHECK_INT(nrec, 3);
+	rec(0, "STMT_PREPARE", "SELECT ? + 100", w[0].n - w[3].n, ok.n, -1);
+	rec(1, "STMT_EXECUTE", "SELECT ? + 100", w[3].n, w[1].n - ok.n, -1);
+	rec(2, "STMT_CLOSE", "SELECT ? + 100", 9, 0, -1);
+}
+
+static void test_direct(void)
+{
+	direct(true);
+	direct(false);
+}
+
+/* A prepare's definitions as the reads cut them: a packet's header split
+ * between two reads (carried), and an answer past the captured bytes (the
+ * walk given up: the burst rules, as before it) */
+static void test_prepare_cut(void)
+{
+	struct pairer *p = fresh(0);
+	struct wire w[4], x[3];
+	char ok[12] = { 0x00, 5, 0, 0, 0, 40, 0, 0, 0, 0, 0, 0 };
+	static const char def[] = "\x03" "def\x00\x00\x00\x01" "c\x00\x0c\x3f\x00\x0b\x00\x00\x00"
+				  "\x03\x00\x00\x00\x00\x00";
+	size_t cut;
+	int i;
+
+	memset(w, 0, sizeof(w));
+	memset(x, 0, sizeof(x));
+	prepare(&w[0], "SELECT ? + 1");
+	in(p, 1000, &w[0]);
+	prepared(&w[1], 4);
+	/* the first read ends 2 bytes into the parameter's definition's header */
+	cut = 16 + 2;
+	io_do(p, srv(), REQ_DIR_OUT, 1100, 0, w[1].b, cut, 0);
+	io_do(p, srv(), REQ_DIR_OUT, 1110, 0, w[1].b + cut, w[1].n - cut, 0);
+	execute(&w[2], 4);
+	in(p, 1200, &w[2]);
+	rows(&w[3]);
+	out(p, 1300, &w[3]);
+	/* 40 columns, the read cut at 1000 bytes */
+	prepare(&x[0], "SELECT * FROM wide");
+	in(p, 1400, &x[0]);
+	pkt(&x[1], 1, ok, sizeof(ok));
+	for (i = 0; i < 40; i++)
+		P(&x[1], (uint8_t)(2 + i), def);
+	P(&x[1], 42, "\xfe\x00\x00\x02\x00");
+	io_do(p, srv(), REQ_DIR_OUT, 1500, 0, x[1].b, 1000, x[1].n);
+	execute(&x[2], 5);
+	in(p, 1600, &x[2]);
+	out(p, 1700, &w[3]);
+	done(p);
+	CHECK_INT(nrec, 4);
+	rec(0, "STMT_PREPARE", "SELECT ? + 1", w[0].n, w[1].n, -1);
+	rec(1, "STMT_EXECUTE", "SELECT ? + 1", w[2].n, w[3].n, -1);
+	rec(2, "STMT_PREPARE", "SELECT * FROM wide", x[0].n, x[1].n, -1);
+	rec(3, "STMT_EXECUTE", "SELECT * FROM wide", x[2].n, w[3].n, -1);
+}
+
+/* Bytes after a prepare in its write that are no command: the prepare's,
+ * counted as refused */
+static void test_after_prepare(void)
+{
+	struct pairer *p = fresh(0);
+	struct wire w[2];
+	struct pair_counters pc;
+	struct req_io s = srv();
+
+	memset(w, 0, sizeof(w));
+	prepare(&w[0], "SELECT ? + 1");
+	P(&w[0], 7, "\x99zz");
+	in(p, 1000, &w[0]);
+	prepared(&w[1], 4);
+	out(p, 1100, &w[1]);
+	pair__close(p, &s);
+	pair__counters(p, &pc);
+	CHECK_INT(pc.n_unparsed, 1);
+	CHECK_INT(nrec, 1);
+	rec(0, "STMT_PREPARE", "SELECT ? + 1", w[0].n, w[1].n, -1);
+	pair__free(p);
+}
+
 int main(void)
 {
 	test_go_query_args();
@@ -441,5 +566,8 @@ int main(void)
 	test_many();
 	test_local_infile();
 	test_progress();
+	test_direct();
+	test_prepare_cut();
+	test_after_prepare();
 	return t_report();
 }

@@ -258,7 +258,7 @@ stmt_load() {
 	timeout 30 "$TMP/stmtsgo" "root@tcp(127.0.0.1:$MPORT)/" >"$M/stmts.out" 2>&1 &&
 		timeout 30 "$TMP/stmts" "$MPORT" >>"$M/stmts.out" 2>&1 &&
 		[ "$(cat "$M/stmts.out")" = "ran 35
-inserted 31, fetched 9, long 6000, dup 1062, bulk 5" ]
+inserted 31, fetched 9, long 6000, dup 1062, bulk 5, direct 3" ]
 }
 expect "Go's and libmariadb's prepared statements ran" stmt_load || tail -n 3 "$M/stmts.out"
 # LOAD DATA LOCAL: the server asks for the file, the client sends it, the
@@ -590,7 +590,7 @@ import sys, req_lib as R
 R.check_sides(sys.argv[1], "mysql", ("mariadb", "mariadb-slap"), ("mariadbd",))
 print("ok")
 PY
-req_check mysql_stmt "MariaDB prepared statements (Go's go-sql-driver, libmariadb): server-side STMT_* records per command == the Com_stmt_* counters' growth (a bulk execute an execute); PREPARE records by SQL == the general log's Prepare lines, EXECUTE records by SQL == its Execute lines (each read back to its prepared text); every command naming a statement has its SQL; CLOSE and SEND_LONG_DATA have no response; the failed prepare and execute are errors 1064 and 1062" \
+req_check mysql_stmt "MariaDB prepared statements (Go's go-sql-driver, libmariadb): server-side STMT_* records per command == the Com_stmt_* counters' growth (a bulk execute an execute); PREPARE records by SQL == the general log's Prepare lines, EXECUTE records by SQL == its Execute lines (each read back to its prepared text); every command naming a statement has its SQL; CLOSE and SEND_LONG_DATA have no response; a direct execute's answer is its own, after its prepare's; the failed prepare and execute are errors 1064 and 1062" \
 	"$P/pipe.json" "$M/stmt.log" "$M/stmt.before" "$M/stmt.after" <<'PY'
 import re, sys, req_lib as R
 out, log, before, after = sys.argv[1:5]
@@ -627,8 +627,20 @@ assert not numbered, "%d commands name their statement by its id alone" % len(nu
 silent = [r for r in stmt if r.get("req.method") in ("STMT_CLOSE", "STMT_SEND_LONG_DATA")
           and int(r.get("req.response_bytes") or 0)]
 assert not silent, "unanswered commands with response bytes: %s" % R.short(silent[0])
-# the clients close 26 and 4 statements, fetch 5 times, bulk execute once
-assert got.get("STMT_CLOSE") == 30 and got.get("STMT_FETCH") == 5 and got.get("STMT_BULK_EXECUTE") == 1, got
+# the clients close 26 and 7 statements, fetch 5 times, bulk execute once
+assert got.get("STMT_CLOSE") == 33 and got.get("STMT_FETCH") == 5 and got.get("STMT_BULK_EXECUTE") == 1, got
+# the direct executes, on both sides (the client writes the prepare and
+# the execute at once; the server reads and answers one after the other):
+# each prepare's answer its OK and two definitions with their EOFs, each
+# execute's the rows (row 31 holds 6000 bytes), named by the id 0xffffffff
+direct = [r for r in R.records(out, "mysql") if r.get("req.path") == "SELECT v FROM e2e_stmt.t WHERE id < ?"]
+for side in ("server", "client"):
+    sizes = lambda m: [int(r.get("req.response_bytes") or 0) for r in direct
+                       if r.get("req.method") == m and r.get("req.side") == side]
+    print("direct executes, %s side: prepares answered with %s bytes, executes with %s"
+          % (side, sizes("STMT_PREPARE"), sizes("STMT_EXECUTE")))
+    assert len(sizes("STMT_PREPARE")) == 3 and all(0 < n < 200 for n in sizes("STMT_PREPARE")), direct
+    assert len(sizes("STMT_EXECUTE")) == 3 and all(n > 6000 for n in sizes("STMT_EXECUTE")), direct
 errors = R.counts((r.get("req.method"), r.get("req.status")) for r in stmt if not ok(r))
 R.assert_counts(("command", executed, com),
                 ("prepare", by_text(("STMT_PREPARE",)), prepares),

@@ -1,12 +1,14 @@
 /* Prepared statements over MariaDB's binary protocol, by libmariadb's
  * mysql_stmt_* calls (e2e_req_sql): each of COM_STMT_PREPARE, EXECUTE,
  * SEND_LONG_DATA, RESET, FETCH (a read-only cursor, two rows a fetch),
- * CLOSE and MariaDB's BULK_EXECUTE (five rows of parameters in one command,
- * by array binding), a statement whose prepare fails (a syntax error) and one whose
+ * CLOSE, MariaDB's BULK_EXECUTE (five rows of parameters in one command,
+ * by array binding) and direct execute (a prepare and its execute in one
+ * write, mariadb_stmt_execute_direct), a statement whose prepare fails (a
+ * syntax error) and one whose
  * execute fails (a duplicate key). The server answers neither CLOSE nor
  * SEND_LONG_DATA, so the next command follows them unanswered.
  * Usage: stmts PORT. Prints "inserted N, fetched M, long L, dup ERRNO,
- * bulk ROWS". */
+ * bulk ROWS, direct N". */
 #include <mysql.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,7 +43,7 @@ int main(int argc, char **argv)
 	MYSQL_STMT *s;
 	unsigned long cursor = CURSOR_TYPE_READ_ONLY, prefetch = 2, len;
 	char text[64], big[3000];
-	int id, n, fetched = 0, dup, bulk, rows[5] = { 41, 42, 43, 44, 45 };
+	int id, n, fetched = 0, dup, bulk, direct, rows[5] = { 41, 42, 43, 44, 45 };
 	unsigned int nrows = 5;
 
 	if (argc != 2)
@@ -124,6 +126,25 @@ int main(int argc, char **argv)
 	bulk = (int)mysql_stmt_affected_rows(s);
 	mysql_stmt_close(s);
 
+	/* MariaDB's direct execute: the prepare and an execute naming the
+	 * statement prepared last (id 0xffffffff) in one write, before any
+	 * answer; three times, a statement each */
+	for (direct = 0; direct < 3; direct++) {
+		unsigned int prebind = 1;
+
+		s = mysql_stmt_init(db);
+		memset(b, 0, sizeof(b));
+		id = 100 + direct;
+		b[0].buffer_type = MYSQL_TYPE_LONG;
+		b[0].buffer = &id;
+		if (!s || mysql_stmt_attr_set(s, STMT_ATTR_PREBIND_PARAMS, &prebind) ||
+		    mysql_stmt_bind_param(s, b) ||
+		    mariadb_stmt_execute_direct(s, "SELECT v FROM e2e_stmt.t WHERE id < ?", (size_t)-1) ||
+		    mysql_stmt_store_result(s))
+			die("direct", s ? mysql_stmt_error(s) : mysql_error(db));
+		mysql_stmt_close(s);
+	}
+
 	/* a statement the server refuses to prepare (1064) */
 	s = mysql_stmt_init(db);
 	if (!s || !mysql_stmt_prepare(s, "SELEC 1", 7))
@@ -140,6 +161,7 @@ int main(int argc, char **argv)
 	mysql_stmt_close(s);
 	run("DROP DATABASE e2e_stmt");
 	mysql_close(db);
-	printf("inserted 31, fetched %d, long %d, dup %d, bulk %d\n", fetched, id, dup, bulk);
+	printf("inserted 31, fetched %d, long %d, dup %d, bulk %d, direct %d\n", fetched, id, dup, bulk,
+	       direct);
 	return 0;
 }

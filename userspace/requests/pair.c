@@ -369,6 +369,18 @@ static bool stream__carry(struct pair_conn *c, uint8_t dir, const uint8_t *b, si
 	return true;
 }
 
+/* A MySQL exchange of several round trips in flight, Q: the client's bytes
+ * are its request's, and the server's next packet is read again (for the
+ * exchange's end). */
+static bool exchange__take(struct pair_conn *c, struct pair_req *q, const struct req_io *io,
+			   bool flip)
+{
+	q->req_bytes += io->len;
+	if (flip && c->resp_need == PAIR_LEN_OPEN)
+		c->resp_need = 0;
+	return true;
+}
+
 /* A MySQL login in flight: the client's bytes that are no command (its
  * answer to an auth switch, sequence 3 and on) are the login's. */
 static bool auth__request(struct pair_conn *c, const struct req_io *io, bool flip)
@@ -380,10 +392,7 @@ static bool auth__request(struct pair_conn *c, const struct req_io *io, bool fli
 		c->my_auth = false;	/* its end was not seen */
 		return false;
 	}
-	q->req_bytes += io->len;
-	if (flip && c->resp_need == PAIR_LEN_OPEN)
-		c->resp_need = 0;
-	return true;
+	return exchange__take(c, q, io, flip);
 }
 
 /* LOAD DATA LOCAL: once the server asked for the file, the client's bytes
@@ -397,10 +406,7 @@ static bool infile__request(struct pair_conn *c, const struct req_io *io, bool f
 		c->my_infile = false;	/* its statement was not followed */
 		return false;
 	}
-	q->req_bytes += io->len;
-	if (flip && c->resp_need == PAIR_LEN_OPEN)
-		c->resp_need = 0;
-	return true;
+	return exchange__take(c, q, io, flip);
 }
 
 /* What a MySQL message begun as a request starts: a login is answered by

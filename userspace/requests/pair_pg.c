@@ -23,7 +23,6 @@
  * psycopg's executemany, pgbench -M prepared) names no SQL: its Parse did,
  * earlier on the connection. The statements parsed on a connection are
  * kept by name (pair_stmt.c), so such a Bind's request gets its text. */
-#include <stdlib.h>
 #include <string.h>
 
 #include "pair_int.h"

@@ -31,23 +31,33 @@ static struct pair_stmts *stmts__get(struct pair_conn *c)
 	return c->stmts;
 }
 
+/* Entry I of T holds TEXT. */
+static void entry__set(struct pair_stmts *t, uint32_t i, const char *text)
+{
+	t->e[i].len = (uint16_t)req_str__copy(t->e[i].text, sizeof(t->e[i].text), text);
+}
+
+/* Q's target is entry I's text. */
+static void entry__give(struct pair_stmts *t, uint32_t i, struct pair_req *q)
+{
+	memcpy(q->target, t->e[i].text, t->e[i].len + 1u);
+	q->target_len = t->e[i].len;
+}
+
 void pair_stmt__keep_last(struct pair_conn *c, const char *text)
 {
 	struct pair_stmts *t = stmts__get(c);
 
 	if (t)
-		t->e[STMT_MAX].len = (uint16_t)req_str__copy(t->e[STMT_MAX].text,
-							     sizeof(t->e[STMT_MAX].text), text);
+		entry__set(t, STMT_MAX, text);
 }
 
 void pair_stmt__name_last(struct pair_conn *c, struct pair_req *q)
 {
 	struct pair_stmts *t = c->stmts;
 
-	if (t && t->e[STMT_MAX].len) {
-		memcpy(q->target, t->e[STMT_MAX].text, t->e[STMT_MAX].len + 1u);
-		q->target_len = t->e[STMT_MAX].len;
-	}
+	if (t && t->e[STMT_MAX].len)
+		entry__give(t, STMT_MAX, q);
 }
 
 void pair_stmt__keep(struct pair_conn *c, uint64_t name, const char *text)
@@ -67,7 +77,7 @@ void pair_stmt__keep(struct pair_conn *c, uint64_t name, const char *text)
 		i = old;
 	t->e[i].name = name;
 	t->e[i].used = ++t->clock;
-	t->e[i].len = (uint16_t)req_str__copy(t->e[i].text, sizeof(t->e[i].text), text);
+	entry__set(t, i, text);
 }
 
 bool pair_stmt__name(struct pair_conn *c, struct pair_req *q, uint64_t name)
@@ -80,8 +90,7 @@ bool pair_stmt__name(struct pair_conn *c, struct pair_req *q, uint64_t name)
 	for (i = 0; i < STMT_MAX; i++)
 		if (t->e[i].name == name) {
 			t->e[i].used = ++t->clock;
-			memcpy(q->target, t->e[i].text, t->e[i].len + 1u);
-			q->target_len = t->e[i].len;
+			entry__give(t, i, q);
 			return true;
 		}
 	return false;

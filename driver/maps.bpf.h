@@ -11,7 +11,8 @@
 
 /* One per CPU (indexed by CPU id): the event under construction. The fields before
  * data carry the state of a filler across helper calls. */
-/* resp.bpf.h's walk of a buffer's first RESP message, turn by turn */
+/* resp.bpf.h's walk of a buffer's first RESP message, turn by turn; h2.bpf.h's
+ * scan of a 101 for "h2c" takes p, end and more */
 struct resp_walk {
 	__u64 p;	/* the next byte's offset in the frame */
 	__u64 end;	/* what was copied ends here */

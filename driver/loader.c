@@ -32,6 +32,7 @@ struct driver {
 	/* syscall_tps: sys_exit_eo on each wanted syscall's own tracepoint */
 	bool syscall_tps;
 	bool no_syscall_tps;		/* driver_config.no_syscall_tps */
+	bool verifier_stats;		/* driver_config.verifier_stats */
 	uint8_t tp_syscalls[SYSCALL_TABLE_SIZE];
 	struct bpf_link *tp_links[SYSCALL_TABLE_SIZE];
 	int ntp_links;
@@ -227,6 +228,7 @@ int driver__configure(struct driver *d, const struct driver_config *cfg)
 	d->profile_hz = cfg->profile ? cfg->profile_hz : 0;
 	d->per_thread = cfg->per_thread;
 	d->no_syscall_tps = cfg->no_syscall_tps;
+	d->verifier_stats = cfg->verifier_stats;
 	d->no_sock_tps = cfg->no_sock_tps;
 	d->all_syscalls = !cfg->syscalls;
 	for (int i = 0; i < SYSCALL_TABLE_SIZE; i++)
@@ -468,11 +470,75 @@ static int set_mode(struct driver *d)
 	return 0;
 }
 
+/* The verifier's figures of one program: BPF_LOG_STATS writes only these
+ * lines (time, stack depth, instructions walked), well under this. */
+#define VSTATS_LOG 1024
+
+/* Each program about to load gets a log of its own for the verifier's
+ * figures. Returns the logs (NULL: not asked, or no memory: then no
+ * figures, the load as usual). */
+static char *vstats__ask(struct driver *d)
+{
+	struct bpf_program *p;
+	size_t n = 0, i = 0;
+	char *logs;
+
+	if (!d->verifier_stats)
+		return NULL;
+	bpf_object__for_each_program(p, d->skel->obj)
+		n++;
+	logs = calloc(n ? n : 1, VSTATS_LOG);
+	if (!logs)
+		return NULL;
+	bpf_object__for_each_program(p, d->skel->obj) {
+		if (bpf_program__autoload(p)) {
+			bpf_program__set_log_level(p, 4 /* BPF_LOG_STATS */);
+			bpf_program__set_log_buf(p, logs + i * VSTATS_LOG, VSTATS_LOG);
+		}
+		i++;
+	}
+	return logs;
+}
+
+/* The figures of the LOGS vstats__ask gave, into d->info; the logs freed. */
+static void vstats__take(struct driver *d, char *logs)
+{
+	struct bpf_program *p;
+	size_t i = 0;
+
+	if (!logs)
+		return;
+	bpf_object__for_each_program(p, d->skel->obj) {
+		char *l = logs + i++ * VSTATS_LOG, *at;
+		unsigned long long us, insns;
+
+		l[VSTATS_LOG - 1] = 0;
+		if (!bpf_program__autoload(p))
+			continue;
+		/* the log is freed below: libbpf must not keep it */
+		bpf_program__set_log_buf(p, NULL, 0);
+		if ((at = strstr(l, "verification time ")) &&
+		    sscanf(at, "verification time %llu usec", &us) == 1)
+			d->info.verified_us += us;
+		if (!(at = strstr(l, "processed ")) ||
+		    sscanf(at, "processed %llu insns", &insns) != 1)
+			continue;
+		d->info.verified_insns += insns;
+		if (insns > d->info.verified_max) {
+			d->info.verified_max = (uint32_t)insns;
+			snprintf(d->info.verified_max_name, sizeof(d->info.verified_max_name),
+				 "%s", bpf_program__name(p));
+		}
+	}
+	free(logs);
+}
+
 int driver__load(struct driver *d)
 {
 	struct bpf_program *p;
 	int enter_table, exit_table, chain_table, parts, err;
 	uint64_t start;
+	char *logs;
 
 	if (d->loaded)
 		return -EBUSY;
@@ -482,11 +548,13 @@ int driver__load(struct driver *d)
 	skip_fillers_needing_loop(d);
 	if ((err = set_mode(d)))
 		return err;
+	logs = vstats__ask(d);
 	start = clock_ns(CLOCK_MONOTONIC);
 	err = agent_driver__load(d->skel);
+	d->info.load_ns = clock_ns(CLOCK_MONOTONIC) - start;
+	vstats__take(d, logs);
 	if (err)
 		return err < 0 ? err : -err;
-	d->info.load_ns = clock_ns(CLOCK_MONOTONIC) - start;
 	d->loaded = true;
 	enter_table = bpf_map__fd(d->skel->maps.fillers_enter);
 	exit_table = bpf_map__fd(d->skel->maps.fillers_exit);

@@ -51,6 +51,9 @@ struct driver_config {
 	 * raw sys_exit tracepoint even where each syscall has its own exit
 	 * tracepoint to put it on (syscall_tps.h; for tests and comparisons). */
 	bool no_syscall_tps;
+	/* Ask the kernel's verifier for its figures of each program it loads
+	 * (BPF_LOG_STATS): driver_load_info's verified_* fields. */
+	bool verifier_stats;
 	/* With sock_compact on the syscalls' own tracepoints: keep read,
 	 * readv, write and writev there instead of taking them at the socket
 	 * tracepoints (README, "Socket I/O at the socket's tracepoints"; for
@@ -131,6 +134,14 @@ struct driver_load_info {
 	/* Kernel memory the loaded programs are charged (their fdinfo's
 	 * memlock, as bpftool prog show says), filled only when asked. */
 	uint64_t memlock;
+	/* With driver_config.verifier_stats, what the verifier said: the
+	 * instructions it walked for all the programs and their time, and
+	 * the program it walked most of (the kernel refuses one past its
+	 * limit, 1M on 5.2 and later); 0 and "" when not asked or not told. */
+	uint64_t verified_insns;
+	uint64_t verified_us;
+	uint32_t verified_max;
+	char verified_max_name[64];
 };
 
 /* Whether this kernel has the socket tracepoints sock_recv_length and

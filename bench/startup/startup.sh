@@ -31,6 +31,8 @@ CASES = [
     ("capture-all -q --no-exit-only", ["-q", "--no-exit-only"]),
     ("-w, capture-all", ["-q", "-w", W]),
     ("-w evt.type=openat", ["-q", "-w", W, "evt.type=openat"]),
+    ("--requests -q", ["--requests", "-q"]),
+    ("--requests -q --profile --metrics", ["--requests", "-q", "--profile", "--metrics", "127.0.0.1:19587"]),
 ]
 
 def progs():

@@ -143,6 +143,12 @@ static void agent__report_start(struct agent *a, const char *kf_desc)
 			"%.1f ms", li.programs, li.programs_total, li.fillers,
 			agent_kf__syscalls(a->kf) ? "the filter's syscalls" : "every syscall",
 			(double)li.load_ns / 1e6);
+		if (li.verified_insns)
+			agent__say("the kernel's verifier walked %llu instructions of them "
+				   "in %.1f ms, at most %u in one program (%s; its limit is "
+				   "1000000)", (unsigned long long)li.verified_insns,
+				   (double)li.verified_us / 1e3, li.verified_max,
+				   li.verified_max_name);
 		if (st.exit_only && li.syscall_tps)
 			agent__say("on the own exit tracepoints of %u syscalls: the others "
 				   "run no program", li.syscall_tps);
@@ -234,6 +240,8 @@ int agent__start(struct agent *a)
 	lo.per_thread = agent_kf__per_thread(a->kf);
 	/* AGENT_NO_SYSCALL_TPS=1: the raw sys_exit tracepoint, to compare */
 	lo.no_syscall_tps = agent__env_on("AGENT_NO_SYSCALL_TPS");
+	/* -v says what the verifier walked (agent__report_start) */
+	lo.verifier_stats = a->o.verbose;
 	/* AGENT_NO_SOCK_COMPACT=1: socket calls as their own event pairs */
 	if (agent__env_on("AGENT_NO_SOCK_COMPACT"))
 		lo.sock_compact = false;

@@ -169,6 +169,8 @@ struct capture_live_opts {
 	/* Exit-only capture of a set of syscalls: keep the dispatcher on the raw
 	 * sys_exit tracepoint (driver_config.no_syscall_tps), for comparisons. */
 	bool no_syscall_tps;
+	/* the verifier's figures of the programs loaded (driver_config) */
+	bool verifier_stats;
 	/* Request mode's TLS probes (driver_config.tls), where capture is
 	 * exit-only; else left off (capture_stats.tls says which) */
 	bool tls;

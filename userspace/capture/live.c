@@ -125,6 +125,7 @@ static int live_setup(struct live *l, const struct capture_live_opts *o)
 		.sock_families = o->sock_families,
 		.file_closes = o->file_closes,
 		.no_syscall_tps = o->no_syscall_tps,
+		.verifier_stats = o->verifier_stats,
 		.tls = o->tls,
 		.h2_snaplen = o->h2_snaplen,
 		.sock_compact = o->sock_compact,

@@ -60,6 +60,18 @@ KF_CGROUP_MAP(kf_cgroups1);
 
 struct driver_kfilter kf __weak;
 
+/* Whether this run may turn the filter on (driver_config.per_thread), set
+ * before load: read-only, so that without it the verifier drops every
+ * path of the filter (a lookup, an evaluation, cgroup reads: more than
+ * 100 000 instructions walked in each dispatcher). */
+const volatile __u8 kf_loaded __weak = 0;
+
+/* The filter is on: loaded for it, and turned on. */
+static __always_inline int kf__on(void)
+{
+	return kf.on && kf_loaded;
+}
+
 static __always_inline __u32 kf__num(__u32 kind, __u32 value)
 {
 	struct kf_num_key k = { .kind = kind, .value = value };
@@ -321,7 +333,7 @@ static __always_inline int kf__wants(long id, __u64 pid_tgid, int exit, long ret
 	struct kf_view v;
 	__u8 trig;
 
-	if (!kf.on)
+	if (!kf__on())
 		return 1;
 	if ((unsigned long)id >= SYSCALL_TABLE_SIZE)
 		return 1;
@@ -367,7 +379,7 @@ static __always_inline int kf__skip_fast(long id, int exit, long ret, __u64 regs
 	struct kf_slot *slot;
 	struct kf_view v;
 
-	if (!kf.on || (unsigned long)id >= SYSCALL_TABLE_SIZE ||
+	if (!kf__on() || (unsigned long)id >= SYSCALL_TABLE_SIZE ||
 	    kf__trigger(id, exit, ret) != KF_T_NONE)
 		return 0;
 	slot = kf__slot();
@@ -386,7 +398,7 @@ static __always_inline void kf__switch(struct task_struct *next)
 	struct kf_thread n, *t;
 	struct kf_slot *slot;
 
-	if (!kf.on)
+	if (!kf__on())
 		return;
 	slot = kf__slot();
 	if (!slot)
@@ -411,7 +423,7 @@ static __always_inline void kf__exit(void)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 
-	if (kf.on)
+	if (kf__on())
 		bpf_map_delete_elem(&kf_threads, &tid);
 }
 

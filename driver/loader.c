@@ -227,6 +227,8 @@ int driver__configure(struct driver *d, const struct driver_config *cfg)
 	d->tcp_conns = cfg->tcp_conns ? cfg->tcp_conns : TCP_CONNS;
 	d->profile_hz = cfg->profile ? cfg->profile_hz : 0;
 	d->per_thread = cfg->per_thread;
+	/* rodata: without it the kernel filter's code is not even verified */
+	d->skel->rodata->kf_loaded = cfg->per_thread;
 	d->no_syscall_tps = cfg->no_syscall_tps;
 	d->verifier_stats = cfg->verifier_stats;
 	d->no_sock_tps = cfg->no_sock_tps;
@@ -1284,6 +1286,9 @@ int driver__kf_set(struct driver *d, const struct driver_kfilter *cfg)
 
 	if (!d->loaded)
 		return -EINVAL;
+	/* loaded without driver_config.per_thread: the programs have no filter */
+	if (cfg->on && !d->per_thread)
+		return -EOPNOTSUPP;
 	uint32_t gen = kf->gen;
 
 	__atomic_store_n(&kf->on, 0, __ATOMIC_SEQ_CST);

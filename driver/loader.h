@@ -32,8 +32,8 @@ struct driver_config {
 	 * driver-bug drops, never sent as something else. */
 	const uint8_t *syscalls;
 	/* The caller will turn the per-thread kernel filter on (driver__kf_set):
-	 * loads sched_switch, which keeps each CPU's slot for its fast path.
-	 * Without it the filter still works, from its map alone. */
+	 * the programs are loaded with it, and sched_switch, which keeps each
+	 * CPU's slot for its fast path. Without it they have no filter. */
 	bool per_thread;
 	/* Request mode: the data syscalls on an fd (read, write, send*, recv*,
 	 * their vector and positional forms, sendfile, splice) are sent only for
@@ -292,7 +292,9 @@ bool driver__has_filler(const struct driver *d, uint16_t event_code);
 
 /* Kernel filtering by process (driver.h, kfilter.bpf.h). Fill the maps, then
  * driver__kf_set copies CFG (its `on` last, so the tables are whole first);
- * a CFG with on = 0 turns it off. Each returns 0 or a negative errno. */
+ * a CFG with on = 0 turns it off. Each returns 0 or a negative errno;
+ * driver__kf_set -EOPNOTSUPP for a driver configured without per_thread,
+ * whose programs were loaded without the filter. */
 int driver__kf_set(struct driver *d, const struct driver_kfilter *cfg);
 /* comm entry: NAME (LEN bytes, at most 16) as a prefix, or with its NUL when
  * EXACT; BITS the tests it passes (and those of its shorter entries). */

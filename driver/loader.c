@@ -14,6 +14,7 @@
 
 /* The skeleton names struct driver_settings: driver.h (via loader.h) comes first. */
 #include "loader.h"
+#include "links_close.h"
 #include "plan.h"
 #include "schema.h"
 #include "syscall_tps.h"
@@ -948,12 +949,48 @@ uint32_t driver__go_tls_files(const struct driver *d)
 	return d->go_files;
 }
 
+/* Every link of D, destroyed at once (links_close.h): each syscall
+ * tracepoint's and each uprobe's takes the kernel tens of ms to tear down.
+ * Returns false without memory for the list: then nothing was done. */
+static bool links__close_together(struct driver *d)
+{
+	size_t n = 0, cap = (size_t)d->nlinks + SYSCALL_TABLE_SIZE + 3 + d->ntls_links +
+			    (size_t)d->nsamplers;
+	struct bpf_link **all = calloc(cap, sizeof(*all));
+
+	if (!all)
+		return false;
+	for (int i = 0; i < d->nlinks; i++)
+		all[n++] = d->links[i];
+	for (int nr = 0; nr < SYSCALL_TABLE_SIZE; nr++)
+		all[n++] = d->tp_links[nr];
+	all[n++] = d->sock_links[0];
+	all[n++] = d->sock_links[1];
+	all[n++] = d->close_link;
+	for (uint32_t i = 0; i < d->ntls_links; i++)
+		all[n++] = d->tls_links[i];
+	for (int i = 0; i < d->nsamplers; i++)
+		all[n++] = d->samplers[i];
+	links__close_all(all, n);
+	free(all);
+	d->nlinks = 0;
+	memset(d->tp_links, 0, sizeof(d->tp_links));
+	d->ntp_links = 0;
+	d->sock_links[0] = d->sock_links[1] = NULL;
+	d->close_link = NULL;
+	d->ntls_links = 0;
+	d->nsamplers = 0;
+	return true;
+}
+
 void driver__detach(struct driver *d)
 {
 	if (!d)
 		return;
 	if (d->loaded)
 		d->skel->bss->settings.capture = 0;
+	/* what is left (all of it, without memory for the list): one by one */
+	links__close_together(d);
 	while (d->nlinks > 0)
 		bpf_link__destroy(d->links[--d->nlinks]);
 	for (int nr = 0; nr < SYSCALL_TABLE_SIZE && d->ntp_links; nr++)

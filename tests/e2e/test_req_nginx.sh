@@ -19,7 +19,12 @@ port_free "$BPORT" || BPORT=$(free_port)
 NGX=$SRV/nginx
 mkdir -p "$NGX/logs" "$NGX/tmp" "$NGX/www" "$NGX/store"
 echo "small file" >"$NGX/www/small.txt"
-head -c 1048576 /dev/urandom >"$NGX/www/big.bin"
+# big.bin: many reads a response. Its 40 responses are read by ab 8 KiB at a
+# time, each read's first 2 KiB captured: at 256 KiB, 2.7 MB of events, which
+# one CPU's 8 MiB ring holds even if the agent's reader does not run the whole
+# while (nginx runs at real-time priority, below). At 1 MiB they were 10.8 MB,
+# and a reader held off for tens of ms dropped events (1537 in one CI run).
+head -c 262144 /dev/urandom >"$NGX/www/big.bin"
 # keepalive_requests high enough for ab -k: each of its connections stays one.
 # /upload/: nginx reads the whole body before it passes the request on
 # (proxy_request_buffering, on by default), so its 100 Continue comes before

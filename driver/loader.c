@@ -486,7 +486,9 @@ static char *vstats__ask(struct driver *d)
 	size_t n = 0, i = 0;
 	char *logs;
 
-	if (!d->verifier_stats)
+	/* AGENT_LIBBPF_DEBUG: libbpf's own log of a refused program, the
+	 * verifier's whole walk, is wanted, not these figures */
+	if (!d->verifier_stats || getenv("AGENT_LIBBPF_DEBUG"))
 		return NULL;
 	bpf_object__for_each_program(p, d->skel->obj)
 		n++;
@@ -952,7 +954,7 @@ uint32_t driver__go_tls_files(const struct driver *d)
 /* Every link of D, destroyed at once (links_close.h): each syscall
  * tracepoint's and each uprobe's takes the kernel tens of ms to tear down.
  * Returns false without memory for the list: then nothing was done. */
-static bool links__close_together(struct driver *d)
+static bool detach__together(struct driver *d)
 {
 	size_t n = 0, cap = (size_t)d->nlinks + SYSCALL_TABLE_SIZE + 3 + d->ntls_links +
 			    (size_t)d->nsamplers;
@@ -990,7 +992,7 @@ void driver__detach(struct driver *d)
 	if (d->loaded)
 		d->skel->bss->settings.capture = 0;
 	/* what is left (all of it, without memory for the list): one by one */
-	links__close_together(d);
+	detach__together(d);
 	while (d->nlinks > 0)
 		bpf_link__destroy(d->links[--d->nlinks]);
 	for (int nr = 0; nr < SYSCALL_TABLE_SIZE && d->ntp_links; nr++)

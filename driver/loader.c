@@ -991,8 +991,8 @@ void driver__detach(struct driver *d)
 		return;
 	if (d->loaded)
 		d->skel->bss->settings.capture = 0;
-	/* what is left (all of it, without memory for the list): one by one */
 	detach__together(d);
+	/* what is left (all of it, without memory for the list): one by one */
 	while (d->nlinks > 0)
 		bpf_link__destroy(d->links[--d->nlinks]);
 	for (int nr = 0; nr < SYSCALL_TABLE_SIZE && d->ntp_links; nr++)

@@ -28,7 +28,9 @@ rb_install named bind9 && rb_install dnsperf dnsperf ||
 # BIND's network thread is the one that answers: the metrics name it
 RB_TMP=$(mktemp -d /tmp/reqbench-dns.XXXXXX) RB_SERVER=isc-net-0000 RB_MPORT=$mport
 tmp=$RB_TMP
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+# below the ephemeral range: dig's readiness query could otherwise be given
+# BIND's own port (tests/e2e/server_port.py says why)
+port=$(python3 "$here/../../tests/e2e/server_port.py")
 bash "$here/../../tests/e2e/dns/bind_conf.sh" "$tmp" "$port"
 for i in $(seq 1 300); do echo "h$i.w.b.test A"; echo "h$i.w.b.test MX"; echo "n$i.b.test A"; done \
 	>"$tmp/queries"

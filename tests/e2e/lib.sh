@@ -43,8 +43,9 @@ bpf_hung_before() {
 }
 
 # Installs the Debian packages a test talks to, when missing (root; CI is root).
-free_port() {	# prints a TCP port on 127.0.0.1 nobody listens on
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+free_port() {	# prints a port on 127.0.0.1 free for TCP and UDP, below the ephemeral range
+	python3 "$E2E_DIR/server_port.py"
 }
 
 need_pkgs() {	# need_pkgs PKG...

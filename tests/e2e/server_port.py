@@ -1,0 +1,29 @@
+"""Prints a port on 127.0.0.1 that is free for TCP and for UDP, for a test's
+server, below the kernel's ephemeral range (ip_local_port_range).
+
+Why below: a UDP client whose socket has SO_REUSEPORT (dig's, and any client
+on BIND's network manager) may be autobound by the kernel to a port a server
+of the same user holds with SO_REUSEPORT, its own included. Its query then
+goes to itself, not to the server, and it reads it back as the answer. The
+kernel never autobinds outside the ephemeral range, so a server port below it
+cannot be a client's."""
+import random
+import socket
+
+lo = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+cands = list(range(10000, lo)) if lo > 11000 else list(range(1024, lo))
+random.shuffle(cands)
+for p in cands[:500]:
+    try:
+        for kind in (socket.SOCK_STREAM, socket.SOCK_DGRAM):
+            with socket.socket(socket.AF_INET, kind) as s:
+                s.bind(("127.0.0.1", p))
+    except OSError:
+        continue
+    print(p)
+    break
+else:
+    # no range below the ephemeral one: any free port, as the kernel picks
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        print(s.getsockname()[1])

@@ -140,7 +140,8 @@ AGENT_START_WARN_SECS=1 strace -f -qq -o /dev/null -e trace=bpf -e inject=bpf:de
 tracer=$!
 slow=
 for _ in $(seq 1 100); do
-	slow=$(pgrep -P "$tracer" -x agent) && break
+	# strace's one child (the binary may have another name than agent)
+	slow=$(pgrep -P "$tracer") && break
 	sleep 0.1
 done
 cleanup_slow() { kill -9 "$tracer" $slow 2>/dev/null; cleanup_e2e; }

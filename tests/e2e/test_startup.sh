@@ -4,7 +4,8 @@
 # exactly those programs (bpftool's view); and a step that does not end is
 # told on stderr, naming it, while /healthz is not 200. The slow start is real:
 # strace delays every bpf() call the agent makes. The /proc scan follows the
-# load: an fd moved meanwhile has its new name.
+# load: an fd moved meanwhile has its new name; and a second scan once events
+# flow names the processes forked between the first and the first event.
 source "$(dirname "$0")/lib.sh"
 need_live
 need_pkgs strace curl
@@ -213,4 +214,63 @@ stop_agent
 echo "  the mover's write: $(cat "$TMP/scan.out")"
 expect "a file moved onto an fd during the BPF load is the fd's name at the first event" \
 	grep -qx "$(cat "$TMP/mover.pid") 5 $TMP/scan-new" "$TMP/scan.out"
+
+# A process forked after the /proc scan but before the first event has no
+# clone event to name it (a shell's subshell, forked by a script while the
+# agent starts). The agent scans again for new threads once events flow, so
+# that a file's lists name it. A spawner forks a child every 2 ms, from before
+# the agent starts until after it captures; each child reads /dev/zero every
+# 50 ms for 1.5 s and never execs. Every child with a read in the file must be
+# named: alive at the second scan, or forked after events flowed.
+"$PY" - "$TMP" <<'PY' &
+import os, sys, time
+tmp = sys.argv[1]
+z = os.open("/dev/zero", os.O_RDONLY)
+kids = open(tmp + "/kids", "w")
+while not os.path.exists(tmp + "/spawn-stop"):
+    pid = os.fork()
+    if pid == 0:
+        for _ in range(30):
+            os.read(z, 1)
+            time.sleep(0.05)
+        os._exit(0)
+    kids.write("%d\n" % pid)
+    kids.flush()
+    time.sleep(0.002)
+    try:
+        while os.waitpid(-1, os.WNOHANG)[0] > 0:
+            pass
+    except ChildProcessError:
+        pass
+while True:
+    try:
+        os.wait()
+    except ChildProcessError:
+        break
+PY
+spawner=$!
+sleep 0.3
+start_agent "$TMP/kids.out" "$TMP/kids.err" -q -w "$TMP/kids.scap" "evt.type=read"
+sleep 0.3
+touch "$TMP/spawn-stop"
+wait "$spawner"
+stop_agent
+"$AGENT" -r "$TMP/kids.scap" -p '%thread.tid %proc.name' "evt.type=read and evt.dir=<" \
+	>"$TMP/kids.read" 2>"$TMP/kids.rerr"
+"$PY" - "$TMP/kids" "$TMP/kids.read" >"$TMP/kids.check" <<'PY'
+import sys
+kids = set(open(sys.argv[1]).read().split())
+seen, nameless = set(), set()
+for l in open(sys.argv[2]):
+    tid, name = l.split()[:2]
+    if tid in kids:
+        seen.add(tid)
+        if name == "<NA>":
+            nameless.add(tid)
+print("%d children forked, %d read in the file, %d of them nameless %s"
+      % (len(kids), len(seen), len(nameless), sorted(nameless)[:5]))
+sys.exit(0 if seen and not nameless else 1)
+PY
+rc=$?
+expect "every child a spawner forked around the agent's start is named in the file ($(cat "$TMP/kids.check"))" [ $rc = 0 ]
 finish

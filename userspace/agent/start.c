@@ -264,8 +264,6 @@ int agent__start(struct agent *a)
 	startup__step(a->startup, STARTUP_PROC);
 	if (inspector__scan_proc(a->in) < 0 && a->o.verbose)
 		agent__say("warning: the /proc scan stopped early: %s", strerror(errno));
-	if ((err = record__start(&a->rec, a->in)))
-		return err;
 	field_ctx__init(&a->fctx, inspector__threads(a->in));
 	agent__buffer_options(a);
 	if (a->o.requests && (err = agent__requests_open(a)))
@@ -283,6 +281,16 @@ int agent__start(struct agent *a)
 	agent__tcp_seed(a);
 	if (capture__driver(a->cap))
 		driver__set_capture(capture__driver(a->cap), true);
+	/* Now that events flow, scan again for threads only: one forked between
+	 * the scan above and this point has no clone event in the rings and was
+	 * not in /proc then (a shell's subshell, forked while this agent set up,
+	 * stayed nameless to the end). The scan adds it; one forked after both
+	 * is known twice, and its clone event keeps the scanned entry
+	 * (parse_thread.c). A file's lists are written after it, naming it too. */
+	if (inspector__scan_proc(a->in) < 0 && a->o.verbose)
+		agent__say("warning: the second /proc scan stopped early: %s", strerror(errno));
+	if ((err = record__start(&a->rec, a->in)))
+		return err;
 	startup__done(a->startup);
 	if (a->o.verbose)
 		agent__report_start(a, msg);

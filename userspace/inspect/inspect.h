@@ -55,7 +55,8 @@ struct inspector *inspector__new(const struct inspector_opts *opts);
 void inspector__free(struct inspector *in);
 
 /* Fills the thread and fd tables from HOST_ROOT/proc. Unreadable entries are
- * counted (inspector__counters) and skipped. */
+ * counted (inspector__counters) and skipped. Threads already in the table are
+ * kept as they are, so a second call adds only the threads born since. */
 int inspector__scan_proc(struct inspector *in);
 
 /* Parses one event and updates state. Returns 0, or -EINVAL for a malformed frame

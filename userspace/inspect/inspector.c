@@ -187,8 +187,14 @@ static int scan__process(void *ctx, int64_t pid)
 	struct scan_ctx s = { .in = in };
 	struct thread_info *ti;
 
-	if (thread_table__find(in->threads, pid))
+	/* a process already known (a second scan) may have new threads */
+	if ((ti = thread_table__find(in->threads, pid))) {
+		if (!thread__placeholder(ti) && ti->fds) {
+			s.main = ti;
+			procfs__list(in->proc, pid, scan__task, &s);
+		}
 		return 0;
+	}
 	ti = inspector__new_thread(in, pid);
 	if (!ti)
 		return 0;

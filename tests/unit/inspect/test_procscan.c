@@ -223,6 +223,42 @@ static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static int thread_state;	/* 1: started, 2: may exit */
 static pid_t thread_tid;
 
+/* A second scan (the agent's, once events flow) adds the processes and the
+ * threads born since the first, and keeps what the first made: the events
+ * since then have been updating those entries. */
+static void test_second_scan(void)
+{
+	char *root = t_tmpdir();
+	struct inspector_opts o = { .host_root = root };
+	struct thread_info *p, *th, *q;
+	struct inspector_counters c;
+	struct inspector *in;
+
+	t_fake_task(root, 100, 100, 1, "app", 1000, 500);
+	fd_link(root, 100, 0, "/dev/null");
+	in = inspector__new(&o);
+	CHECK(in != NULL);
+	if (!in)
+		return;
+	p = find(in, 100);
+	CHECK(p && strcmp(p->comm, "app") == 0 && !find(in, 101) && !find(in, 300));
+	/* since: the process renamed in /proc, a new thread of it, a new process */
+	t_fake_task(root, 100, 100, 1, "renamed", 1000, 500);
+	t_fake_task(root, 100, 101, 1, "worker", 1000, 510);
+	t_fake_task(root, 300, 300, 100, "child", 1000, 600);
+	fd_link(root, 300, 5, "/dev/zero");
+	CHECK(inspector__scan_proc(in) == 0);
+	inspector__counters(in, &c);
+	CHECK_INT(c.n_threads, 3);
+	CHECK(find(in, 100) == p && strcmp(p->comm, "app") == 0);
+	th = find(in, 101);
+	CHECK(th && th->pid == 100 && th->fds == p->fds && strcmp(th->comm, "worker") == 0);
+	q = find(in, 300);
+	CHECK(q && q->pid == 300 && q->ptid == 100 && strcmp(q->comm, "child") == 0 &&
+	      q->fds && fd_table__find(q->fds, 5) && !fd_table__find(q->fds, 0));
+	inspector__free(in);
+}
+
 static void *worker(void *arg)
 {
 	pthread_mutex_lock(&mu);
@@ -335,6 +371,7 @@ int main(void)
 {
 	unsetenv("HOST_ROOT");
 	test_fake_tree();
+	test_second_scan();
 	test_real_proc();
 	return t_report();
 }

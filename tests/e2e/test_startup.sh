@@ -141,8 +141,10 @@ AGENT_START_WARN_SECS=1 strace -f -qq -o /dev/null -e trace=bpf -e inject=bpf:de
 tracer=$!
 slow=
 for _ in $(seq 1 100); do
-	# strace's one child (the binary may have another name than agent)
-	slow=$(pgrep -P "$tracer") && break
+	# strace's child by the binary's name (15 characters of it, as the
+	# kernel keeps), which may be another than agent: strace forks short-lived
+	# children of its own first, to probe ptrace, and a busy machine shows them
+	slow=$(pgrep -P "$tracer" -x "$(basename "$AGENT" | cut -c1-15)") && break
 	sleep 0.1
 done
 cleanup_slow() { kill -9 "$tracer" $slow 2>/dev/null; cleanup_e2e; }

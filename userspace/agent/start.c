@@ -180,6 +180,14 @@ static void agent__report_start(struct agent *a, const char *kf_desc)
 	agent__requests_describe(a);
 }
 
+/* A /proc scan of the inspector's; WHICH names it in the -v warning of an
+ * early stop (what it read is kept). */
+static void agent__scan_proc(struct agent *a, const char *which)
+{
+	if (inspector__scan_proc(a->in) < 0 && a->o.verbose)
+		agent__say("warning: the %s/proc scan stopped early: %s", which, strerror(errno));
+}
+
 int agent__start(struct agent *a)
 {
 	struct agent_kf_opts ko = { .off = a->o.no_kernel_filter,
@@ -262,8 +270,7 @@ int agent__start(struct agent *a)
 	 * then, unseen, left its fd table wrong); every thread the first events
 	 * name is known. */
 	startup__step(a->startup, STARTUP_PROC);
-	if (inspector__scan_proc(a->in) < 0 && a->o.verbose)
-		agent__say("warning: the /proc scan stopped early: %s", strerror(errno));
+	agent__scan_proc(a, "");
 	field_ctx__init(&a->fctx, inspector__threads(a->in));
 	agent__buffer_options(a);
 	if (a->o.requests && (err = agent__requests_open(a)))
@@ -287,8 +294,7 @@ int agent__start(struct agent *a)
 	 * stayed nameless to the end). The scan adds it; one forked after both
 	 * is known twice, and its clone event keeps the scanned entry
 	 * (parse_thread.c). A file's lists are written after it, naming it too. */
-	if (inspector__scan_proc(a->in) < 0 && a->o.verbose)
-		agent__say("warning: the second /proc scan stopped early: %s", strerror(errno));
+	agent__scan_proc(a, "second ");
 	if ((err = record__start(&a->rec, a->in)))
 		return err;
 	startup__done(a->startup);

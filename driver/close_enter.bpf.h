@@ -15,6 +15,7 @@
 struct close_began {
 	__u64 ts;	/* epoch ns, as frames; 0: taken */
 	__s64 fd;
+	__u8 not_sock;	/* the fd was no socket at the enter (file_fds.bpf.h) */
 };
 
 /* Per thread: freed with it, no key to hash. */

@@ -174,7 +174,7 @@ int sys_exit_eo(struct bpf_raw_tracepoint_args *ctx)
 	__u8 how;
 	int data;
 
-	/* request mode's file closes: before every filter (file_fds.bpf.h) */
+	/* request mode's closes of no socket: before every filter (file_fds.bpf.h) */
 	if ((unsigned long)id < SYSCALL_TABLE_SIZE && (how = fdf_how[id]) &&
 	    fdf__exit(how, regs, ret))
 		return 0;
@@ -249,17 +249,20 @@ int sys_exit_eo(struct bpf_raw_tracepoint_args *ctx)
 }
 
 /* Exit-only capture: close's enter tracepoint keeps when the thread's close
- * began (close_enter.bpf.h). Every close, wanted or not: an exit must never
- * find a time left by an earlier close of the same number. */
+ * began (close_enter.bpf.h) and, for request mode, whether its fd is a socket
+ * (file_fds.bpf.h). Every close, wanted or not: an exit must never find a
+ * time left by an earlier close of the same number. */
 SEC("tp/syscalls/sys_enter_close")
 int close_enter(struct trace_event_raw_sys_enter *ctx)
 {
 	struct close_began *c = bpf_task_storage_get(&close_began, bpf_get_current_task_btf(), 0,
 						     BPF_LOCAL_STORAGE_GET_F_CREATE);
+	int fd = (int)ctx->args[0];
 
 	if (c) {
+		c->fd = fd;
+		c->not_sock = fdf__close_enter(fd);
 		c->ts = settings.boot_time + bpf_ktime_get_boot_ns();
-		c->fd = (int)ctx->args[0];
 	}
 	return 0;
 }

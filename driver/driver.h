@@ -76,36 +76,14 @@ struct h2_fd_key {
 	__s32 fd;
 };
 
-/* Request mode, exit-only capture (driver_config.file_closes): the fds a
- * process got from calls request mode does not send (open, openat, ...:
- * never a socket) are marked, per fd table, and their closes stay in the
- * kernel (file_fds.bpf.h), counted in n_file_closes. At exit a close's fd
- * is gone, so only such a mark tells a file's close from a socket's. Fds
- * from FILE_FDS_MAX up are not marked: their closes are sent. */
-#define FILE_FDS_MAX 2048
-#define FILE_FDS_TABLES 4096	/* fd tables marked at once (an LRU) */
-struct file_fds {
-	/* the process that made the entry: an fd table freed and its address
-	 * given to another is not taken for it (its marks are not trusted) */
-	__u32 tgid;
-	__u32 pad;
-	__u64 start;		/* its leader's start_time */
-	__u64 w[FILE_FDS_MAX / 64];
-};
-
-/* fdf_how[] (file_fds.bpf.h): what a syscall's exit does to the marks. */
+/* fdf_how[] (file_fds.bpf.h): what request mode's exit dispatcher does first
+ * at a syscall's exit (driver_config.file_closes). */
 enum fdf_how {
 	FDF_NONE = 0,
-	FDF_MAKE,		/* returns a new fd that is no socket: marked */
-	FDF_MAKE2,		/* pipe, pipe2: the two fds written at arg 0, marked */
-	FDF_CLOSE,		/* close: a marked fd's close is kept */
-	FDF_PUT,		/* returns an fd (maybe a socket) put in place: unmarked */
-	FDF_DUPFD,		/* fcntl: the same for F_DUPFD and F_DUPFD_CLOEXEC */
-	FDF_RANGE,		/* close_range: its fds unmarked */
-	FDF_EXEC,		/* execve, execveat: the table's marks dropped */
-	/* socket: as FDF_PUT; with settings.sock_compact a TCP socket's call
-	 * is kept in the kernel too (n_tcp_sockets): its connect, accept,
-	 * bind or listen tells the agent all the call would */
+	FDF_CLOSE,		/* close: kept when its enter found the fd no socket */
+	/* socket: with settings.sock_compact a TCP socket's call is kept in
+	 * the kernel (n_tcp_sockets): its connect, accept, bind or listen
+	 * tells the agent all the call would */
 	FDF_SOCKET,
 };
 

@@ -93,31 +93,16 @@ static const struct {
 	{ SYS_splice, SOCK_IO_ARG0_OR_2, 0 },
 };
 
-/* driver_config.file_closes: what each call's exit does to the marks of
- * file_fds.bpf.h. The fds to mark are those of the calls request mode keeps
- * in the kernel (the agent's kfilter.c drops them). */
+/* driver_config.file_closes: what request mode's exit dispatcher does first
+ * at these calls' exits (file_fds.bpf.h). */
 static const struct {
 	int nr;
 	uint8_t how;	/* enum fdf_how */
 } fdf_calls[] = {
-	{ SYS_open, FDF_MAKE },		{ SYS_openat, FDF_MAKE },
-	{ SYS_openat2, FDF_MAKE },	{ SYS_creat, FDF_MAKE },
-	{ SYS_open_by_handle_at, FDF_MAKE },
-	{ SYS_eventfd, FDF_MAKE },	{ SYS_eventfd2, FDF_MAKE },
-	{ SYS_signalfd, FDF_MAKE },	{ SYS_signalfd4, FDF_MAKE },
-	{ SYS_timerfd_create, FDF_MAKE },
-	{ SYS_inotify_init, FDF_MAKE },	{ SYS_inotify_init1, FDF_MAKE },
-	{ SYS_epoll_create, FDF_MAKE },	{ SYS_epoll_create1, FDF_MAKE },
-	{ SYS_memfd_create, FDF_MAKE },	{ SYS_userfaultfd, FDF_MAKE },
-	{ SYS_pipe, FDF_MAKE2 },	{ SYS_pipe2, FDF_MAKE2 },
 	{ SYS_close, FDF_CLOSE },
-	{ SYS_dup, FDF_PUT },		{ SYS_dup2, FDF_PUT },
-	{ SYS_dup3, FDF_PUT },		{ SYS_fcntl, FDF_DUPFD },
-	{ SYS_socket, FDF_SOCKET },	{ SYS_accept, FDF_PUT },
-	{ SYS_accept4, FDF_PUT },	{ SYS_pidfd_getfd, FDF_PUT },
-	{ SYS_close_range, FDF_RANGE },
-	{ SYS_execve, FDF_EXEC },	{ SYS_execveat, FDF_EXEC },
+	{ SYS_socket, FDF_SOCKET },
 };
+_Static_assert(SYS_close == 3, "file_fds.bpf.h's FDF_NR_CLOSE");
 
 static uint64_t clock_ns(clockid_t id)
 {
@@ -208,8 +193,6 @@ int driver__configure(struct driver *d, const struct driver_config *cfg)
 	for (size_t i = 0; i < sizeof(fdf_calls) / sizeof(fdf_calls[0]); i++)
 		d->skel->rodata->fdf_how[fdf_calls[i].nr] =
 			cfg->file_closes && cfg->exit_only ? fdf_calls[i].how : FDF_NONE;
-	bpf_map__set_max_entries(d->skel->maps.file_fds,
-				 cfg->file_closes && cfg->exit_only ? FILE_FDS_TABLES : 1);
 	if (cfg->profile > PROF_FOLLOW_ALL)
 		return -EINVAL;
 	d->skel->bss->settings.profile = cfg->profile;
@@ -420,8 +403,8 @@ bool driver__has_sock_tps(void)
 /* Exit-only capture with a fixed set of syscalls, each with its own exit
  * tracepoint here: sys_exit_eo goes on those (syscall_tps.h), so the host's
  * other syscalls never run it. The set: the syscalls the run may turn on,
- * and those whose fds request mode marks (fdf_how), whose exits it must see
- * whatever is sent; less those compact socket I/O takes at the socket
+ * and those request mode keeps in the kernel by fdf_how (close, socket),
+ * whose exits it must see whatever is sent; less those compact socket I/O takes at the socket
  * tracepoints instead (sock_tps), when it can. */
 static void syscall_tps__plan(struct driver *d)
 {

@@ -42,10 +42,11 @@ struct driver_config {
 	 * (not to 0 with driver_load_info.sock_tps: -EOPNOTSUPP, as read,
 	 * readv, write and writev are then taken at the socket tracepoints). */
 	uint32_t sock_families;
-	/* Request mode, with exit_only (else ignored): the closes of the fds
-	 * made by calls that never make a socket (open, openat, eventfd, ...,
-	 * which request mode does not send) stay in the kernel, counted in
-	 * n_file_closes; the fds themselves are never in the fd table. */
+	/* Request mode, with exit_only (else ignored): the closes of fds that
+	 * are no sockets (files, pipes, eventfds, ...: request mode sends no
+	 * call that makes one) stay in the kernel, counted in n_file_closes.
+	 * Needs close_enter (driver_load_info.close_began): without it every
+	 * close is sent. */
 	bool file_closes;
 	/* Exit-only capture with a set of syscalls: keep the dispatcher on the
 	 * raw sys_exit tracepoint even where each syscall has its own exit

@@ -27,7 +27,7 @@ row() {
 	if [ -n "$agent" ]; then
 		t1=$(rb_ticks "$RB_PID")
 		rb_agent_stop
-		kept=$(grep -oE '[0-9]+ closes of files kept' "$RB_TMP/agent.err" | grep -oE '^[0-9]+')
+		kept=$(grep -oE '[0-9]+ closes of non-socket fds' "$RB_TMP/agent.err" | grep -oE '^[0-9]+')
 		kept=$(awk -v t=$((t1 - t0)) -v hz="$RB_TCK" -v n="$n" -v k="${kept:-none said}" \
 			'BEGIN { printf "; agent %.0f ns CPU per pair; closes kept in the kernel: %s", t / hz / n * 1e9, k }')
 	fi

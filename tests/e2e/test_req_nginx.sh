@@ -334,11 +334,11 @@ req_check file_closes "nginx's closes of the files it served stayed in the kerne
 import re, sys
 err, log = sys.argv[1:3]
 served = sum(1 for l in open(log) if re.search(r' (200|206) \d+ \d+ "GET ', l))
-m = re.search(r"; (\d+) closes of files, (\d+) socket\(\) calls of TCP sockets and (\d+) socket "
+m = re.search(r"; (\d+) closes of non-socket fds, (\d+) socket\(\) calls of TCP sockets and (\d+) socket "
               r"reads and writes that moved nothing kept in the kernel;", open(err).read())
-assert m, "no closes of files in the exit line"
+assert m, "no closes of non-socket fds in the exit line"
 # every process's count: ab, curl and the rest of the host close files too
-print("files served %d, closes of files kept in the kernel %s, TCP sockets' socket() %s"
+print("files served %d, closes of non-socket fds kept in the kernel %s, TCP sockets' socket() %s"
       % (served, m.group(1), m.group(2)))
 assert served > 0 and int(m.group(1)) >= served, (served, m.group(1))
 # the clients' sockets were made while the agent ran (their records are

@@ -1,27 +1,28 @@
-/* Request mode's file closes (driver_config.file_closes, file_fds.bpf.h),
- * loaded as request mode loads them: open and openat not captured (their
- * events stay in the kernel), close and the calls that move fds captured.
- * In exit-only capture the close of an fd an open made stays in the kernel,
- * counted in n_file_closes, and every other close arrives, every param
- * checked:
- * - a socket's (a pipe's, whose fds pipe wrote to memory, stays in the
- *   kernel);
- * - a file's fd that dup2 or dup3 ended with a socket, or close_range ended
- *   and a socketpair took;
- * - a dup of a file (F_DUPFD) is not marked: its close arrives, and the
- *   file's own close stays in the kernel;
- * - a forked child's close of a file its parent opened (its fd table is a
- *   copy, with no marks), and the parent's own close stays in the kernel;
- * - a CLONE_FILES child's close of its parent's file (the table is shared,
- *   the marks are another process's);
- * - fds from FILE_FDS_MAX up are not marked: their closes arrive;
- * - after exec, a socketpair's fd where a close-on-exec file was: exec drops
- *   every mark of the table (socketpair unmarks nothing itself).
+/* Request mode's closes of no socket (driver_config.file_closes,
+ * file_fds.bpf.h), loaded as request mode loads them: open and openat not
+ * captured (their events stay in the kernel), close and the calls that move
+ * fds captured. In exit-only capture a close whose fd is no socket when the
+ * close begins stays in the kernel, counted in n_file_closes, and every
+ * close of a socket arrives, every param checked:
+ * - a TCP socket's arrives, a pipe's stay in the kernel;
+ * - a file's fd that dup2 or dup3 put a socket on, or that close_range ended
+ *   and a socketpair took: those closes arrive;
+ * - a dup of a file (F_DUPFD) is a file: both closes stay in the kernel;
+ * - a forked child's close of a file its parent opened, and a CLONE_FILES
+ *   child's, stay in the kernel; the parent's socket that then takes the
+ *   CLONE_FILES child's number closes as a socket;
+ * - a file opened before the capture began, fds past 2048, an eventfd, a
+ *   memfd, an epoll fd and a timerfd: kept, whatever made them;
+ * - after exec, a socketpair's fd where a close-on-exec file was: arrives.
  * Without exit-only capture the setting does nothing: every close arrives and
  * n_file_closes stays 0. */
 #include <sched.h>
 #include <signal.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
 
 #include "procnet/pn_test.h"
@@ -200,8 +201,7 @@ static void phase__moved(struct harness *h, const char *path)
 		EXPECT(at == harness__count(h));
 	}
 
-	/* close_range: a socketpair (which unmarks nothing itself) takes the
-	 * lowest free fd, the file's */
+	/* close_range: a socketpair takes the lowest free fd, the file's */
 	harness__drain(h, -1);
 	at = 0;
 	f = file__open(path);
@@ -228,7 +228,7 @@ static void phase__moved(struct harness *h, const char *path)
 	EXPECT(at == harness__count(h));
 }
 
-/* A dup of a file by fcntl is not marked; the file's own fd still is. */
+/* A dup of a file by fcntl is a file: both closes stay in the kernel. */
 static void phase__dupfd(struct harness *h, const char *path)
 {
 	struct hevt *e, *x;
@@ -246,15 +246,16 @@ static void phase__dupfd(struct harness *h, const char *path)
 		EXPECT_PARAM_INT(e, 0, f);
 		EXPECT_PARAM_INT(x, 0, g);
 	}
-	expect_close(h, &at, me, g);
-	if (!eo)
+	if (!eo) {
+		expect_close(h, &at, me, g);
 		expect_close(h, &at, me, f);
+	}
 	EXPECT(at == harness__count(h));
 }
 
-/* A child made by clone with FLAGS (0: a fork) closes F and exits: its close
- * arrives, then its procexit. Before, the rings are drained; after, only the
- * child's events were kept. */
+/* A child made by clone with FLAGS (0: a fork) closes F, a file, and exits:
+ * its close arrives without exit-only capture only, then its procexit.
+ * Before, the rings are drained; after, only the child's events were kept. */
 static void child__closes(struct harness *h, unsigned long flags, int f, const char *what)
 {
 	int st, at = 0;
@@ -267,13 +268,14 @@ static void child__closes(struct harness *h, unsigned long flags, int f, const c
 	EXPECT(c > 0 && waitpid(c, &st, 0) == c && WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	harness__drain(h, c);
 	fprintf(stderr, "%s: child %d events\n", what, harness__count(h));
-	expect_close(h, &at, c, f);
+	if (!eo)
+		expect_close(h, &at, c, f);
 	expect_procexit(h, &at, c);
 	EXPECT(at == harness__count(h));
 }
 
-/* A forked child's fd table is a copy with no marks: its close of the
- * parent's file arrives; the parent's own stays in the kernel. */
+/* A forked child's close of its parent's file is a file's close too, and so
+ * is the parent's own. */
 static void phase__fork(struct harness *h, const char *path)
 {
 	int f, at = 0;
@@ -288,10 +290,9 @@ static void phase__fork(struct harness *h, const char *path)
 	EXPECT(at == harness__count(h));
 }
 
-/* A child sharing the fd table (clone with CLONE_FILES, another process):
- * the marks are its parent's, which it does not trust, so its close of the
- * parent's file arrives; the table is the same, so the parent's mark went
- * with it and the parent's socket on that fd closes as a socket. */
+/* A child sharing the fd table (clone with CLONE_FILES, another process)
+ * closes its parent's file; the parent's socket on that number then closes
+ * as a socket. */
 static void phase__shared(struct harness *h, const char *path)
 {
 	int f, s, at = 0;
@@ -308,16 +309,16 @@ static void phase__shared(struct harness *h, const char *path)
 	EXPECT(at == harness__count(h));
 }
 
-/* Fds from FILE_FDS_MAX up are not marked: opened until one is, its close
- * arrives, and the others' stay in the kernel. */
+/* No limit on the numbers: files opened until one is past 2048, all kept. */
+#define HIGH_FD 2048
 static void phase__high(struct harness *h, const char *path)
 {
-	static int fds[FILE_FDS_MAX + 64];
+	static int fds[HIGH_FD + 64];
 	struct rlimit rl;
 	int n = 0, at = 0;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < FILE_FDS_MAX + 64) {
-		rl.rlim_cur = FILE_FDS_MAX + 64;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < HIGH_FD + 64) {
+		rl.rlim_cur = HIGH_FD + 64;
 		if (rl.rlim_max < rl.rlim_cur)
 			rl.rlim_max = rl.rlim_cur;
 		EXPECT(setrlimit(RLIMIT_NOFILE, &rl) == 0);
@@ -325,15 +326,46 @@ static void phase__high(struct harness *h, const char *path)
 	harness__drain(h, -1);
 	do
 		fds[n] = file__open(path);
-	while (fds[n++] < FILE_FDS_MAX && n < (int)(sizeof(fds) / sizeof(fds[0])));
-	EXPECT(fds[n - 1] >= FILE_FDS_MAX);
+	while (fds[n++] < HIGH_FD && n < (int)(sizeof(fds) / sizeof(fds[0])));
+	EXPECT(fds[n - 1] >= HIGH_FD);
 	for (int i = n - 1; i >= 0; i--)
 		EXPECT(close(fds[i]) == 0);
 	harness__drain(h, me);
 	fprintf(stderr, "high: %d opened, the last fd %d: %d events\n", n, fds[n - 1],
 		harness__count(h));
 	for (int i = n - 1; i >= 0; i--)
-		if (!eo || fds[i] >= FILE_FDS_MAX)
+		if (!eo)
+			expect_close(h, &at, me, fds[i]);
+	EXPECT(at == harness__count(h));
+}
+
+/* Whatever made the fd: a file opened before the capture (EARLY), an
+ * eventfd, a memfd, an epoll fd and a timerfd close in the kernel; the kept
+ * count grows by at least the five. */
+static void phase__kinds(struct harness *h, int early)
+{
+	int fds[5], at = 0;
+	uint64_t before, after;
+
+	harness__drain(h, -1);
+	before = kept__count(h);
+	fds[0] = early;
+	fds[1] = eventfd(0, 0);
+	fds[2] = memfd_create("kinds", 0);
+	fds[3] = epoll_create1(0);
+	fds[4] = timerfd_create(CLOCK_MONOTONIC, 0);
+	for (int i = 0; i < 5; i++) {
+		EXPECT(fds[i] >= 0);
+		EXPECT(close(fds[i]) == 0);
+	}
+	after = kept__count(h);
+	harness__drain(h, me);
+	fprintf(stderr, "kinds: %d events, n_file_closes +%llu\n", harness__count(h),
+		(unsigned long long)(after - before));
+	if (eo)
+		EXPECT(after - before >= 5);
+	for (int i = 0; i < 5; i++)
+		if (!eo)
 			expect_close(h, &at, me, fds[i]);
 	EXPECT(at == harness__count(h));
 }
@@ -351,7 +383,8 @@ static int exec_child(void)
 	return sp[0] == 3 ? 0 : 2;
 }
 
-/* exec drops the table's marks. */
+/* After exec the socketpair on the number of the old image's close-on-exec
+ * file closes as a socket. */
 static void phase__exec(struct harness *h, const char *path)
 {
 	struct hevt *e, *x;
@@ -399,20 +432,22 @@ int main(int argc, char **argv)
 	struct driver_config cfg = pn_capture_self;
 	char dir[PATH_MAX], path[PATH_MAX + 8];
 	struct harness *h;
-	int f;
+	int f, early;
 
 	if (argc > 1 && !strcmp(argv[1], "exec-child"))
 		return exec_child();
 	me = pn_gettid();
 	eo = harness__exit_only();
-	cfg.syscalls = harness__only(calls);
-	cfg.sock_families = (1u << PPM_AF_INET) | (1u << PPM_AF_INET6);
-	cfg.file_closes = true;
-	h = harness__open(256, &cfg);
 	pn_tmpdir(dir, sizeof(dir));
 	snprintf(path, sizeof(path), "%s/file", dir);
 	f = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	EXPECT(f >= 0 && write(f, "x", 1) == 1 && close(f) == 0);
+	/* before the capture: no call of the run made it */
+	early = file__open(path);
+	cfg.syscalls = harness__only(calls);
+	cfg.sock_families = (1u << PPM_AF_INET) | (1u << PPM_AF_INET6);
+	cfg.file_closes = true;
+	h = harness__open(256, &cfg);
 
 	phase__count(h, path);
 	phase__sockets(h);
@@ -421,6 +456,7 @@ int main(int argc, char **argv)
 	phase__fork(h, path);
 	phase__shared(h, path);
 	phase__high(h, path);
+	phase__kinds(h, early);
 	phase__exec(h, path);
 
 	unlink(path);

@@ -151,7 +151,7 @@ void summary__requests(FILE *out, const struct pair_counters *p,
 		" cut by a close), %" PRIu64 " open at the end; %" PRIu64
 		" client connections left to their server's side (%" PRIu64 " of them kept in "
 		"the kernel, %" PRIu64 " refused there; %" PRIu64 " syscalls kept there)"
-		"; %" PRIu64 " closes of files, %" PRIu64 " socket() calls of TCP sockets and %"
+		"; %" PRIu64 " closes of non-socket fds, %" PRIu64 " socket() calls of TCP sockets and %"
 		PRIu64 " socket reads and writes that moved nothing kept in the kernel;"
 		" not followed: %" PRIu64
 		" connections (table full), %" PRIu64 " pipelined past %u, %" PRIu64

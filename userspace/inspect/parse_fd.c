@@ -44,6 +44,13 @@ static void fd__socket(struct ievt *ev, int64_t fd, const struct evt_params *e)
 		fi->l4proto = IPPROTO_UDP;
 }
 
+/* Whether an entry of type T can be a socket's. */
+static bool fd_type__socket(enum fd_type t)
+{
+	return t == FDT_IPV4_SOCK || t == FDT_IPV6_SOCK || t == FDT_UNIX_SOCK ||
+	       t == FDT_NETLINK || t == FDT_OTHER_SOCK || t == FDT_UNKNOWN;
+}
+
 /* The socket an exit uses (from its enter), created when we missed it. */
 static struct fd_info *fd__used_socket(struct ievt *ev, const struct evt_params *e)
 {
@@ -54,8 +61,10 @@ static struct fd_info *fd__used_socket(struct ievt *ev, const struct evt_params 
 		return NULL;
 	fi = fd_table__find(ev->thread->fds, fd);
 	/* no entry, or one another thread is closing: then the socket is a new
-	 * one on the number that close freed (its socket() kept in the kernel) */
-	if (!fi || (fi->closer && fi->closer != ev->tid))
+	 * one on the number that close freed (its socket() kept in the kernel);
+	 * so it is where the entry is no socket's: a file's from the /proc scan
+	 * whose close request mode kept in the kernel */
+	if (!fi || (fi->closer && fi->closer != ev->tid) || !fd_type__socket(fi->type))
 		fi = parse__new_fd(ev, fd, FDT_OTHER_SOCK);
 	ev->fdnum = fd;
 	ev->fd = fi;

@@ -526,6 +526,33 @@ static void test_close_after_connect(void)
 	t_free(t, root);
 }
 
+/* Request mode keeps in the kernel the close of every fd that is no socket,
+ * a file's from the /proc scan too, so its entry can outlive it: a connect
+ * on that number (its socket() kept as well) finds a file's entry. A
+ * connect is a socket's, so the entry is made anew as the connection's. */
+static void test_connect_on_file(void)
+{
+	struct t_ctx *t = calloc(1, sizeof(*t));
+	char *root = t_tmpdir();
+	struct fd_info *f;
+	uint8_t tu[13];
+
+	t->in = t_inspector(root, 0);
+	CHECK(t_spawn(t, 10, 1, "app", "/") == 0);
+	open_as(t, 10, 5, "/etc/app.conf");
+	f = t_fd(t, 10, 5);
+	CHECK(f && f->type == FDT_FILE);
+	tcp_tuple(tu, 40010);
+	CHECK(t_emit(t, PPME_SOCKET_CONNECT_E, 10, "qB", Q(5), "", 0u) == 0);
+	CHECK(t_emit(t, PPME_SOCKET_CONNECT_X, 10, "qB", Q(0), tu, 13u) == 0);
+	f = t_fd(t, 10, 5);
+	CHECK(f && f->type == FDT_IPV4_SOCK && f->l4proto == IPPROTO_TCP);
+	CHECK_STR(t_fdname(t, 10, 5), "10.0.0.1:40010->10.0.0.2:80");
+	/* nothing of the file's is left on it: its flags, device, birth */
+	CHECK(f && f->open_flags == 0 && f->dev == 0 && f->born == t->ts);
+	t_free(t, root);
+}
+
 /* A clone exit that names its caller as its child comes only from a damaged
  * file (the fuzzer's find: a placeholder caller had its fd table dropped, then
  * copied from). The event is shown; the caller keeps its fds. */
@@ -569,6 +596,7 @@ int main(void)
 	test_add_by_hand();
 	test_close_reuse();
 	test_close_after_connect();
+	test_connect_on_file();
 	test_clone_self();
 	return t_report();
 }

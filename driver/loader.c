@@ -40,6 +40,7 @@ struct driver {
 	/* sock_tps: compact socket I/O's read, readv, write and writev at the
 	 * socket tracepoints, not their syscalls' (socktp_recv, socktp_send) */
 	bool sock_tps;
+	bool sock_tp_sendfile;	/* sendfile taken at sock_send_length too */
 	bool no_sock_tps;		/* driver_config.no_sock_tps */
 	struct bpf_link *sock_links[2];
 	/* exit-only: close_enter on close's enter tracepoint where the run
@@ -365,15 +366,31 @@ static void plan__apply(struct driver *d)
 }
 
 /* The calls compact socket I/O takes at the socket tracepoints (sock_tps):
- * those any fd may make (sockio.bpf.h, sockio__on_sock_tp). */
+ * those any fd may make (sockio.bpf.h, sockio__on_sock_tp), and sendfile
+ * where it reaches sock_sendmsg (sock_tp_sendfile). */
 static const int sock_tp_calls[] = { SYS_read, SYS_write, SYS_readv, SYS_writev };
 
-static bool sock_tp_call(int nr)
+static bool sock_tp_call(const struct driver *d, int nr)
 {
+	if (nr == SYS_sendfile)
+		return d->sock_tp_sendfile;
 	for (size_t i = 0; i < sizeof(sock_tp_calls) / sizeof(sock_tp_calls[0]); i++)
 		if (sock_tp_calls[i] == nr)
 			return true;
 	return false;
+}
+
+/* Whether a sendfile to a socket goes through sock_sendmsg, so that
+ * sock_send_length sees its bytes: since 6.5 a socket's splice_write is
+ * splice_to_socket, which sends each batch of pages by sock_sendmsg; before,
+ * it was the protocol's sendpage, which never reaches it. */
+static bool sendfile__sends_msg(void)
+{
+	static int known = -1;
+
+	if (known < 0)
+		known = libbpf_find_vmlinux_btf_id("splice_to_socket", BPF_TRACE_FENTRY) > 0;
+	return known;
 }
 
 /* Whether compact socket I/O can go on the socket tracepoints: asked for,
@@ -410,15 +427,19 @@ static void syscall_tps__plan(struct driver *d)
 {
 	struct agent_driver *sk = d->skel;
 
-	d->syscall_tps = d->sock_tps = false;
+	d->syscall_tps = d->sock_tps = d->sock_tp_sendfile = false;
+	sk->rodata->sockio_tp_sendfile = 0;
 	if (!sk->bss->settings.exit_only || d->all_syscalls || d->no_syscall_tps)
 		return;
 	d->sock_tps = sock_tps__possible(d);
+	d->sock_tp_sendfile = d->sock_tps && sendfile__sends_msg();
 	for (int i = 0; i < SYSCALL_TABLE_SIZE; i++)
-		d->tp_syscalls[i] = (d->syscalls[i] && !(d->sock_tps && sock_tp_call(i))) ||
+		d->tp_syscalls[i] = (d->syscalls[i] && !(d->sock_tps && sock_tp_call(d, i))) ||
 				    sk->rodata->fdf_how[i];
 	d->syscall_tps = syscall_tps__cover(d->tp_syscalls);
 	d->sock_tps = d->sock_tps && d->syscall_tps;
+	d->sock_tp_sendfile = d->sock_tp_sendfile && d->sock_tps;
+	sk->rodata->sockio_tp_sendfile = d->sock_tp_sendfile;
 	bpf_program__set_autoload(sk->progs.socktp_recv, d->sock_tps);
 	bpf_program__set_autoload(sk->progs.socktp_send, d->sock_tps);
 }
@@ -611,6 +632,7 @@ int driver__load_info(const struct driver *d, struct driver_load_info *out, bool
 	out->sock_compact = d->skel->bss->settings.sock_compact &&
 			    d->has_filler[PPME_SOCK_RECV_X] && d->has_filler[PPME_SOCK_SEND_X];
 	out->sock_tps = d->sock_tps;
+	out->sock_tp_sendfile = d->sock_tp_sendfile;
 	out->memlock = 0;
 	if (memlock)
 		bpf_object__for_each_program(p, d->skel->obj)
@@ -718,7 +740,7 @@ static void close_enter__attach(struct driver *d)
  * gets its tracepoint too, at once when attached. */
 static int tps__want(struct driver *d, int nr)
 {
-	if (!d->syscall_tps || d->tp_syscalls[nr] || (d->sock_tps && sock_tp_call(nr)))
+	if (!d->syscall_tps || d->tp_syscalls[nr] || (d->sock_tps && sock_tp_call(d, nr)))
 		return 0;
 	if (syscall_tps__id(nr) < 0)
 		return -EOPNOTSUPP;

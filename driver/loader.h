@@ -126,6 +126,11 @@ struct driver_load_info {
 	 * or a file's calls run no program. syscall_tps does not count them
 	 * then. */
 	bool sock_tps;
+	/* With sock_tps, where a sendfile to a socket goes through
+	 * sock_sendmsg (6.5): sendfile is taken there too, one compact event
+	 * per batch of pages the kernel hands the socket (their res adding up
+	 * to the call's), and a sendfile to anything else runs no program. */
+	bool sock_tp_sendfile;
 	/* Exit-only capture: 1 when close's enter tracepoint has close_enter
 	 * (close_enter.bpf.h: close's enter event stamped when the close
 	 * began), a negative errno when it could not be attached (then it is

@@ -24,10 +24,14 @@
  * there every such call on a wanted socket that moved bytes is compact (a
  * connected UDP socket's write and read too), and 20000 pipe writes and reads run no BPF program of ours (bpf_stats:
  * the dispatcher's and the socket programs' runs grow by less than that
- * while they run). There the families cannot go back to every fd
- * (driver__set_sock_families(0) is refused). */
+ * while they run). So is sendfile on this kernel (sock_tp_sendfile), whose
+ * 10000 sendfiles from a file into a pipe run none either, and whose 1 MiB
+ * sendfile to a socket comes as several events adding up to its bytes. There
+ * the families cannot go back to every fd (driver__set_sock_families(0) is
+ * refused). */
 #include <bpf/bpf.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <netinet/tcp.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
@@ -57,7 +61,7 @@ struct ends {
 };
 
 static int64_t me;
-static bool eo, sock_tps;
+static bool eo, sock_tps, tp_sendfile;
 static char big[BIG], h2body[H2_BODY], up_all[UP_LEN];
 
 /* A connected TCP pair over ::1. */
@@ -317,24 +321,96 @@ static int add_runs(const char *name, int fd, void *arg)
 
 #define PIPE_CALLS 10000
 
-/* sock_tps: a pipe's writes and reads run none of them. Other processes'
- * socket calls may run them meanwhile, a few; 2 * PIPE_CALLS calls on the
- * syscalls' own tracepoints would run the dispatcher once each. */
+/* sock_tps: a pipe's writes and reads run none of them, nor (tp_sendfile)
+ * a sendfile from a file into the pipe. Other processes' socket calls may
+ * run them meanwhile, a few; PIPE_CALLS calls on the syscalls' own
+ * tracepoints would run the dispatcher once each. */
 static void pipes__check(struct harness *h, struct ends *x)
 {
 	uint64_t r0 = 0, r1 = 0;
 	char c;
-	int n = 0;
+	int n = 0, sf = 0;
 
 	driver__for_each_program(harness__driver(h), add_runs, &r0);
 	for (int i = 0; i < PIPE_CALLS; i++)
 		n += write(x->pipe[1], "p", 1) == 1 && read(x->pipe[0], &c, 1) == 1;
+	for (int i = 0; i < PIPE_CALLS && tp_sendfile; i++) {
+		off_t off = 0;
+
+		sf += sendfile(x->pipe[1], x->file, &off, 1) == 1 && read(x->pipe[0], &c, 1) == 1;
+	}
 	driver__for_each_program(harness__driver(h), add_runs, &r1);
-	EXPECT(n == PIPE_CALLS);
+	EXPECT(n == PIPE_CALLS && sf == (tp_sendfile ? PIPE_CALLS : 0));
 	EXPECT(r1 >= r0 && r1 - r0 < PIPE_CALLS);
 	if (r1 - r0 >= PIPE_CALLS)
 		fprintf(stderr, "  %llu runs over %d pipe calls\n", (unsigned long long)(r1 - r0),
-			2 * PIPE_CALLS);
+			2 * PIPE_CALLS + 2 * sf);
+}
+
+#define SF_BIG (1 << 20)
+
+struct sf_reader {
+	int fd;
+	size_t got;
+};
+
+static void *sf__read(void *arg)
+{
+	struct sf_reader *r = arg;
+	static char b[65536];
+	ssize_t n;
+
+	while (r->got < SF_BIG && (n = read(r->fd, b, sizeof(b))) > 0)
+		r->got += (size_t)n;
+	return NULL;
+}
+
+/* A sendfile of 1 MiB from a file to a socket, another thread reading the
+ * other end. In exit-only capture its compact events add up to the bytes it
+ * sent, and nothing else of this thread comes. Where tp_sendfile takes it at
+ * sock_send_length there is one event per batch of pages the kernel handed
+ * the socket (splice's pipe holds 16 pages at most, so more than one), at
+ * its exit one for the call; else its pair says the same. */
+static void sendfile__big(struct harness *h, struct ends *x)
+{
+	struct sf_reader r = { x->cli, 0 };
+	int f = memfd_create("sock_compact_big", 0), n = 0, other = 0;
+	int64_t sum = 0, sent = 0;
+	off_t off = 0;
+	pthread_t t;
+
+	EXPECT(f >= 0 && ftruncate(f, SF_BIG) == 0);
+	harness__drain(h, -1);
+	EXPECT(pthread_create(&t, NULL, sf__read, &r) == 0);
+	while (sent < SF_BIG) {
+		ssize_t k = sendfile(x->srv, f, &off, SF_BIG - (size_t)sent);
+
+		if (k <= 0)
+			break;
+		sent += k;
+	}
+	pthread_join(t, NULL);
+	EXPECT(sent == SF_BIG && r.got == SF_BIG);
+	harness__drain(h, me);
+	for (int i = 0; i < harness__count(h); i++) {
+		struct hevt *e = harness__get(h, i);
+
+		if (eo && e->hdr.type == PPME_SOCK_SEND_X && hevt__int(e, 1) == x->srv &&
+		    hevt__int(e, 2) == SYS_sendfile && hevt__int(e, 0) > 0) {
+			sum += hevt__int(e, 0);
+			n++;
+		} else if (!eo && e->hdr.type == PPME_SYSCALL_SENDFILE_X) {
+			sum += hevt__int(e, 0);
+			n++;
+		} else if (eo || e->hdr.type != PPME_SYSCALL_SENDFILE_E) {
+			other++;
+		}
+	}
+	fprintf(stderr, "sendfile of %d bytes: %d events adding up to %lld, %d others\n", SF_BIG,
+		n, (long long)sum, other);
+	EXPECT(sum == SF_BIG && other == 0);
+	EXPECT(tp_sendfile ? n > 1 : n >= 1);
+	close(f);
 }
 
 int main(void)
@@ -361,15 +437,19 @@ int main(void)
 	eo = harness__exit_only();
 	EXPECT(driver__load_info(harness__driver(h), &li, false) == 0);
 	sock_tps = li.sock_tps;
+	tp_sendfile = li.sock_tp_sendfile;
 	/* this kernel has both socket tracepoints (5.19): taken wherever the
-	 * syscalls' own are */
+	 * syscalls' own are; and it sends sendfile's pages by sock_sendmsg
+	 * (6.5) */
 	EXPECT(driver__has_sock_tps());
 	EXPECT(sock_tps == (eo && !harness__raw_exit()));
+	EXPECT(tp_sendfile == sock_tps);
 	EXPECT(!sock_tps || li.sock_compact);
 	ends__open(&x);
 	calls__check(h, &x);
 	if (sock_tps && stats >= 0)
 		pipes__check(h, &x);
+	sendfile__big(h, &x);
 	/* every fd's I/O cannot come back where the socket tracepoints serve */
 	EXPECT(driver__set_sock_families(harness__driver(h), 0) == (sock_tps ? -EOPNOTSUPP : 0));
 	if (stats >= 0)

@@ -163,9 +163,13 @@ static void agent__report_start(struct agent *a, const char *kf_desc)
 		if (a->o.requests && li.sock_compact)
 			agent__say("socket I/O: one compact event per TCP read or write "
 				   "that moved bytes, with no enter event%s",
-				   li.sock_tps ? "; read, readv, write and writev on the "
+				   !li.sock_tps ? "" :
+				   li.sock_tp_sendfile ? "; read, readv, write, writev and "
+				   "sendfile on the socket tracepoints, where other fds' calls "
+				   "run no program" :
+				   "; read, readv, write and writev on the "
 				   "socket tracepoints, where other fds' calls run no "
-				   "program" : "");
+				   "program");
 		else if (a->o.requests)
 			agent__say("socket I/O: sysdig's enter and exit events%s",
 				   a->o.write_file ? " (-w keeps them)" : "");

@@ -103,14 +103,21 @@ static __always_inline void sockio__tcp_state(const struct sock *sk, __u32 *retr
 	*srtt = BPF_CORE_READ(tp, srtt_us) >> 3;
 }
 
+/* Set by the loader (driver_load_info.sock_tp_sendfile): sendfile is taken
+ * at sock_send_length too, not at its syscall's exit. Read-only. */
+const volatile __u8 sockio_tp_sendfile __weak = 0;
+
 /* Compact calls taken at the socket's own tracepoints, not their syscall's
  * (settings.sock_tps): the read-like and write-like calls any fd may make,
- * so that a pipe's or a file's runs no program. SEND: the send side's
- * tracepoint. The socket-only calls stay on their syscalls' tracepoints. */
+ * so that a pipe's or a file's runs no program, and sendfile where the
+ * kernel sends its pages by sock_sendmsg (a file-to-file sendfile runs none
+ * then), one event per batch. SEND: the send side's tracepoint. The other
+ * socket-only calls stay on their syscalls' tracepoints. */
 static __always_inline int sockio__on_sock_tp(long id, int send)
 {
 	if (send)
-		return id == SOCKIO_NR_WRITE || id == SOCKIO_NR_WRITEV;
+		return id == SOCKIO_NR_WRITE || id == SOCKIO_NR_WRITEV ||
+		       (id == SOCKIO_NR_SENDFILE && sockio_tp_sendfile);
 	return id == SOCKIO_NR_READ || id == SOCKIO_NR_READV;
 }
 

@@ -205,8 +205,8 @@ struct driver_counters {
 	__u64 n_quiet;
 	/* threads profiling did not follow: PROF_THREADS followed already */
 	__u64 n_prof_full;
-	/* not a drop: closes of files request mode keeps in the kernel
-	 * (driver_config.file_closes) */
+	/* not a drop: closes of fds that are no sockets, which request mode
+	 * keeps in the kernel (driver_config.file_closes) */
 	__u64 n_file_closes;
 	/* not a drop: socket syscalls made inside a TLS library call (the
 	 * ciphertext), kept in the kernel: its plaintext event goes instead */

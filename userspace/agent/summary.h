@@ -64,7 +64,7 @@ void summary__print(FILE *out, const struct agent_counters *c, const char *headi
 void summary__containers(FILE *out, const struct container_counters *c);
 /* --requests: what the pairing reported, and what it could not follow; from
  * CAP's totals what the kernel kept: the syscalls of quiet client ends
- * (drv_quiet), the closes of files (drv_file_closes), TCP sockets' socket()
+ * (drv_quiet), the closes of non-socket fds (drv_file_closes), TCP sockets' socket()
  * calls (drv_tcp_sockets), empty socket I/O (drv_sock_empty), peeks
  * (drv_peeks); and the recvmmsg and sendmmsg messages it did not send
  * (drv_mmsg_unsent). */

@@ -49,7 +49,7 @@ struct capture_cpu_stats {
 	/* not a drop: socket I/O of quiet client ends left in the kernel
 	 * (request mode, driver__sock_quiet); in the total only */
 	uint64_t drv_quiet;
-	/* not a drop: closes of files request mode kept in the kernel
+	/* not a drop: closes of non-socket fds request mode kept in the kernel
 	 * (capture_live_opts.file_closes); in the total only */
 	uint64_t drv_file_closes;
 	/* not a drop: request mode's socket() calls that made TCP sockets,

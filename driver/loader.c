@@ -421,8 +421,8 @@ bool driver__has_sock_tps(void)
  * tracepoint here: sys_exit_eo goes on those (syscall_tps.h), so the host's
  * other syscalls never run it. The set: the syscalls the run may turn on,
  * and those request mode keeps in the kernel by fdf_how (close, socket),
- * whose exits it must see whatever is sent; less those compact socket I/O takes at the socket
- * tracepoints instead (sock_tps), when it can. */
+ * whose exits it must see whatever is sent; less those compact socket I/O
+ * takes at the socket tracepoints instead (sock_tps), when it can. */
 static void syscall_tps__plan(struct driver *d)
 {
 	struct agent_driver *sk = d->skel;

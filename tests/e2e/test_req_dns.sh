@@ -87,6 +87,17 @@ for i in range(1, 21):
     s.sendto(q, ("127.0.0.1", int(sys.argv[1])))
     a, _ = s.recvfrom(4096)
     assert a[:2] == q[:2] and a[3] & 15 == (0 if i % 2 else 3), a[:4]
+# a try given up on: the query asked again with its id before its answer
+# was read (as a client whose timer ran out does), one answer read, the
+# socket closed: dnsmasq answers both, the client's other try is left open
+import time
+q = struct.pack(">HHHHHH", 0x4100, 0x0100, 1, 0, 0, 0) + b"\x05retry\x01a\x04test\x00" + struct.pack(">HH", 1, 1)
+s.sendto(q, ("127.0.0.1", int(sys.argv[1])))
+time.sleep(0.2)
+s.sendto(q, ("127.0.0.1", int(sys.argv[1])))
+a, _ = s.recvfrom(4096)
+assert a[:2] == q[:2], a[:4]
+s.close()
 PY
 	return $rc
 }
@@ -211,9 +222,12 @@ req_check sides "each query dig (UDP by sendmmsg, TCP), python3 (sendto) and gli
 	"$REQ_OUT" "$REQ_ERR" "$SRV/gai.log" "$BPORT" <<'PY'
 import re, sys, req_lib as R
 out, err, gai_log = sys.argv[1:4]
+# (a try that timed out and was asked again, on the same socket with the
+# same id: dnsmasq answered both, the client read one answer and its other
+# record was left open)
 R.check_sides(out, "dns", ("dig", "python3", "getent"), ("dnsmasq",),
               key=lambda r: (r.get("req.cport"), r.get("req.dns_id"), r.get("req.path")),
-              not_sport=int(sys.argv[4]))
+              not_sport=int(sys.argv[4]), retries=True)
 client = [r for r in R.records(out) if r.get("req.protocol") == "dns" and r.get("req.side") == "client"]
 sent = lambda proc, l4, pre: sum(r.get("proc.name") == proc and r.get("req.l4proto") == l4 and
                                 (r.get("req.path") or "").startswith(pre) for r in client)
@@ -275,10 +289,11 @@ short = [d for d in R.diff_counts(R.counts((q[2], q[1]) for q in logged), R.coun
 assert len(asked) == 4 * 90 + 20 + 2000 and not short, \
     ("%d asked, %d logged; (name, type) logged fewer times than asked, as (key, logged, asked)"
      % (len(asked), len(logged)), short[:10])
-key = lambda r: (r.get("req.cport"), r.get("req.dns_id"), r.get("req.path"))
-lone, slower = R.pair_sides(recs, key)
-assert not lone and not slower and len(client) == len(server), \
-    ("lone client-side", [R.short(r) for r in lone[:3]], "server slower", len(slower))
+# both ends (a try dig gave up on and asked again: BIND answered both); its
+# records name BIND's network threads, as many as it runs
+R.check_sides(out, "dns", ("dig", "dnsperf"), None,
+              key=lambda r: (r.get("req.cport"), r.get("req.dns_id"), r.get("req.path")),
+              sport=bport, retries=True)
 print("ok")
 PY
 echo "    $((SECONDS - t0)) s"

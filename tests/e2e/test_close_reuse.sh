@@ -56,23 +56,12 @@ run() {
 	cat "$TMP/$name.run"
 	expect "$name: every round's number was reused while its close ran" \
 		[ "$rc" = 0 ] && grep -q "^reused $ROUNDS of $ROUNDS$" "$TMP/$name.run"
-	# request mode keeps the close of an fd that is no socket in the
-	# kernel: the FUSE file's never reaches the agent
-	if [ "$name" = req ]; then
-		# (each round's close, had it come, would be one of the closes
-		# counted as returned after another thread's call)
-		expect "$name: the FUSE file's closes stayed in the kernel (at least $ROUNDS closes of non-socket fds kept, fewer than $ROUNDS closes that returned after another thread's call)" \
-			python3 - "$TMP/$name.err" "$ROUNDS" <<'PY'
-import re, sys
-err, rounds = open(sys.argv[1]).read(), int(sys.argv[2])
-k = re.search(r"; (\d+) closes of non-socket fds,", err)
-r = re.search(r"^agent: (\d+) closes returned after another thread's call", err, re.M)
-print("closes kept:", k and k.group(1), "closes returned after another thread's call:", r and r.group(1))
-# (the line is left out when there were none)
-sys.exit(0 if k and int(k.group(1)) >= rounds and (not r or int(r.group(1)) < rounds) else 1)
-PY
-		return
-	fi
+}
+
+# counted NAME: plain capture's exit line counted each round's close as one
+# that returned after another thread's call had the number.
+counted() {
+	local name=$1
 	expect "$name: the agent counted those closes (at least $ROUNDS)" python3 - "$TMP/$name.err" \
 		"$ROUNDS" <<'PY'
 import re, sys
@@ -122,9 +111,11 @@ PY
 FMT='*%thread.tid %evt.type %evt.dir %fd.num %evt.rawres %fd.name'
 FILTER='proc.name=close_reuse and evt.type in (close, accept, read, write)'
 run plain-full --no-exit-only -p "$FMT" "$FILTER"
+counted plain-full
 expect "plain capture: the close names the file it closed, the new socket's calls their connection" \
 	plain_check plain-full 1
 run plain-exit-only --exit-only -p "$FMT" "$FILTER"
+counted plain-exit-only
 expect "plain capture, exit-only: the new socket's calls name their connection, the close names nothing" \
 	plain_check plain-exit-only 0
 
@@ -133,6 +124,19 @@ expect "plain capture, exit-only: the new socket's calls name their connection, 
 # close and the one after it returned. The file's close itself stays in the
 # kernel (a close of no socket), so only the accepted socket's calls come.
 run req --requests -j
+# The FUSE file's close is of no socket: request mode keeps it in the kernel,
+# so none of the rounds' closes reaches the agent (each would have been one of
+# the closes counted as returned after another thread's call).
+expect "req: the FUSE file's closes stayed in the kernel (at least $ROUNDS closes of non-socket fds kept, fewer than $ROUNDS closes that returned after another thread's call)" \
+	python3 - "$TMP/req.err" "$ROUNDS" <<'PY'
+import re, sys
+err, rounds = open(sys.argv[1]).read(), int(sys.argv[2])
+k = re.search(r"; (\d+) closes of non-socket fds,", err)
+r = re.search(r"^agent: (\d+) closes returned after another thread's call", err, re.M)
+print("closes kept:", k and k.group(1), "closes returned after another thread's call:", r and r.group(1))
+# (the line is left out when there were none)
+sys.exit(0 if k and int(k.group(1)) >= rounds and (not r or int(r.group(1)) < rounds) else 1)
+PY
 expect "request mode: every round's request paired on both sides" python3 - "$TMP/req.out" \
 	"$ROUNDS" "$PORT" <<'PY'
 import json, sys

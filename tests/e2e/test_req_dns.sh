@@ -77,7 +77,7 @@ load() {
 	for i in 1 2 3 4 5; do dq +tcp "tc$i.a.test" "tcn$i.test" >/dev/null || rc=1; done
 	# a client that uses sendto/recvfrom, naming the server
 	timeout 20 python3 - "$PORT" <<'PY' || rc=1
-import socket, struct, sys
+import socket, struct, sys, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.settimeout(5)
 for i in range(1, 21):
@@ -90,7 +90,6 @@ for i in range(1, 21):
 # a try given up on: the query asked again with its id before its answer
 # was read (as a client whose timer ran out does), one answer read, the
 # socket closed: dnsmasq answers both, the client's other try is left open
-import time
 q = struct.pack(">HHHHHH", 0x4100, 0x0100, 1, 0, 0, 0) + b"\x05retry\x01a\x04test\x00" + struct.pack(">HH", 1, 1)
 s.sendto(q, ("127.0.0.1", int(sys.argv[1])))
 time.sleep(0.2)

@@ -162,14 +162,12 @@ static void agent__report_start(struct agent *a, const char *kf_desc)
 				   "entry", strerror(-li.close_began));
 		if (a->o.requests && li.sock_compact)
 			agent__say("socket I/O: one compact event per TCP read or write "
-				   "that moved bytes, with no enter event%s",
+				   "that moved bytes, with no enter event%s%s",
 				   !li.sock_tps ? "" :
-				   li.sock_tp_sendfile ? "; read, readv, write, writev and "
-				   "sendfile on the socket tracepoints, where other fds' calls "
-				   "run no program" :
-				   "; read, readv, write and writev on the "
-				   "socket tracepoints, where other fds' calls run no "
-				   "program");
+				   li.sock_tp_sendfile ? "; read, readv, write, writev and sendfile" :
+							 "; read, readv, write and writev",
+				   li.sock_tps ? " on the socket tracepoints, where other fds' calls "
+						 "run no program" : "");
 		else if (a->o.requests)
 			agent__say("socket I/O: sysdig's enter and exit events%s",
 				   a->o.write_file ? " (-w keeps them)" : "");

@@ -224,6 +224,7 @@ struct inspector {
 	/* What a failed open or connect showed, for that event only (not in any
 	 * table), as sysdig shows the path of a failed open. */
 	struct fd_info scratch_fd;
+	bool scratch_used;	/* cleared at the next event only when set */
 	int64_t cur_tid;
 	uint64_t cur_ts;
 	uint64_t last_purge_ts;

@@ -60,8 +60,12 @@ static void inspector__flush(struct inspector *in)
 	for (uint32_t i = 0; i < in->npending_fd; i++)
 		fd_info__free(in->pending_fd[i]);
 	in->npending_fd = 0;
-	free(in->scratch_fd.name);
-	memset(&in->scratch_fd, 0, sizeof(in->scratch_fd));
+	/* this runs per event; few events use the scratch entry */
+	if (in->scratch_used) {
+		free(in->scratch_fd.name);
+		memset(&in->scratch_fd, 0, sizeof(in->scratch_fd));
+		in->scratch_used = false;
+	}
 }
 
 void inspector__free(struct inspector *in)

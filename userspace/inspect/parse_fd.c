@@ -113,6 +113,7 @@ static void fd__connect(struct inspector *in, struct ievt *ev, const struct evt_
 	/* A connect that failed (not just in progress) leaves the fd as it was,
 	 * but its event shows the tuple for the fd's name, as sysdig does. */
 	if (res < 0 && res != -EINPROGRESS) {
+		in->scratch_used = true;
 		if (fd_info__copy(&in->scratch_fd, fi) < 0)
 			return;
 		in->scratch_fd.fd = fi->fd;

@@ -46,6 +46,7 @@ void parse__open_path(struct inspector *in, struct ievt *ev, int64_t fd, int64_t
 	if (fd < 0) {
 		/* nothing opened, but the event still names the file (fd -1) */
 		fi = &in->scratch_fd;
+		in->scratch_used = true;
 		fi->fd = -1;
 		fi->type = (flags & PPM_FILE_FLAGS_O_DIRECTORY) ? FDT_DIRECTORY : FDT_FILE;
 		ev->fd = fi;

@@ -1259,12 +1259,16 @@ static void conn__guess_side(struct pairer *p, struct pair_conn *c, const struct
 
 /* server_side_once: whether client connection C goes quiet, its server's
  * side being followed too. What it has in flight then is the server side's to
- * report (the server reads every request the client wrote). */
+ * report (the server reads every request the client wrote). A server side
+ * that made a record of C's connection is followed, though it may have
+ * closed since: a server that closes first (HTTP/1.0, a connect storm) does
+ * so before its client reads the reply. */
 static bool conn__quiet(struct pairer *p, struct pair_conn *c)
 {
 	if (c->quiet)
 		return true;
-	if (!p->o.server_side_once || c->side != REQ_SIDE_CLIENT || !pair_conn__peer(p, c))
+	if (!p->o.server_side_once || c->side != REQ_SIDE_CLIENT ||
+	    (!c->peer_known && !pair_conn__peer(p, c)))
 		return false;
 	c->quiet = true;
 	for (uint32_t i = 0; i < c->n; i++)

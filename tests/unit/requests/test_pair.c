@@ -935,12 +935,15 @@ static void test_pipeline_deep(void)
 
 /* server_side_once (metrics only): a connection seen from both sides is
  * walked on its server's side only; a client whose server is elsewhere is
- * still walked. */
+ * still walked. So is none whose server closed first (HTTP/1.0, a connect
+ * storm): its record made and its connection gone before its client reads
+ * the reply. */
 static void test_server_side_once(void)
 {
 	struct pair_opts o = { .timeout_ns = 10000000000ull, .server_side_once = true };
 	struct req_io s = tcp(100, 5, true, 40000, 80), c = tcp(300, 3, false, 40000, 80);
 	struct req_io far = tcp(300, 4, false, 40001, 443);
+	struct req_io s10 = tcp(100, 7, true, 40003, 80), c10 = tcp(300, 8, false, 40003, 80);
 	struct pair_counters k;
 	struct pairer *p;
 
@@ -974,11 +977,23 @@ static void test_server_side_once(void)
 	/* closing the quiet client reports nothing (it holds no request) */
 	pair__close(p, &c);
 	pair__close(p, &s);
+	/* HTTP/1.0: the client writes before its server's side is seen, the
+	 * server answers and closes; the client reads after: one record */
+	OUT(p, c10, 3000, "GET /x HTTP/1.0\r\n\r\n");
+	IN(p, s10, 3100, "GET /x HTTP/1.0\r\n\r\n");
+	OUT(p, s10, 3200, http_ok);
+	pair__close(p, &s10);
+	CHECK_INT(nrec, 4);
+	CHECK_INT(recs[3].side, REQ_SIDE_SERVER);
+	CHECK(recs[3].both_sides);
+	CHECK_STR(recs[3].target, "/x");
+	IN(p, c10, 3300, http_ok);
+	pair__close(p, &c10);
 	pair__flush(p);
-	CHECK_INT(nrec, 3);
+	CHECK_INT(nrec, 4);
 	pair__counters(p, &k);
-	CHECK_INT(k.n_client_quiet, 1);
-	CHECK_INT(k.n_requests, 3);
+	CHECK_INT(k.n_client_quiet, 2);
+	CHECK_INT(k.n_requests, 4);
 	CHECK_INT(k.n_aborted, 0);
 	CHECK_INT(k.n_unmatched, 0);
 	pair__free(p);

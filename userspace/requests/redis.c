@@ -202,17 +202,26 @@ static bool sub_word(const uint8_t *w, size_t n)
  * commands' first letter is none of these.) */
 static void pubsub__request(struct req_head *out, long long n)
 {
-	if (!strchr("MRSPU", out->method[0]))
+	const char *m = out->method;
+	size_t len;
+
+	/* per command: one test for most, one length for the rest (SET, PING) */
+	switch (m[0]) {
+	case 'M': case 'R': case 'S': case 'P': case 'U':
+		break;
+	default:
 		return;
-	if (!strcmp(out->method, "MONITOR")) {
+	}
+	len = strnlen(m, sizeof("PUNSUBSCRIBE"));
+	if (len == 7 && !memcmp(m, "MONITOR", 7)) {
 		out->pubsub = REQ_PUBSUB_MONITOR;
 		return;
 	}
-	if (!strcmp(out->method, "RESET")) {
+	if (len == 5 && !memcmp(m, "RESET", 5)) {
 		out->pubsub = REQ_PUBSUB_RESET;
 		return;
 	}
-	if (!sub_word((const uint8_t *)out->method, strlen(out->method)))
+	if (len < sizeof("SUBSCRIBE") - 1 || !sub_word((const uint8_t *)m, len))
 		return;
 	out->pubsub = REQ_PUBSUB_CONFIRM;
 	out->count = n > 1 ? (uint32_t)(n - 1 > UINT32_MAX ? UINT32_MAX : n - 1) : 0;

@@ -6,7 +6,9 @@
 # nginx has read the body. Ground truth is nginx's access log: the agent's
 # server-side records equal its lines one for one (by client port and the
 # connection's request number), and each request seen from ab, curl or the
-# uploader has its server-side record, never slower than the client's.
+# uploader has its server-side record, never slower than the client's. Then
+# for metrics only, ab without keep-alive (nginx closes first): one record per
+# request, every ab connection left to nginx's side.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_servers.sh"
 need_live
@@ -52,6 +54,11 @@ http {
 		location /upload/ {
 			proxy_pass http://127.0.0.1:$BPORT;
 			proxy_method PUT;
+		}
+		# the metrics-only run's, logged apart
+		location /q/ {
+			alias $NGX/www/;
+			access_log $NGX/logs/q.log req;
 		}
 	}
 	server {
@@ -126,6 +133,17 @@ PY
 expect "the uploader got 100 Continue, then 201, $UPLOADS times, and a GET after on each connection" uploads
 req_agent_stop; rc=$?
 expect "the agent exits 0" [ $rc = 0 ] || tail -n 5 "$REQ_ERR"
+# Metrics only (-q, no filter): ab without keep-alive asks HTTP/1.0, so nginx
+# closes each connection first, after its response and before ab reads it.
+# Each request is nginx's record alone: every ab connection is left to its
+# server's side, though that side has closed by the time ab reads.
+QN=300
+MPORT=$(free_port)
+expect "the agent starts in request mode for metrics only (-q --metrics)" \
+	start_agent "$TMP/q.out" "$TMP/q.err" --requests -q --metrics "127.0.0.1:$MPORT"
+expect "ab ran $QN requests without keep-alive" timeout 30 ab -q -n $QN -c 2 "$U/q/small.txt"
+req_agent_stop; rc=$?
+expect "the metrics-only agent exits 0" [ $rc = 0 ] || tail -n 5 "$TMP/q.err"
 srv_stop "$NGINX_PID" QUIT
 # nginx really read each body: the server behind it stored all of it
 stored() {
@@ -344,6 +362,21 @@ assert served > 0 and int(m.group(1)) >= served, (served, m.group(1))
 # the clients' sockets were made while the agent ran (their records are
 # checked against the access log above)
 assert int(m.group(2)) > 0, m.group(2)
+print("ok")
+PY
+req_check closes_first "metrics only, nginx closing first: one record per request; each of ab's connections left to nginx's side" \
+	"$TMP/q.err" "$NGX/logs/q.log" "$QN" <<'PY'
+import sys, req_lib as R
+err, log, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+served = sum(1 for l in open(log) if '"GET /q/small.txt HTTP/1.0"' in l and " 200 " in l)
+q = R.quiet_summary(err)
+print("ab's requests %d, nginx served %d; paired %d records host-wide, %d client connections left to their server's side"
+      % (n, served, q["paired"], q["quiet"]))
+assert served == n, (served, n)
+# nginx's records, and a few of other TCP on the host at most: none of ab's
+# side (an agent that walked ab's connections made one for most of them)
+assert n <= q["paired"] < n + n // 10, "paired %d records for %d requests" % (q["paired"], n)
+assert q["quiet"] >= n, "only %d client connections were left to their server's side" % q["quiet"]
 print("ok")
 PY
 echo "    $((SECONDS - t0)) s"

@@ -44,8 +44,12 @@ bpf_hung_before() {
 
 # Installs the Debian packages a test talks to, when missing (root; CI is root).
 E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-free_port() {	# prints a port on 127.0.0.1 free for TCP and UDP, below the ephemeral range
-	python3 "$E2E_DIR/server_port.py"
+# prints a port on 127.0.0.1 free for TCP and UDP, below the ephemeral range,
+# and never one it printed before in this test: two taken before either is
+# bound (P=$(free_port); MP=$(free_port)) were once the same, and a scrape of
+# the agent's metrics then went to a stalled receiver and hung the test
+free_port() {
+	python3 "$E2E_DIR/server_port.py" "$TMP/ports.given"
 }
 
 need_pkgs() {	# need_pkgs PKG...

@@ -40,7 +40,7 @@ expect "-q --output file: prints nothing on stdout, the file gets the 50 lines, 
 # queue that filled, a connect that failed) instead of on a clock, and ends
 # them with SIGTERM once what it checks has happened.
 metric() {	# metric PORT SERIES: its value in the agent's /metrics, or nothing
-	curl -s "http://127.0.0.1:$1/metrics" | awk -v k="$2" '$1 == k { print $2 }'
+	curl -s --max-time 10 "http://127.0.0.1:$1/metrics" | awk -v k="$2" '$1 == k { print $2 }'
 }
 metric_pos() { local v; v=$(metric "$1" "$2"); [ -n "$v" ] && [ "${v%.*}" -gt 0 ]; }
 # queue_drained ERR URL: a SIGUSR1 report asked now says nothing waits in URL's

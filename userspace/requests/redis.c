@@ -196,22 +196,24 @@ static bool sub_word(const uint8_t *w, size_t n)
 	return false;
 }
 
+/* Whether a command's first letter C may begin one pubsub__request reads
+ * (most commands' is none of these: one test per command). */
+static bool pubsub__letter(char c)
+{
+	return c == 'M' || c == 'R' || c == 'S' || c == 'P' || c == 'U';
+}
+
 /* A request of N words: a (un)subscribe command naming N - 1 channels is
  * answered by that many confirmations (none named: one per subscription,
- * or one); MONITOR and RESET begin and end MONITOR's lines. (Most
- * commands' first letter is none of these.) */
+ * or one); MONITOR and RESET begin and end MONITOR's lines. */
 static void pubsub__request(struct req_head *out, long long n)
 {
 	const char *m = out->method;
 	size_t len;
 
-	/* per command: one test for most, one length for the rest (SET, PING) */
-	switch (m[0]) {
-	case 'M': case 'R': case 'S': case 'P': case 'U':
-		break;
-	default:
+	if (!pubsub__letter(m[0]))
 		return;
-	}
+	/* one length for the rest (SET, PING), longer than every name here */
 	len = strnlen(m, sizeof("PUNSUBSCRIBE"));
 	if (len == 7 && !memcmp(m, "MONITOR", 7)) {
 		out->pubsub = REQ_PUBSUB_MONITOR;
@@ -221,7 +223,7 @@ static void pubsub__request(struct req_head *out, long long n)
 		out->pubsub = REQ_PUBSUB_RESET;
 		return;
 	}
-	if (len < sizeof("SUBSCRIBE") - 1 || !sub_word((const uint8_t *)m, len))
+	if (!sub_word((const uint8_t *)m, len))
 		return;
 	out->pubsub = REQ_PUBSUB_CONFIRM;
 	out->count = n > 1 ? (uint32_t)(n - 1 > UINT32_MAX ? UINT32_MAX : n - 1) : 0;
@@ -451,7 +453,7 @@ static int parse_inline(const uint8_t *buf, size_t len, struct req_head *out)
 	out->total_len = end + 1;
 	out->len_known = true;
 	/* (the words counted only for the commands pubsub__request reads) */
-	if (strchr("MRSPU", out->method[0])) {
+	if (pubsub__letter(out->method[0])) {
 		long long words = 0;
 
 		for (size_t i = 0; i < b; i++)

@@ -49,10 +49,10 @@ static uint32_t times__key(const struct req_record *r)
 static const struct pair_times *times__other(const struct req_record *r, uint32_t key,
 					     const struct pair_conn *c, const struct pair_conn *peer)
 {
-	const struct pair_times *t = &c->other[key % PAIR_TIMES];
+	const struct pair_times *t = &c->other[key % c->times_cap];
 
 	if (t->key != key && peer)
-		t = &peer->own[key % PAIR_TIMES];
+		t = &peer->own[key % peer->times_cap];
 	if (t->key != key || t->req_bytes != (uint32_t)r->req_bytes ||
 	    t->resp_bytes != (uint32_t)r->resp_bytes)
 		return NULL;
@@ -99,9 +99,9 @@ static void times__nest(struct req_record *r, struct pair_conn *c, struct pair_c
 	t.resp_bytes = (uint32_t)r->resp_bytes;
 	t.start = r->ts_start;
 	t.end = r->ts_end;
-	c->own[key % PAIR_TIMES] = t;
+	c->own[key % c->times_cap] = t;
 	if (peer)
-		peer->other[key % PAIR_TIMES] = t;
+		peer->other[key % peer->times_cap] = t;
 }
 
 _Static_assert(sizeof(((struct req_record *)0)->target) == sizeof(((struct pair_req *)0)->target) &&

@@ -84,9 +84,11 @@ struct pair_req {
 
 /* One record's times and sizes, kept for the other side's record of the
  * same request, by KEY (TCP: the request's number; UDP: the client's port
- * and the DNS id) in slot KEY % PAIR_TIMES: a slot is not reused before the
- * other side's record of its request is made while fewer requests are in
- * flight (past that a record stands alone). KEY 0: none. */
+ * and the DNS id) in slot KEY % the connection's times_cap: a slot is not
+ * reused before the other side's record of its request is made while fewer
+ * requests are in flight than its queue holds (PAIR_TIMES, or the queue's
+ * capacity once it grew past that; past PAIR_PIPELINE_MAX a record stands
+ * alone). KEY 0: none. */
 #define PAIR_TIMES 64
 struct pair_times {
 	uint32_t key;
@@ -116,8 +118,13 @@ struct pair_conn {
 	/* Times of the last records of this side (OWN) and of the other
 	 * side on this host (OTHER), by request number, so a record nests with
 	 * the other side's record of the same request whichever was made first
-	 * (pair_emit.c). */
-	struct pair_times own[PAIR_TIMES], other[PAIR_TIMES];
+	 * (pair_emit.c). TIMES_CAP slots each: OWN0 and OTHER0, or one heap
+	 * array for both while the queue is larger than PAIR_TIMES (a batch of
+	 * 200 pipelined requests has 200 records made on one side before the
+	 * other's first; pair_queue.c). */
+	struct pair_times *own, *other;
+	uint16_t times_cap;
+	struct pair_times own0[PAIR_TIMES], other0[PAIR_TIMES];
 	/* TCP: the other side's connection on this host, last found by tuple,
 	 * valid while it is used under id PEER_CONN_ID (pair_emit.c) */
 	struct pair_conn *peer_conn;

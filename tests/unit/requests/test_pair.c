@@ -933,6 +933,42 @@ static void test_pipeline_deep(void)
 	pair__free(p);
 }
 
+/* A batch deeper than PAIR_TIMES seen from both sides and answered at once,
+ * so all its records on one side are made before the other's first
+ * (redis-cli --pipe's 200 PINGs in e2e_req_redis: 136 of them, 200 - 64, had
+ * a server-side record slower than the client's): each still nests,
+ * whichever side's come first; again after an expiry sweep gave the larger
+ * arrays back, with the first batch's times moved into the small ones. */
+static void test_both_sides_deep(void)
+{
+	struct req_io s = tcp(100, 5, true, 40000, 6379), c = tcp(300, 3, false, 40000, 6379);
+	static char buf[16 * PAIR_PIPELINE_MAX], rep[8 * PAIR_PIPELINE_MAX];
+	const int k = 200;
+	size_t n = 0, m = 0;
+
+	for (int i = 0; i < k; i++) {
+		n += (size_t)sprintf(buf + n, "*1\r\n$4\r\nPING\r\n");
+		m += (size_t)sprintf(rep + m, "+PONG\r\n");
+	}
+	for (int order = 0; order < 2; order++) {
+		struct pairer *p = fresh(0);
+
+		for (uint64_t t = 1000; t < 30000; t += 10000) {
+			nrec = 0;
+			io_do(p, s, REQ_DIR_IN, t - 10, 0, buf, n, 0);
+			io_do(p, c, REQ_DIR_OUT, t, 0, buf, n, 0);
+			io_do(p, order ? s : c, order ? REQ_DIR_OUT : REQ_DIR_IN, t + 495, 0, rep, m, 0);
+			io_do(p, order ? c : s, order ? REQ_DIR_IN : REQ_DIR_OUT, t + 500, 0, rep, m, 0);
+			CHECK_INT(nrec, 2 * k);
+			check_nested(0, k);
+			CHECK_INT(recs[k].ts_start, t - (order ? 10 : 0));
+			CHECK_INT(recs[2 * k - 1].duration, order ? 510 : 495);
+			pair__expire(p, t + 1000);
+		}
+		pair__free(p);
+	}
+}
+
 /* server_side_once (metrics only): a connection seen from both sides is
  * walked on its server's side only; a client whose server is elsewhere is
  * still walked. So is none whose server closed first (HTTP/1.0, a connect
@@ -1154,6 +1190,7 @@ int main(void)
 	test_unknown_and_full();
 	test_pipeline_full();
 	test_pipeline_deep();
+	test_both_sides_deep();
 	test_dup_fds();
 	test_exit();
 	test_server_side_once();

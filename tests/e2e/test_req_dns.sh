@@ -217,9 +217,9 @@ assert sum(r.get("req.status") == 3 for r in server) == nx
 print("ok")
 PY
 
-req_check sides "each query dig (UDP by sendmmsg, TCP), python3 (sendto) and glibc (sendmmsg) sent to dnsmasq has its server-side record (by client port and transaction id), which is never slower; every answer had its query" \
-	"$REQ_OUT" "$REQ_ERR" "$SRV/gai.log" "$BPORT" <<'PY'
-import re, sys, req_lib as R
+req_check sides "each query dig (UDP by sendmmsg, TCP), python3 (sendto) and glibc (sendmmsg) sent to dnsmasq has its server-side record (by client port and transaction id), which is never slower; every answer had its query, but those dig read on a socket sharing the port of one that gave up (SO_REUSEPORT; dig says \"ID mismatch\")" \
+	"$REQ_OUT" "$REQ_ERR" "$SRV/gai.log" "$BPORT" "$SRV" <<'PY'
+import glob, re, sys, req_lib as R
 out, err, gai_log = sys.argv[1:4]
 # (a try that timed out and was asked again, on the same socket with the
 # same id: dnsmasq answered both, the client read one answer and its other
@@ -241,8 +241,16 @@ assert gai_got == R.counts(tuple(q) for q in gai), "glibc's queries: agent %s, l
 assert sum(t == "AAAA" for t, _ in gai) >= 25 and sent("getent", "udp", "g") >= 40 and \
     sent("python3", "udp", "py") >= 10, "glibc asked for A and AAAA"
 summary = [l for l in open(err) if l.startswith("agent: requests:")]
-assert summary and " 0 recvmmsg and sendmmsg messages" in summary[0] and \
-    " 0 responses without a request" in summary[0], "the agent's summary: %s" % summary
+assert summary and " 0 recvmmsg and sendmmsg messages" in summary[0], "the agent's summary: %s" % summary
+# A response with no request: dig's sockets have SO_REUSEPORT, so a
+# retry's socket (or another dig's) may share the port of one that gave up,
+# and the kernel gives it that one's late answer, which dig reads and warns
+# of ("ID mismatch"); the agent counts it. No more of them than those.
+m = re.search(r" (\d+) responses without a request", summary[0])
+mismatch = sum(l.count("ID mismatch") for f in glob.glob(sys.argv[5] + "/*.out") for l in open(f))
+print("responses without a request: %s (dig read %d answers to another socket's query)"
+      % (m and m[1], mismatch))
+assert m and int(m[1]) <= mismatch, "the agent's summary: %s" % summary
 print("ok")
 PY
 req_check bind "BIND's server-side records (recvmmsg, sendmmsg naming the client; TCP) per (type, name, rcode) == its query log; each of dig's and dnsperf's queries has both ends' records, the server's never slower" \

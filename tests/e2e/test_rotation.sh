@@ -32,19 +32,22 @@ busy_loop & busy=$!
 have_sysdig=; command -v sysdig >/dev/null && have_sysdig=1
 
 # Each file alone: agent -r reads it to the end with its own process list.
+# The replays whose lines are judged get the time a slow reader of their
+# pipe needs: the default --flush-timeout (2 s) drops what is still queued
+# then (counted), and a starved CPU (the busy loop's) can make it pass.
 replays() {	# replays FILE [EMPTY_OK]; says on stderr which step failed
 	local n s
 	"$AGENT" -v -r "$1" -q 2>"$TMP/re" || { echo "  agent -r failed:"; cat "$TMP/re"; return 1; } >&2
 	grep -q ' [1-9][0-9]* threads and .*(0 malformed list blocks skipped)' "$TMP/re" ||
 		{ echo "  no state read back:"; cat "$TMP/re"; return 1; } >&2
-	n=$("$AGENT" -r "$1" 2>/dev/null | wc -l)
+	n=$("$AGENT" -r "$1" --flush-timeout 60 2>/dev/null | wc -l)
 	[ "$n" -gt 0 ] || [ -n "${2:-}" ] || { echo "  no events" >&2; return 1; }
 	if [ -n "$have_sysdig" ]; then
 		sysdig -r "$1" >"$TMP/rs" 2>"$TMP/rse"
 		s=$(wc -l <"$TMP/rs")
 		[ "$s" = "$n" ] || { echo "  sysdig -r printed $s lines, agent -r $n; sysdig said:"
 			tail -3 "$TMP/rse"; echo "  first differences (< agent, > sysdig):"
-			"$AGENT" -r "$1" 2>/dev/null | diff - "$TMP/rs" | head -8
+			"$AGENT" -r "$1" --flush-timeout 60 2>/dev/null | diff - "$TMP/rs" | head -8
 			return 1; } >&2
 	fi
 }
@@ -89,7 +92,7 @@ expect "-G 1 names them g.scap0.." [ "$(ls "$TMP/g" | head -1)" = g.scap0 ]
 for ((k = 0; k < n; k++)); do
 	# whole seconds by dropping the nanoseconds' 9 digits: awk's doubles
 	# round a time 128 ns before a second up into the next one (2^53 < 1.8e18)
-	"$AGENT" -r "$TMP/g/g.scap$k" -p '%evt.rawtime' 2>/dev/null | sed -E 's/[0-9]{9}$//' | uniq >"$TMP/g.sec$k"
+	"$AGENT" -r "$TMP/g/g.scap$k" --flush-timeout 60 -p '%evt.rawtime' 2>/dev/null | sed -E 's/[0-9]{9}$//' | uniq >"$TMP/g.sec$k"
 done
 seconds_apart() {	# each file the events of one whole second, each later than the last
 	local k prev=0 s

@@ -105,15 +105,8 @@ void pair_q__shrink(struct pair_conn *c, bool removing)
 		return;
 	free(c->q);
 	queue__init(c);
-	if (removing) {
-		if (c->own != c->own0)
-			free(c->own);
-		c->own = c->own0;
-		c->other = c->other0;
-		c->times_cap = PAIR_TIMES;
-	} else {
-		times__resize(c, PAIR_TIMES);
-	}
+	/* (the times grow only with the queue: they are on the heap only now) */
+	times__resize(c, PAIR_TIMES);
 }
 
 void pair_q__drop(struct pair_conn *c, struct pair_req *q)

@@ -221,10 +221,13 @@ print("ok", t)
 PY
 kill "$RECV_PID" 2>/dev/null
 
-# 6. Stalled stdout (a pipe nobody reads): SIGTERM still ends the agent within
-#    1 s. SIGTERM comes once stdout's writer sleeps in its write to the pipe.
+# 6. Stalled stdout (a pipe nobody reads until the agent is gone): SIGTERM still
+#    ends the agent within 1 s. SIGTERM comes once stdout's writer sleeps in its
+#    write to the pipe. What the pipe then holds is whole JSON lines, as many as
+#    the summary counted emitted: the write SIGTERM's deadline interrupted cut
+#    no line.
 mkfifo "$TMP/fifo"
-sleep 600 <"$TMP/fifo" &
+(while [ ! -e "$TMP/h.go" ]; do sleep 0.1; done; exec cat) <"$TMP/fifo" >"$TMP/h.out" &
 reader=$!
 PIDS+=("$reader")
 wl_start 20
@@ -243,7 +246,19 @@ o = E.check_accounted(s, "stdout")
 assert o["dropped"] > 0, o
 print("ok", o)
 PY
-kill "$reader" 2>/dev/null
+touch "$TMP/h.go"
+wait "$reader"
+pycheck pipe_whole "...and the pipe held whole JSON lines only, one for each line counted emitted" \
+	"$TMP/h.err" "$TMP/h.out" <<'PY'
+import sys, e2e_out as E
+s = E.summary(sys.argv[1])
+o = E.output(s, "stdout")
+objs = E.parse_json_lines(E.read_lines(sys.argv[2]), "stdout")
+events = [x for x in objs if not E.is_marker(x)]
+assert len(events) == o["emitted"], (len(events), o)
+assert len(events) > 0, o
+print("ok", len(events), "lines")
+PY
 
 # 7. logrotate: rename the file: output, SIGHUP; three times during a steady flow.
 #    SIGHUP kills nothing; no line lost, cut or doubled across the files. Each

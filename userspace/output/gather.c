@@ -17,7 +17,7 @@ static void gather__add(struct gather *g, const char *p, size_t len, size_t *ski
 	*skip = 0;
 }
 
-bool gather__fill(struct output *o, struct gather *g, unsigned max)
+bool gather__fill(struct output *o, struct gather *g, unsigned max, size_t max_bytes)
 {
 	uint64_t head = queue__head(&o->q), pos = queue__tail(&o->q);
 	const struct queue_rec *rec;
@@ -32,6 +32,9 @@ bool gather__fill(struct output *o, struct gather *g, unsigned max)
 		size_t plen = frame__prefix(o, rec, g->prefix[g->n]);
 		size_t blen = frame__body_len(o, rec);
 
+		/* the first record always: a caller sees by TOTAL that it is over */
+		if (g->n && g->total + plen + blen > max_bytes)
+			break;
 		gather__add(g, g->prefix[g->n], plen, &skip);
 		gather__add(g, queue__data(rec), blen, &skip);
 		g->frame_len[g->n] = (uint32_t)(plen + blen);

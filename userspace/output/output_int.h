@@ -154,8 +154,9 @@ size_t frame__prefix(struct output *o, const struct queue_rec *rec, char *buf);
 size_t frame__body_len(const struct output *o, const struct queue_rec *rec);
 
 /* gather.c */
-/* Up to MAX records from the queue's tail into G; false when it is empty. */
-bool gather__fill(struct output *o, struct gather *g, unsigned max);
+/* Up to MAX records from the queue's tail into G, and no more than MAX_BYTES
+ * unless the first alone is more; false when the queue is empty. */
+bool gather__fill(struct output *o, struct gather *g, unsigned max, size_t max_bytes);
 /* N bytes of G were written: counts and releases the records done. */
 void gather__advance(struct output *o, const struct gather *g, size_t n);
 

@@ -3,23 +3,55 @@
  * interrupts a blocked write with OUTPUT_SIGNAL).
  * A file that fails (ENOSPC...) keeps its lines queued and is retried with
  * backoff from the exact byte where the last write stopped. stdout that fails
- * is fatal: the agent stops, what is queued is dropped as an output error. */
+ * is fatal: the agent stops, what is queued is dropped as an output error.
+ * On a pipe, no write can be left with part of a line when the deadline's
+ * signal interrupts it (fd__pipe_cap). */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "output_int.h"
 
 enum { FD_OK = 1, FD_FAILING, FD_OPEN_FAILING, FD_FATAL };
 
+#define FD_PIPE_WAIT_MS 10	/* a long line's wait for its pipe to empty */
+
 struct fd_sink {
 	int fd;
+	bool pipe;	/* a pipe or FIFO: writes sized by fd__pipe_cap */
 	struct gather g;
 };
+
+/* The bytes the next write to the pipe FD may take. When the deadline's signal
+ * interrupts a write waiting for room in a full pipe, the write returns what
+ * went in, which may end inside a line, and the rest never follows. Two writes
+ * cannot be cut so: one of at most PIPE_BUF bytes, which the kernel puts in
+ * whole or not at all, and one into an empty pipe of at most its size, which
+ * finds a free page for every byte and never waits. Bytes alone cannot say how
+ * much more a pipe that holds some takes (each write may leave its last page
+ * part empty), so then it is PIPE_BUF. */
+static size_t fd__pipe_cap(int fd)
+{
+	int queued, size;
+
+	if (ioctl(fd, FIONREAD, &queued) == 0 && queued == 0 &&
+	    (size = fcntl(fd, F_GETPIPE_SZ)) > PIPE_BUF)
+		return (size_t)size;
+	return PIPE_BUF;
+}
+
+static bool fd__is_pipe(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode);
+}
 
 static int fd__open_file(const struct output *o)
 {
@@ -47,6 +79,7 @@ static int fd__init(struct output *o, char *err, size_t errlen)
 		}
 		STAT_ADD(o, connects, 1);
 	}
+	s->pipe = fd__is_pipe(s->fd);
 	o->state = FD_OK;
 	STAT_SET(o, connected, true);
 	return 0;
@@ -94,6 +127,7 @@ static enum step fd__reopen(struct output *o, struct fd_sink *s)
 		return STEP_BACKOFF;
 	}
 	s->fd = fd;
+	s->pipe = fd__is_pipe(fd);
 	STAT_ADD(o, connects, 1);
 	STAT_SET(o, connected, true);
 	return STEP_AGAIN;
@@ -102,6 +136,7 @@ static enum step fd__reopen(struct output *o, struct fd_sink *s)
 static enum step fd__step(struct output *o)
 {
 	struct fd_sink *s = o->sink;
+	size_t cap = SIZE_MAX;
 	bool rotating;
 	ssize_t n;
 
@@ -115,9 +150,19 @@ static enum step fd__step(struct output *o)
 			return STEP_BACKOFF;
 		rotating = false;
 	}
+	if (s->pipe)
+		cap = fd__pipe_cap(s->fd);
 	/* while rotating, only the half-written record goes to the old file */
-	if (!gather__fill(o, &s->g, rotating ? 1 : GATHER_MAX))
+	if (!gather__fill(o, &s->g, rotating ? 1 : GATHER_MAX, cap))
 		return fd__idle(o, s);
+	if (s->g.total > cap && cap == PIPE_BUF && !o->partial) {
+		/* a line longer than PIPE_BUF waits for the pipe to empty (one
+		 * longer than the pipe is written as it comes, and may be cut) */
+		int ms = writer__slice_ms(o);
+
+		poll(NULL, 0, ms < FD_PIPE_WAIT_MS ? ms : FD_PIPE_WAIT_MS);
+		return STEP_AGAIN;
+	}
 	n = writev(s->fd, s->g.iov, s->g.iovcnt);
 	if (n < 0) {
 		int e = errno;

@@ -131,7 +131,7 @@ static enum step stream__step_dgram(struct output *o, struct stream_sink *s)
 		struct msghdr mh = { .msg_iov = s->g.iov };
 		int e;
 
-		if (!gather__fill(o, &s->g, 1))
+		if (!gather__fill(o, &s->g, 1, SIZE_MAX))
 			return i ? STEP_AGAIN : STEP_IDLE;
 		mh.msg_iovlen = (size_t)s->g.iovcnt;
 		if (sendmsg(s->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) >= 0) {
@@ -173,7 +173,7 @@ static enum step stream__step(struct output *o)
 	e = stream__peer_gone(s);
 	if (e)
 		return stream__lost(o, s, e);
-	if (!gather__fill(o, &s->g, GATHER_MAX))
+	if (!gather__fill(o, &s->g, GATHER_MAX, SIZE_MAX))
 		return STEP_IDLE;
 	mh.msg_iovlen = (size_t)s->g.iovcnt;
 	n = sendmsg(s->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);

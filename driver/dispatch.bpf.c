@@ -4,6 +4,7 @@
 #include "kfilter.bpf.h"
 #include "sock.bpf.h"
 #include "file_fds.bpf.h"
+#include "h2.bpf.h"
 #include "tls.bpf.h"
 #include "prof.bpf.h"
 #include "fillers/sockio/mmsg_times.bpf.h"
@@ -248,6 +249,58 @@ int sys_exit_eo(struct bpf_raw_tracepoint_args *ctx)
 	return filler__chain(ctx, pid_tgid);
 }
 
+/* Request mode on the syscalls' own tracepoints (settings.close_at_enter):
+ * close's exit has no program, and its events go from here, as its exit
+ * would have sent them. The fd's state now gives the close's result: a
+ * socket's close succeeds (only a thread that takes the number from the
+ * table in between, with its own close or a dup2, makes it fail), a number
+ * with no file fails with EBADF. An fd that is no socket is kept and
+ * counted, as at the exit. So every close on the host costs this one run,
+ * not two, and a socket's close one frame record built here. */
+static __always_inline int close__at_enter(void *ctx, int fd)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	const struct syscall_route *r;
+	struct pt_regs *regs;
+	struct scratch *s;
+	struct filler f;
+	__u64 pid_tgid;
+	long ret;
+	int kind;
+	__u8 *p;
+
+	if ((__u32)t->tgid == settings.own_tgid)
+		return 0;
+	kind = fdf__kind(fd);
+	if (kind == FDF_KIND_OTHER) {
+		if (settings.capture)
+			COUNT(n_file_closes);
+		return 0;
+	}
+	ret = kind == FDF_KIND_NONE ? -FDF_EBADF : 0;
+	regs = (struct pt_regs *)bpf_task_pt_regs(t);
+	r = route__wanted(FDF_NR_CLOSE, 1, ret, (__u64)regs, 1, NULL, &pid_tgid);
+	if (!r)
+		return 0;
+	s = exit__begin(ctx, pid_tgid, fd, 0, 0);
+	if (!s)
+		return 0;
+	stamp__set(s, pid_tgid);
+	/* the enter event, parked: it goes out with the exit's in one record */
+	p = park__begin(s, PPME_SYSCALL_CLOSE_E, 1, PPM_HDR_LEN + 2 + 8, pid_tgid);
+	*(__u16 *)p = 8;
+	*(__s64 *)(p + 2) = fd;
+	if (FILLER_BEGIN_AS(&f, ctx, SYSCALL_CLOSE_X, pid_tgid))
+		return 0;
+	f.ret = ret;
+	/* as close's exit filler: the number's next socket starts afresh */
+	h2__forget(&f, fd);
+	if (settings.tls)
+		go__forget(pid_tgid >> 32, fd);
+	filler__s64(&f, ret);
+	return filler__submit(&f);
+}
+
 /* Exit-only capture: close's enter tracepoint keeps when the thread's close
  * began (close_enter.bpf.h) and, for request mode, whether its fd is a socket
  * (file_fds.bpf.h). Every close, wanted or not: an exit must never find a
@@ -255,10 +308,15 @@ int sys_exit_eo(struct bpf_raw_tracepoint_args *ctx)
 SEC("tp/syscalls/sys_enter_close")
 int close_enter(struct trace_event_raw_sys_enter *ctx)
 {
-	struct close_began *c = bpf_task_storage_get(&close_began, bpf_get_current_task_btf(), 0,
-						     BPF_LOCAL_STORAGE_GET_F_CREATE);
+	struct close_began *c;
 	int fd = (int)ctx->args[0];
 
+	/* (syscall_tps, read-only: on a load without it the verifier drops
+	 * this path, whose helpers an older kernel's tracepoints lack) */
+	if (syscall_tps && settings.close_at_enter)
+		return close__at_enter(ctx, fd);
+	c = bpf_task_storage_get(&close_began, bpf_get_current_task_btf(), 0,
+				 BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (c) {
 		c->fd = fd;
 		c->not_sock = fdf__close_enter(fd);

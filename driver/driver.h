@@ -58,6 +58,9 @@ struct driver_settings {
 	__u8 sock_compact;
 	/* TCP health (tcp.bpf.c): connections tracked, one TCP_CLOSE event each */
 	__u8 tcp;
+	/* Request mode on the syscalls' own tracepoints: close has no exit
+	 * program, close_enter sends its two events (file_fds.bpf.h) */
+	__u8 close_at_enter;
 	/* Request mode: the buffers of an fd whose I/O began with HTTP/2's
 	 * client preface (h2.bpf.h) are captured up to this, not the snaplen,
 	 * so that every frame header is seen; 0: off */

@@ -40,15 +40,28 @@ static __always_inline int fdf__tcp_socket(struct pt_regs *regs)
 	       (proto == 0 || proto == FDF_IPPROTO_TCP);
 }
 
-/* Whether FD of the current task is open on something that is no socket. */
-static __always_inline int fdf__not_sock(long fd)
+/* What FD of the current task is open on. */
+enum fdf_kind { FDF_KIND_NONE, FDF_KIND_SOCK, FDF_KIND_OTHER };
+
+static __always_inline int fdf__kind(long fd)
 {
 	struct file *f;
 
-	if (!FD_BTF_WALK())
-		return fd__file(fd) && fd__sock_family(fd) < 0;
+	if (!FD_BTF_WALK()) {
+		if (!fd__file(fd))
+			return FDF_KIND_NONE;
+		return fd__sock_family(fd) < 0 ? FDF_KIND_OTHER : FDF_KIND_SOCK;
+	}
 	f = fd__file_btf(fd);
-	return f && (f->f_inode->i_mode & FD_S_IFMT) != FD_S_IFSOCK;
+	if (!f)
+		return FDF_KIND_NONE;
+	return (f->f_inode->i_mode & FD_S_IFMT) != FD_S_IFSOCK ? FDF_KIND_OTHER : FDF_KIND_SOCK;
+}
+
+/* Whether FD of the current task is open on something that is no socket. */
+static __always_inline int fdf__not_sock(long fd)
+{
+	return fdf__kind(fd) == FDF_KIND_OTHER;
 }
 
 /* close_enter's part: whether the close of FD starting now is of an fd that

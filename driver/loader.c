@@ -42,6 +42,11 @@ struct driver {
 	bool sock_tps;
 	bool sock_tp_sendfile;	/* sendfile taken at sock_send_length too */
 	bool no_sock_tps;		/* driver_config.no_sock_tps */
+	/* close's events sent by close_enter, no exit program on close
+	 * (driver_load_info.close_at_enter) */
+	bool close_at_enter;
+	bool no_close_at_enter;		/* driver_config.no_close_at_enter */
+	bool no_close_enter;		/* driver_config.no_close_enter */
 	struct bpf_link *sock_links[2];
 	/* exit-only: close_enter on close's enter tracepoint where the run
 	 * may want closes (close_enter.bpf.h); a run without them pays nothing */
@@ -217,6 +222,8 @@ int driver__configure(struct driver *d, const struct driver_config *cfg)
 	d->no_syscall_tps = cfg->no_syscall_tps;
 	d->verifier_stats = cfg->verifier_stats;
 	d->no_sock_tps = cfg->no_sock_tps;
+	d->no_close_at_enter = cfg->no_close_at_enter;
+	d->no_close_enter = cfg->no_close_enter;
 	d->all_syscalls = !cfg->syscalls;
 	for (int i = 0; i < SYSCALL_TABLE_SIZE; i++)
 		d->syscalls[i] = !cfg->syscalls || cfg->syscalls[i];
@@ -417,6 +424,20 @@ bool driver__has_sock_tps(void)
 	return known;
 }
 
+/* Whether close_enter may send closes itself (close_at_enter): request
+ * mode's compact path, where it judges each close at its enter anyway
+ * (file_fds.bpf.h). A socket's close then needs nothing its exit knows: the
+ * fd's state at the enter gives the result. drop_failed would want a failed
+ * close's enter event alone, which only its exit can tell. */
+static bool close_at_enter__possible(struct driver *d)
+{
+	struct agent_driver *sk = d->skel;
+
+	return sk->bss->settings.sock_compact && !sk->bss->settings.drop_failed &&
+	       sk->rodata->fdf_how[SYS_close] == FDF_CLOSE && !d->no_close_at_enter &&
+	       bpf_program__autoload(sk->progs.close_enter);
+}
+
 /* Exit-only capture with a fixed set of syscalls, each with its own exit
  * tracepoint here: sys_exit_eo goes on those (syscall_tps.h), so the host's
  * other syscalls never run it. The set: the syscalls the run may turn on,
@@ -427,16 +448,21 @@ static void syscall_tps__plan(struct driver *d)
 {
 	struct agent_driver *sk = d->skel;
 
-	d->syscall_tps = d->sock_tps = d->sock_tp_sendfile = false;
+	d->syscall_tps = d->sock_tps = d->sock_tp_sendfile = d->close_at_enter = false;
 	sk->rodata->sockio_tp_sendfile = 0;
+	sk->bss->settings.close_at_enter = 0;
 	if (!sk->bss->settings.exit_only || d->all_syscalls || d->no_syscall_tps)
 		return;
 	d->sock_tps = sock_tps__possible(d);
 	d->sock_tp_sendfile = d->sock_tps && sendfile__sends_msg();
+	d->close_at_enter = close_at_enter__possible(d);
 	for (int i = 0; i < SYSCALL_TABLE_SIZE; i++)
-		d->tp_syscalls[i] = (d->syscalls[i] && !(d->sock_tps && sock_tp_call(d, i))) ||
-				    sk->rodata->fdf_how[i];
+		d->tp_syscalls[i] = ((d->syscalls[i] && !(d->sock_tps && sock_tp_call(d, i))) ||
+				     sk->rodata->fdf_how[i]) &&
+				    !(i == SYS_close && d->close_at_enter);
 	d->syscall_tps = syscall_tps__cover(d->tp_syscalls);
+	d->close_at_enter = d->close_at_enter && d->syscall_tps;
+	sk->bss->settings.close_at_enter = d->close_at_enter;
 	d->sock_tps = d->sock_tps && d->syscall_tps;
 	d->sock_tp_sendfile = d->sock_tp_sendfile && d->sock_tps;
 	sk->rodata->sockio_tp_sendfile = d->sock_tp_sendfile;
@@ -633,6 +659,7 @@ int driver__load_info(const struct driver *d, struct driver_load_info *out, bool
 			    d->has_filler[PPME_SOCK_RECV_X] && d->has_filler[PPME_SOCK_SEND_X];
 	out->sock_tps = d->sock_tps;
 	out->sock_tp_sendfile = d->sock_tp_sendfile;
+	out->close_at_enter = d->close_at_enter;
 	out->memlock = 0;
 	if (memlock)
 		bpf_object__for_each_program(p, d->skel->obj)
@@ -730,6 +757,10 @@ static void close_enter__attach(struct driver *d)
 
 	if (!bpf_program__autoload(p) || d->close_link)
 		return;
+	if (d->no_close_enter) {
+		d->info.close_began = -EPERM;
+		return;
+	}
 	/* (tracefs found, or mounted for a moment, as for the exit ones) */
 	d->close_link = syscall_tps__attach_enter(p, SYS_close);
 	d->info.close_began = d->close_link ? 1 : -errno;
@@ -740,7 +771,8 @@ static void close_enter__attach(struct driver *d)
  * gets its tracepoint too, at once when attached. */
 static int tps__want(struct driver *d, int nr)
 {
-	if (!d->syscall_tps || d->tp_syscalls[nr] || (d->sock_tps && sock_tp_call(d, nr)))
+	if (!d->syscall_tps || d->tp_syscalls[nr] || (d->sock_tps && sock_tp_call(d, nr)) ||
+	    (nr == SYS_close && d->close_at_enter))
 		return 0;
 	if (syscall_tps__id(nr) < 0)
 		return -EOPNOTSUPP;
@@ -813,6 +845,19 @@ int driver__attach(struct driver *d)
 	}
 	/* (loaded where the run may want closes: plan.c) */
 	close_enter__attach(d);
+	if (d->close_at_enter && d->info.close_began != 1) {
+		/* nothing sends closes then: back to close's exit tracepoint,
+		 * which sends every one (no note says which are files) */
+		int err;
+
+		d->skel->bss->settings.close_at_enter = 0;
+		d->close_at_enter = false;
+		err = tps__want(d, SYS_close);
+		if (err) {
+			driver__detach(d);
+			return err;
+		}
+	}
 	if (d->profile_hz) {
 		int err = samplers__attach(d);
 

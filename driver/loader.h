@@ -60,6 +60,13 @@ struct driver_config {
 	 * tracepoints (README, "Socket I/O at the socket's tracepoints"; for
 	 * tests and comparisons). */
 	bool no_sock_tps;
+	/* With sock_compact and file_closes on the syscalls' own tracepoints:
+	 * keep close's events at its exit instead of sending them from its
+	 * enter (driver_load_info.close_at_enter; for tests and comparisons). */
+	bool no_close_at_enter;
+	/* close_enter left unattached, as where close's enter tracepoint
+	 * cannot be opened (driver_load_info.close_began -EPERM; for tests) */
+	bool no_close_enter;
 	/* Profiling: enum prof_follow (driver.h), whose off-CPU and run-queue
 	 * time the driver keeps and sends as CPU_SLICES events; loads the
 	 * scheduler programs of prof.bpf.c. */
@@ -131,6 +138,13 @@ struct driver_load_info {
 	 * per batch of pages the kernel hands the socket (their res adding up
 	 * to the call's), and a sendfile to anything else runs no program. */
 	bool sock_tp_sendfile;
+	/* With sock_compact, file_closes (and no drop_failed) on the syscalls'
+	 * own tracepoints: close's exit tracepoint has no program; close_enter
+	 * sends a socket's close, both its events, when the close begins, with
+	 * the result the fd's state then gives (0, or -EBADF for no file), and
+	 * keeps any other fd's (n_file_closes). syscall_tps does not count close
+	 * then. false where close_enter could not be attached (close_began). */
+	bool close_at_enter;
 	/* Exit-only capture: 1 when close's enter tracepoint has close_enter
 	 * (close_enter.bpf.h: close's enter event stamped when the close
 	 * began), a negative errno when it could not be attached (then it is

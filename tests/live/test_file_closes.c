@@ -15,7 +15,14 @@
  *   memfd, an epoll fd and a timerfd: kept, whatever made them;
  * - after exec, a socketpair's fd where a close-on-exec file was: arrives.
  * Without exit-only capture the setting does nothing: every close arrives and
- * n_file_closes stays 0. */
+ * n_file_closes stays 0.
+ * Then all of it again with sock_compact on (request mode without -w): on the
+ * syscalls' own tracepoints close_enter sends the closes itself
+ * (driver_load_info.close_at_enter), the same events as the exit sends;
+ * 10000 file closes run no exit program (bpf_stats), and TCP sockets' socket()
+ * calls stay in the kernel. A close of a number with no file arrives with
+ * -EBADF in both. Where close_enter cannot be attached (no_close_enter), close
+ * goes back on its exit tracepoint and every close arrives. */
 #include <sched.h>
 #include <signal.h>
 #include <sys/epoll.h>
@@ -24,6 +31,8 @@
 #include <sys/resource.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
+
+#include <bpf/bpf.h>
 
 #include "procnet/pn_test.h"
 
@@ -40,15 +49,27 @@ static const int calls[] = {
 
 static int64_t me;
 static bool eo;
+static bool compact;	/* sock_compact: a TCP socket's socket() stays in the kernel */
+static bool at_enter;	/* driver_load_info.close_at_enter */
 
-static void expect_close(struct harness *h, int *at, int64_t tid, int fd)
+static void expect_close_res(struct harness *h, int *at, int64_t tid, int fd, int64_t res)
 {
 	struct hevt *e, *x;
 
 	if (!pn_pair(h, at, PPME_SYSCALL_CLOSE_E, tid, &e, &x))
 		return;
 	EXPECT_PARAM_INT(e, 0, fd);
-	EXPECT_PARAM_INT(x, 0, 0);
+	EXPECT_PARAM_INT(x, 0, res);
+	/* sent at its enter: the exit event is stamped as the enter is */
+	if (at_enter)
+		EXPECT(x->hdr.ts == e->hdr.ts);
+	else
+		EXPECT(x->hdr.ts >= e->hdr.ts);
+}
+
+static void expect_close(struct harness *h, int *at, int64_t tid, int fd)
+{
+	expect_close_res(h, at, tid, fd, 0);
 }
 
 /* Without exit-only capture every close arrives, ld.so's of the libraries an
@@ -78,6 +99,9 @@ static void expect_socket(struct harness *h, int *at, int fd)
 {
 	struct hevt *e, *x;
 
+	/* the compact path keeps a TCP socket's socket() (n_tcp_sockets) */
+	if (compact && eo)
+		return;
 	if (!pn_pair(h, at, PPME_SOCKET_SOCKET_E, me, &e, &x))
 		return;
 	EXPECT_PARAM_INT(e, 0, PPM_AF_INET);
@@ -370,6 +394,85 @@ static void phase__kinds(struct harness *h, int early)
 	EXPECT(at == harness__count(h));
 }
 
+/* close() of a number with no file: it fails with EBADF, and arrives so. */
+static void phase__ebadf(struct harness *h, const char *path)
+{
+	int f, at = 0;
+
+	f = file__open(path);
+	EXPECT(close(f) == 0);
+	harness__drain(h, -1);
+	EXPECT(close(f) == -1 && errno == EBADF);
+	harness__drain(h, me);
+	fprintf(stderr, "EBADF: %d events\n", harness__count(h));
+	expect_close_res(h, &at, me, f, -EBADF);
+	EXPECT(at == harness__count(h));
+}
+
+/* The runs of the exit dispatcher (bpf_stats on). */
+static int exit_runs(const char *name, int fd, void *arg)
+{
+	struct bpf_prog_info info = { 0 };
+	uint32_t len = sizeof(info);
+
+	if (!strcmp(name, "sys_exit_eo") && !bpf_obj_get_info_by_fd(fd, &info, &len))
+		*(uint64_t *)arg += info.run_cnt;
+	return 0;
+}
+
+#define RUN_CLOSES 10000
+
+/* close_at_enter: RUN_CLOSES closes of files and sockets run no exit
+ * program (other processes' wanted calls may run it meanwhile, a few; on
+ * close's exit tracepoint each close would run it once), and the socket's
+ * closes all arrive. */
+static void phase__runs(struct harness *h, const char *path)
+{
+	uint64_t r0 = 0, r1 = 0;
+	int n = 0, socks = 0, at = 0;
+
+	harness__drain(h, -1);
+	driver__for_each_program(harness__driver(h), exit_runs, &r0);
+	for (int i = 0; i < RUN_CLOSES; i++) {
+		int f = i % 100 ? file__open(path) : tcp__socket();
+
+		n += close(f) == 0;
+		socks += !(i % 100);
+	}
+	driver__for_each_program(harness__driver(h), exit_runs, &r1);
+	harness__drain(h, me);
+	fprintf(stderr, "runs: %llu exit runs over %d closes, %d events\n",
+		(unsigned long long)(r1 - r0), RUN_CLOSES, harness__count(h));
+	EXPECT(n == RUN_CLOSES);
+	EXPECT(r1 >= r0 && r1 - r0 < RUN_CLOSES / 10);
+	for (int i = 0; i < socks; i++) {
+		struct hevt *e, *x;
+
+		if (pn_pair(h, &at, PPME_SYSCALL_CLOSE_E, me, &e, &x))
+			EXPECT_PARAM_INT(x, 0, 0);
+	}
+	EXPECT(at == harness__count(h));
+}
+
+/* close_enter not attached: close's exit tracepoint is back, and with no
+ * note every close is sent, a file's too. */
+static void phase__fallback(struct harness *h, const char *path)
+{
+	int f, s, at = 0;
+
+	harness__drain(h, -1);
+	f = file__open(path);
+	EXPECT(close(f) == 0);
+	s = tcp__socket();
+	EXPECT(close(s) == 0);
+	harness__drain(h, me);
+	fprintf(stderr, "fallback: %d events\n", harness__count(h));
+	expect_close(h, &at, me, f);
+	expect_socket(h, &at, s);
+	expect_close(h, &at, me, s);
+	EXPECT(at == harness__count(h));
+}
+
 /* The new image of phase__exec's child: a socketpair takes fd 3, where its
  * old image's close-on-exec file was. */
 static int exec_child(void)
@@ -432,7 +535,7 @@ int main(int argc, char **argv)
 	struct driver_config cfg = pn_capture_self;
 	char dir[PATH_MAX], path[PATH_MAX + 8];
 	struct harness *h;
-	int f, early;
+	int f, early, stats;
 
 	if (argc > 1 && !strcmp(argv[1], "exec-child"))
 		return exec_child();
@@ -447,20 +550,55 @@ int main(int argc, char **argv)
 	cfg.syscalls = harness__only(calls);
 	cfg.sock_families = (1u << PPM_AF_INET) | (1u << PPM_AF_INET6);
 	cfg.file_closes = true;
-	h = harness__open(256, &cfg);
+	stats = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (stats < 0 && geteuid() == 0) {
+		fprintf(stderr, "bpf_enable_stats: %s\n", strerror(errno));
+		return 1;
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		struct driver_load_info li;
 
-	phase__count(h, path);
-	phase__sockets(h);
-	phase__moved(h, path);
-	phase__dupfd(h, path);
-	phase__fork(h, path);
-	phase__shared(h, path);
-	phase__high(h, path);
-	phase__kinds(h, early);
-	phase__exec(h, path);
+		compact = cfg.sock_compact = pass == 1;
+		h = harness__open(256, &cfg);
+		EXPECT(driver__load_info(harness__driver(h), &li, false) == 0);
+		at_enter = li.close_at_enter;
+		fprintf(stderr, "pass %d: sock_compact %d, close_at_enter %d\n", pass, compact,
+			at_enter);
+		/* on this kernel: wherever the syscalls' own tracepoints serve */
+		EXPECT(at_enter == (compact && eo && !harness__raw_exit()));
+		phase__count(h, path);
+		phase__sockets(h);
+		phase__moved(h, path);
+		phase__dupfd(h, path);
+		phase__fork(h, path);
+		phase__shared(h, path);
+		phase__high(h, path);
+		phase__kinds(h, early);
+		phase__exec(h, path);
+		phase__ebadf(h, path);
+		if (at_enter && stats >= 0)
+			phase__runs(h, path);
+		harness__close(h);
+		if (!pass) {
+			/* the next pass's early file */
+			early = file__open(path);
+		}
+	}
+	/* close_enter could not be attached: the closes go back to the exit */
+	if (eo) {
+		struct driver_load_info li;
 
+		cfg.no_close_enter = true;
+		h = harness__open(256, &cfg);
+		EXPECT(driver__load_info(harness__driver(h), &li, false) == 0);
+		EXPECT(li.close_began == -EPERM && !li.close_at_enter);
+		at_enter = false;
+		phase__fallback(h, path);
+		harness__close(h);
+	}
+	if (stats >= 0)
+		close(stats);
 	unlink(path);
 	rmdir(dir);
-	harness__close(h);
 	return harness__report("file_closes");
 }

@@ -171,6 +171,9 @@ static void agent__report_start(struct agent *a, const char *kf_desc)
 		else if (a->o.requests)
 			agent__say("socket I/O: sysdig's enter and exit events%s",
 				   a->o.write_file ? " (-w keeps them)" : "");
+		if (li.close_at_enter)
+			agent__say("closes: sent when they begin, from close's enter "
+				   "tracepoint; close's exit runs no program");
 	}
 	startup__describe(a->startup, split, sizeof(split));
 	agent__say("started: %s", split);
@@ -258,6 +261,8 @@ int agent__start(struct agent *a)
 	/* AGENT_NO_SOCK_TPS=1: compact reads and writes on their syscalls'
 	 * tracepoints, not the socket tracepoints */
 	lo.no_sock_tps = agent__env_on("AGENT_NO_SOCK_TPS");
+	/* AGENT_NO_CLOSE_AT_ENTER=1: closes sent at their exit */
+	lo.no_close_at_enter = agent__env_on("AGENT_NO_CLOSE_AT_ENTER");
 	lo.step_arg = a->startup;
 	a->cap = capture__open_live(&lo);
 	if (!a->cap) {

@@ -184,6 +184,9 @@ struct capture_live_opts {
 	 * tracepoints, not the socket tracepoints (driver_config.no_sock_tps),
 	 * for comparisons */
 	bool no_sock_tps;
+	/* With sock_compact: close's events at its exit, not sent from its
+	 * enter (driver_config.no_close_at_enter), for comparisons */
+	bool no_close_at_enter;
 	/* Profiling: enum prof_follow (driver_config.profile) */
 	uint8_t profile;
 	uint32_t profile_hz;	/* on-CPU stack samples a second (driver_config) */

@@ -130,6 +130,7 @@ static int live_setup(struct live *l, const struct capture_live_opts *o)
 		.h2_snaplen = o->h2_snaplen,
 		.sock_compact = o->sock_compact,
 		.no_sock_tps = o->no_sock_tps,
+		.no_close_at_enter = o->no_close_at_enter,
 		.profile = o->profile,
 		.profile_hz = o->profile_hz,
 		.profile_names = o->profile_names,

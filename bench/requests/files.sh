@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # files.sh: what request mode costs a host busy opening and closing files
 # (issue 33). Request mode sends neither the opens nor, in exit-only capture,
-# the closes of what they opened (driver/README.md, "Files' closes"): the
-# driver marks each fd at the open and keeps the close that finds its mark.
+# the closes of what they opened (driver/README.md, "Closes of no socket"):
+# close_enter finds the fd no socket when the close begins and the close is
+# kept (at its exit, or there with close_at_enter).
 # Two threads (RB_THREADS) open and close a small file for SECS, bare and under
 # `agent --requests -q` (and, with RB_BEFORE=PATH, under that agent too, e.g.
 # one built from an earlier commit), alternated ROUNDS times; per row the

@@ -143,6 +143,8 @@ expect "-v: without -w, a TCP read or write as one compact event" \
 # (and sendfile where the kernel sends its pages by sock_sendmsg, 6.5)
 expect "-v: read, readv, write and writev taken at the socket tracepoints" \
 	grep -Eq 'read, readv, write(, writev and sendfile| and writev) on the socket tracepoints' "$ERR"
+expect "-v: without -w, closes sent when they begin, close's exit runs nothing" \
+	grep -q "closes: sent when they begin, from close's enter tracepoint; close's exit runs no program" "$ERR"
 timeout 60 dd if=/dev/zero of=/dev/null bs=64 count=1000000 2>/dev/null
 stop_agent
 n1=$(sed -nE 's/.*the driver sent ([0-9]+) events.*/\1/p' "$ERR" | tail -n 1)

@@ -4,7 +4,7 @@
 #include "kfilter.bpf.h"
 #include "sock.bpf.h"
 #include "file_fds.bpf.h"
-#include "h2.bpf.h"
+#include "fillers/fs/close_x.bpf.h"
 #include "tls.bpf.h"
 #include "prof.bpf.h"
 #include "fillers/sockio/mmsg_times.bpf.h"
@@ -267,7 +267,6 @@ static __always_inline int close__at_enter(void *ctx, int fd)
 	__u64 pid_tgid;
 	long ret;
 	int kind;
-	__u8 *p;
 
 	if ((__u32)t->tgid == settings.own_tgid)
 		return 0;
@@ -287,17 +286,10 @@ static __always_inline int close__at_enter(void *ctx, int fd)
 		return 0;
 	stamp__set(s, pid_tgid);
 	/* the enter event, parked: it goes out with the exit's in one record */
-	p = park__begin(s, PPME_SYSCALL_CLOSE_E, 1, PPM_HDR_LEN + 2 + 8, pid_tgid);
-	*(__u16 *)p = 8;
-	*(__s64 *)(p + 2) = fd;
+	park__fd(s, PPME_SYSCALL_CLOSE_E, fd, pid_tgid);
 	if (FILLER_BEGIN_AS(&f, ctx, SYSCALL_CLOSE_X, pid_tgid))
 		return 0;
-	f.ret = ret;
-	/* as close's exit filler: the number's next socket starts afresh */
-	h2__forget(&f, fd);
-	if (settings.tls)
-		go__forget(pid_tgid >> 32, fd);
-	filler__s64(&f, ret);
+	close_x__put(&f, fd, ret);
 	return filler__submit(&f);
 }
 

@@ -69,6 +69,17 @@ static __always_inline void park__fd_size(struct scratch *s, __u16 type, __s64 f
 	*(__u32 *)(p + 12) = size;
 }
 
+/* Parks the enter frame of TYPE for ME: an fd (s64) alone. Returns where its
+ * params begin. */
+static __always_inline __u8 *park__fd(struct scratch *s, __u16 type, __s64 fd, __u64 me)
+{
+	__u8 *p = park__begin(s, type, 1, PPM_HDR_LEN + 2 + 8, me);
+
+	*(__u16 *)p = 8;
+	*(__s64 *)(p + 2) = fd;
+	return p;
+}
+
 /* Writes the enter frame of TYPE into the park, for the enter events whose
  * params come straight from the saved registers: an fd (close, readv,
  * recvmsg), an fd and a size (read, write, recvfrom), accept4's flags, about
@@ -92,9 +103,7 @@ static __always_inline int park__simple_enter(struct scratch *s, __u16 type,
 	case PPME_SYSCALL_CLOSE_E: {
 		__u64 began = close_began__take((int)regs->di, s->stamp);
 
-		p = park__begin(s, type, 1, PPM_HDR_LEN + 2 + 8, me);
-		*(__u16 *)p = 8;
-		*(__s64 *)(p + 2) = (int)regs->di;
+		p = park__fd(s, type, (int)regs->di, me);
 		/* stamped when it began: close_enter.bpf.h */
 		if (began)
 			((struct ppm_evt_hdr *)(p - PPM_HDR_LEN))->ts = began;
@@ -102,10 +111,7 @@ static __always_inline int park__simple_enter(struct scratch *s, __u16 type,
 	}
 	case PPME_SYSCALL_READV_E:
 	case PPME_SOCKET_RECVMSG_E:
-		/* the fd (s64) */
-		p = park__begin(s, type, 1, PPM_HDR_LEN + 2 + 8, me);
-		*(__u16 *)p = 8;
-		*(__s64 *)(p + 2) = (int)regs->di;
+		park__fd(s, type, (int)regs->di, me);
 		return 1;
 	case PPME_SYSCALL_READ_E:
 	case PPME_SYSCALL_WRITE_E:

@@ -150,7 +150,8 @@ static enum step fd__step(struct output *o)
 			return STEP_BACKOFF;
 		rotating = false;
 	}
-	if (s->pipe)
+	/* (nothing queued: no syscall to size a write that will not be) */
+	if (s->pipe && queue__bytes(&o->q))
 		cap = fd__pipe_cap(s->fd);
 	/* while rotating, only the half-written record goes to the old file */
 	if (!gather__fill(o, &s->g, rotating ? 1 : GATHER_MAX, cap))

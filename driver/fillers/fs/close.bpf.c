@@ -1,7 +1,5 @@
 /* close(fd) */
-#include "../../frame.bpf.h"
-#include "../../h2.bpf.h"
-#include "../../tls.bpf.h"
+#include "close_x.bpf.h"
 
 FILLER(syscall_close_e)
 {
@@ -19,11 +17,6 @@ FILLER_EXIT(syscall_close_x)
 
 	if (FILLER_BEGIN(&f, ctx, SYSCALL_CLOSE_X))
 		return 0;
-	/* the number's next socket is no HTTP/2 connection yet */
-	h2__forget(&f, filler__arg(&f, 0));
-	/* nor a Go TLS connection's */
-	if (settings.tls)
-		go__forget(f.me >> 32, filler__arg(&f, 0));
-	filler__s64(&f, f.ret);
+	close_x__put(&f, filler__arg(&f, 0), f.ret);
 	return filler__submit(&f);
 }

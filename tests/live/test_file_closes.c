@@ -422,8 +422,8 @@ static int exit_runs(const char *name, int fd, void *arg)
 
 #define RUN_CLOSES 10000
 
-/* close_at_enter: RUN_CLOSES closes of files and sockets run no exit
- * program (other processes' wanted calls may run it meanwhile, a few; on
+/* close_at_enter: RUN_CLOSES closes of files and sockets, close turned off
+ * and on again before, run no exit program (other processes' wanted calls may run it meanwhile, a few; on
  * close's exit tracepoint each close would run it once), and the socket's
  * closes all arrive. */
 static void phase__runs(struct harness *h, const char *path)
@@ -431,6 +431,9 @@ static void phase__runs(struct harness *h, const char *path)
 	uint64_t r0 = 0, r1 = 0;
 	int n = 0, socks = 0, at = 0;
 
+	/* close turned off and on again gets no exit tracepoint either */
+	EXPECT(driver__set_syscall(harness__driver(h), SYS_close, false) == 0);
+	EXPECT(driver__set_syscall(harness__driver(h), SYS_close, true) == 0);
 	harness__drain(h, -1);
 	driver__for_each_program(harness__driver(h), exit_runs, &r0);
 	for (int i = 0; i < RUN_CLOSES; i++) {
